@@ -1,0 +1,88 @@
+/*
+ * main.c - the command table and global options; nothing else.
+ */
+#include "cmd/cmd.h"
+#include "version.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv, const struct gw_cli *cli);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"smi", gw_cmd_smi, "nvidia-smi compatible tables, lists and CSV queries"},
+	{"dmon", gw_cmd_dmon, "device monitor, nvidia-smi dmon compatible"},
+	{"pmon", gw_cmd_pmon, "process monitor, nvidia-smi pmon compatible"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: gpuwatch [--sim SPEC] COMMAND [ARGS...]\n"
+		     "       gpuwatch COMMAND --help\n\n"
+		     "Watch NVIDIA GPUs: live, with history, alerts and answers.\n\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nGlobal options:\n"
+		     "  --sim SPEC    use the simulated fleet instead of the NVIDIA driver;\n"
+		     "                SPEC is COUNTxMODEL[:WORKLOAD][,...] (e.g. 8xH200,\n"
+		     "                4xH100:training,4xL40S:inference) or a scenario file\n"
+		     "                (see docs/SIMULATOR.md)\n"
+		     "  -h, --help    show this help\n"
+		     "  --version     show the version\n\n"
+		     "Environment:\n"
+		     "  GPUWATCH_NVML_LIBRARY  NVML library to load (default libnvidia-ml.so.1)\n"
+		     "  GPUWATCH_SIM_LIBRARY   simulator library (default: next to the binary)\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct gw_cli cli = {0};
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--sim") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "gpuwatch: --sim needs a SPEC (e.g. --sim 8xH200)\n");
+				return 2;
+			}
+			cli.sim = argv[++i];
+		} else if (strncmp(a, "--sim=", 6) == 0) {
+			cli.sim = a + 6;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "help") == 0) {
+			if (strcmp(a, "help") == 0 && i + 1 < argc) {
+				/* `gpuwatch help smi` == `gpuwatch smi --help` */
+				argv[i] = argv[i + 1];
+				argv[i + 1] = "--help";
+				break;
+			}
+			usage(stdout);
+			return 0;
+		} else if (strcmp(a, "--version") == 0) {
+			printf("gpuwatch %s\n", GW_VERSION);
+			return 0;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "gpuwatch: unknown option '%s'\n", a);
+			usage(stderr);
+			return 2;
+		} else {
+			break;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
+		if (strcmp(argv[i], commands[c].name) == 0) {
+			cli.argv0 = commands[c].name;
+			return commands[c].run(argc - i, argv + i, &cli);
+		}
+	}
+	fprintf(stderr, "gpuwatch: '%s' is not a gpuwatch command; see 'gpuwatch --help'\n", argv[i]);
+	return 2;
+}

@@ -9,8 +9,15 @@ int gw_cli_open_nvml(const struct gw_cli *cli, struct gw_nvml **nv)
 	gw_err_clear(&err);
 	struct gw_nvml_opts opts = {.library = NULL, .sim = cli->sim};
 	int rc = gw_nvml_open(nv, &opts, &err);
-	if (rc == 0)
+	if (rc == 0) {
+		/*
+		 * Standard output stays byte-compatible with nvidia-smi; the label
+		 * that these GPUs are simulated goes to standard error.
+		 */
+		if (cli->sim)
+			fprintf(stderr, "gpuwatch: SIMULATED GPUs (--sim %s), not real hardware\n", cli->sim);
 		return 0;
+	}
 	if (cli->sim) {
 		fprintf(stderr, "gpuwatch: %s\n", err.msg[0] ? err.msg : gw_strerror(rc));
 		return rc == GW_EINVAL ? GW_EXIT_BADARG : GW_EXIT_OTHER;

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install the Debian packages gpuwatch needs to build and test, if missing.
+# Usage: scripts/deps.sh [build|test]   (test installs the test peers too)
+set -euo pipefail
+what=${1:-build}
+pkgs=(gcc make cmake pkg-config)
+if [ "$what" = test ]; then
+	pkgs+=(valgrind python3)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps: installing ${missing[*]}"
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,383 @@
+#include "http/server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARGS 256
+
+struct gw_http {
+	struct MHD_Daemon *daemon;
+	struct gw_http_opts opts;
+	unsigned short port;
+};
+
+/* Per-request state, from the first callback to the completion callback. */
+struct conn_state {
+	struct gw_buf body;
+	bool too_large;
+};
+
+const char *gw_http_arg(const struct gw_http_request *req, const char *name)
+{
+	for (size_t i = 0; i < req->nargs; i++)
+		if (strcmp(req->args[i].name, name) == 0)
+			return req->args[i].value;
+	return NULL;
+}
+
+const char *gw_http_header(const struct gw_http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+void gw_http_reply_text(struct gw_http_response *resp, int status, const char *text)
+{
+	resp->status = status;
+	resp->content_type = "text/plain; charset=utf-8";
+	gw_buf_reset(&resp->body);
+	gw_buf_puts(&resp->body, text);
+}
+
+int gw_http_add_header(struct gw_http_response *resp, const char *name, const char *value)
+{
+	if (resp->nheaders >= GW_HTTP_HEADERS_MAX)
+		return GW_EOVERFLOW;
+	resp->headers[resp->nheaders][0] = name;
+	resp->headers[resp->nheaders][1] = value;
+	resp->nheaders++;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int gw_http_urldecode(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		if (*r == '+') {
+			*w++ = ' ';
+		} else if (*r == '%') {
+			int hi = hexval(r[1]), lo = hi < 0 ? -1 : hexval(r[2]);
+			if (hi < 0 || lo < 0)
+				return GW_EINVAL;
+			*w++ = (char)(hi * 16 + lo);
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	return 0;
+}
+
+static int args_push(struct gw_http_arg **args, size_t *nargs, size_t max_args, const char *name, size_t nlen,
+		     const char *value, size_t vlen)
+{
+	if (*nargs >= max_args)
+		return GW_EOVERFLOW;
+	struct gw_http_arg *a = realloc(*args, (*nargs + 1) * sizeof(**args));
+	if (!a)
+		return GW_ENOMEM;
+	*args = a;
+	char *n = strndup(name, nlen), *v = strndup(value, vlen);
+	if (!n || !v) {
+		free(n);
+		free(v);
+		return GW_ENOMEM;
+	}
+	a[*nargs].name = n;
+	a[*nargs].value = v;
+	(*nargs)++;
+	return 0;
+}
+
+int gw_http_parse_form(const char *s, size_t len, struct gw_http_arg **args, size_t *nargs, size_t max_args)
+{
+	const char *end = s + len;
+	while (s < end) {
+		const char *amp = memchr(s, '&', (size_t)(end - s));
+		const char *stop = amp ? amp : end;
+		if (stop > s) {
+			const char *eq = memchr(s, '=', (size_t)(stop - s));
+			const char *nend = eq ? eq : stop;
+			const char *v = eq ? eq + 1 : stop;
+			size_t before = *nargs;
+			int rc = args_push(args, nargs, max_args, s, (size_t)(nend - s), v, (size_t)(stop - v));
+			if (rc)
+				return rc;
+			if (gw_http_urldecode((*args)[before].name) || gw_http_urldecode((*args)[before].value))
+				return GW_EINVAL;
+		}
+		s = stop + 1;
+	}
+	return 0;
+}
+
+struct collect {
+	struct gw_http_arg **args;
+	size_t *nargs;
+	int rc;
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct collect *c = cls;
+	if (c->rc == 0)
+		c->rc = args_push(c->args, c->nargs, MAX_ARGS, key, strlen(key), value ? value : "",
+				  value ? strlen(value) : 0);
+	return c->rc == 0 ? MHD_YES : MHD_NO;
+}
+
+static void free_args(struct gw_http_arg *args, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(args[i].name);
+		free(args[i].value);
+	}
+	free(args);
+}
+
+static enum MHD_Result send_resp(struct MHD_Connection *conn, struct gw_http_response *r)
+{
+	size_t len = r->body.len;
+	char *data = r->body.data;
+	r->body.data = NULL; /* ownership moves to libmicrohttpd */
+	struct MHD_Response *mr =
+		MHD_create_response_from_buffer(len, data ? data : (char *)"", data ? MHD_RESPMEM_MUST_FREE
+										   : MHD_RESPMEM_PERSISTENT);
+	if (!mr) {
+		free(data);
+		return MHD_NO;
+	}
+	if (r->content_type)
+		MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+	for (size_t i = 0; i < r->nheaders; i++)
+		MHD_add_response_header(mr, r->headers[i][0], r->headers[i][1]);
+	enum MHD_Result ret = MHD_queue_response(conn, (unsigned int)r->status, mr);
+	MHD_destroy_response(mr);
+	return ret;
+}
+
+static enum MHD_Result simple(struct MHD_Connection *conn, int status, const char *text, size_t limit)
+{
+	struct gw_http_response r = {0};
+	gw_buf_init(&r.body, limit);
+	gw_http_reply_text(&r, status, text);
+	return send_resp(conn, &r);
+}
+
+static unsigned int method_bit(const char *m)
+{
+	if (strcmp(m, "GET") == 0)
+		return GW_HTTP_GET;
+	if (strcmp(m, "POST") == 0)
+		return GW_HTTP_POST;
+	if (strcmp(m, "HEAD") == 0)
+		return GW_HTTP_HEAD;
+	return 0;
+}
+
+static const struct gw_http_route *find_route(const struct gw_http *srv, const char *path)
+{
+	for (size_t i = 0; i < srv->opts.nroutes; i++) {
+		const struct gw_http_route *r = &srv->opts.routes[i];
+		if (r->prefix ? strncmp(path, r->path, strlen(r->path)) == 0 : strcmp(path, r->path) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+static bool is_form(struct MHD_Connection *conn)
+{
+	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	return ct && strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0;
+}
+
+static enum MHD_Result dispatch(struct gw_http *srv, struct MHD_Connection *conn, const char *url,
+				const char *method, struct conn_state *st)
+{
+	if (st->too_large)
+		return simple(conn, 413, "request body too large\n", 4096);
+	const struct gw_http_route *route = find_route(srv, url);
+	if (!route)
+		return simple(conn, 404, "404 page not found\n", 4096);
+	unsigned int bit = method_bit(method);
+	if (bit == GW_HTTP_HEAD && (route->methods & GW_HTTP_GET))
+		bit = GW_HTTP_GET;
+	if (!(route->methods & bit))
+		return simple(conn, 405, "method not allowed\n", 4096);
+
+	struct gw_http_arg *args = NULL;
+	size_t nargs = 0;
+	struct collect c = {&args, &nargs, 0};
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &c);
+	if (c.rc == 0 && st->body.len && is_form(conn))
+		c.rc = gw_http_parse_form(st->body.data, st->body.len, &args, &nargs, MAX_ARGS);
+	enum MHD_Result ret;
+	if (c.rc != 0) {
+		ret = simple(conn, 400, c.rc == GW_EOVERFLOW ? "too many arguments\n" : "malformed arguments\n",
+			     4096);
+	} else {
+		struct gw_http_request req = {method, url, args, nargs, conn};
+		struct gw_http_response resp = {.status = 200};
+		gw_buf_init(&resp.body, srv->opts.max_response);
+		route->fn(srv->opts.ctx, &req, &resp);
+		ret = send_resp(conn, &resp);
+		gw_buf_release(&resp.body);
+	}
+	free_args(args, nargs);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+				  const char *version, const char *upload_data, size_t *upload_data_size,
+				  void **con_cls)
+{
+	struct gw_http *srv = cls;
+	struct conn_state *st = *con_cls;
+	if (!st) {
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return MHD_NO;
+		gw_buf_init(&st->body, srv->opts.max_body);
+		*con_cls = st;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		if (!st->too_large && gw_buf_append(&st->body, upload_data, *upload_data_size) != 0)
+			st->too_large = true;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	return dispatch(srv, conn, url, method, st);
+}
+
+static void on_complete(void *cls, struct MHD_Connection *conn, void **con_cls,
+			enum MHD_RequestTerminationCode toe)
+{
+	struct conn_state *st = *con_cls;
+	if (st) {
+		gw_buf_release(&st->body);
+		free(st);
+		*con_cls = NULL;
+	}
+}
+
+/* "host:port", ":port", "port", "[v6]:port" -> sockaddr. */
+static int parse_listen(const char *s, struct sockaddr_storage *ss, bool *v6, struct gw_err *err)
+{
+	char host[128] = "";
+	const char *port;
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+		if (!close || close[1] != ':' || (size_t)(close - s - 1) >= sizeof(host))
+			return gw_err_set(err, GW_EINVAL, "bad listen address \"%s\"", s);
+		memcpy(host, s + 1, (size_t)(close - s - 1));
+		host[close - s - 1] = '\0';
+		port = close + 2;
+	} else {
+		const char *colon = strrchr(s, ':');
+		if (colon) {
+			if ((size_t)(colon - s) >= sizeof(host))
+				return gw_err_set(err, GW_EINVAL, "bad listen address \"%s\"", s);
+			memcpy(host, s, (size_t)(colon - s));
+			host[colon - s] = '\0';
+			port = colon + 1;
+		} else {
+			port = s;
+		}
+	}
+	char *end;
+	long p = strtol(port, &end, 10);
+	if (!*port || *end || p < 0 || p > 65535)
+		return gw_err_set(err, GW_EINVAL, "bad port in listen address \"%s\"", s);
+	memset(ss, 0, sizeof(*ss));
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	if (strchr(host, ':')) {
+		*v6 = true;
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((unsigned short)p);
+		if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1)
+			return gw_err_set(err, GW_EINVAL, "bad IPv6 address \"%s\"", host);
+		return 0;
+	}
+	*v6 = false;
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons((unsigned short)p);
+	if (!host[0] || strcmp(host, "0.0.0.0") == 0)
+		a4->sin_addr.s_addr = htonl(INADDR_ANY);
+	else if (strcmp(host, "localhost") == 0)
+		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	else if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
+		return gw_err_set(err, GW_EINVAL, "bad address \"%s\" (use an IP address)", host);
+	return 0;
+}
+
+int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct gw_err *err)
+{
+	*out = NULL;
+	struct sockaddr_storage ss;
+	bool v6;
+	int rc = parse_listen(opts->listen ? opts->listen : ":9400", &ss, &v6, err);
+	if (rc)
+		return rc;
+	struct gw_http *srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	srv->opts = *opts;
+	if (!srv->opts.max_body)
+		srv->opts.max_body = 1u << 20;
+	if (!srv->opts.max_response)
+		srv->opts.max_response = 64u << 20;
+	if (!srv->opts.timeout_s)
+		srv->opts.timeout_s = 30;
+	if (!srv->opts.max_conns)
+		srv->opts.max_conns = 256;
+	if (!srv->opts.threads)
+		srv->opts.threads = 2;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	srv->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_NOTIFY_COMPLETED, on_complete, srv, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned int)srv->opts.timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)srv->opts.max_conns,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->opts.threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)(64 * 1024), MHD_OPTION_END);
+	if (!srv->daemon) {
+		free(srv);
+		return gw_err_set(err, GW_EIO, "cannot listen on %s (address in use or not permitted)",
+				  opts->listen ? opts->listen : ":9400");
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = info ? info->port : 0;
+	*out = srv;
+	return 0;
+}
+
+void gw_http_stop(struct gw_http *srv)
+{
+	if (!srv)
+		return;
+	MHD_stop_daemon(srv->daemon);
+	free(srv);
+}
+
+unsigned short gw_http_port(const struct gw_http *srv)
+{
+	return srv->port;
+}

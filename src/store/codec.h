@@ -1,0 +1,52 @@
+/*
+ * codec.h - compression of one series chunk: time stamps and values.
+ *
+ * A chunk holds up to GW_CHUNK_MAX_SAMPLES samples of one series, sorted by
+ * time. Time stamps (ms) are coded as delta-of-delta: a sampler on a fixed
+ * schedule costs 1 bit per time stamp. Values are coded in one of two modes
+ * chosen when the chunk is sealed:
+ *
+ *   decimal  every value equals x / 10^k for an integer x (GPU metrics are
+ *            mostly small integers: °C, %, MHz, MiB, mW): deltas of x in a
+ *            variable-length prefix code, 1 bit for "unchanged". Values that
+ *            do not fit (NaN, the staleness marker, ±Inf, an odd float) are
+ *            stored raw, bit for bit, without breaking the chain.
+ *   xor      Gorilla-style XOR against the previous value, for the rest.
+ *
+ * Both modes round-trip every double exactly, NaN payloads included. The
+ * chunk ends with a CRC-32 of all its bytes, checked on decode: a corrupt or
+ * truncated chunk decodes to GW_EPARSE, never to garbage or a crash.
+ *
+ * Layout: magic (0xC7) | mode | varint n | varint zigzag t0 | [varint zigzag
+ * first delta] | mode header (decimal: scale byte; xor: 8-byte first value) |
+ * bit stream | 4-byte CRC-32 (little-endian).
+ *
+ * Threading: pure functions.
+ */
+#ifndef GW_STORE_CODEC_H
+#define GW_STORE_CODEC_H
+
+#include "core/buf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GW_CHUNK_MAX_SAMPLES 4096
+#define GW_CHUNK_MAGIC 0xC7
+
+enum gw_chunk_mode { GW_CHUNK_DECIMAL = 0, GW_CHUNK_XOR = 1 };
+
+/* Append the encoding of n samples (t ascending) to out. */
+int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *out);
+
+/*
+ * Decode a chunk into t[] and v[] of capacity cap; *n gets the count.
+ * Returns 0, or GW_EPARSE (corrupt, truncated, checksum mismatch) or
+ * GW_EOVERFLOW (more samples than cap).
+ */
+int gw_chunk_decode(const uint8_t *data, size_t len, int64_t *t, double *v, size_t cap, size_t *n);
+
+/* Sample count from the header without decoding, or a negative GW_E* code. */
+long gw_chunk_count(const uint8_t *data, size_t len);
+
+#endif

@@ -331,7 +331,7 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 {
 	*out = NULL;
 	struct sockaddr_storage ss;
-	bool v6;
+	bool v6 = false;
 	int rc = parse_listen(opts->listen ? opts->listen : ":9400", &ss, &v6, err);
 	if (rc)
 		return rc;

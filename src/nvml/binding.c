@@ -55,7 +55,9 @@ static void *open_sim(char *path, size_t n, struct gw_err *err)
 	if (exe_dir(dir, sizeof(dir)) == 0) {
 		const char *rel[] = {"/", "/../lib/gpuwatch/", "/../lib/"};
 		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-			snprintf(path, n, "%s%s%s", dir, rel[i], GW_SIM_LIBRARY_NAME);
+			int len = snprintf(path, n, "%s%s%s", dir, rel[i], GW_SIM_LIBRARY_NAME);
+			if (len < 0 || (size_t)len >= n)
+				continue; /* too long a path: not ours to load */
 			if (access(path, R_OK) == 0) {
 				void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 				if (h)

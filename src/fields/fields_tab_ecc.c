@@ -1,0 +1,114 @@
+/*
+ * fields_tab_ecc.c - rows for ECC mode and error counters, retired pages
+ * and remapped rows.
+ */
+#include "fields/fields_rows.h"
+
+#define CORR NVML_MEMORY_ERROR_TYPE_CORRECTED
+#define UNC NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+#define VOL NVML_VOLATILE_ECC
+#define AGG NVML_AGGREGATE_ECC
+
+/* One counter of nvmlDeviceGetMemoryErrorCounter (type, counter, location). */
+#define ECC(nm, t, cnt, loc, dcgm, prom, d)                                                                \
+	{F("ecc.errors." nm), FMT(UINT), RD(ecc, t, cnt, loc), CU(COUNT), SEC(ECC_ERRORS), dcgm,               \
+	 PROM(prom, COUNTER, d), DESC(d)}
+#define ECC_TOTAL(nm, t, cnt, dcgm, prom, d)                                                               \
+	{F("ecc.errors." nm), FMT(UINT), RD(ecc_total, t, cnt), CU(COUNT), SEC(ECC_ERRORS), dcgm,              \
+	 PROM(prom, COUNTER, d), DMON(t == CORR && cnt == VOL ? "sbecc" : t == UNC && cnt == VOL ? "dbecc" : NULL), DESC(d)}
+/* Counters of nvmlDeviceGetSramEccErrorStatus, which nvml_api.h does not
+ * declare: printed as the H200 capture prints them. */
+#define SRAM(nm, text, d) {F("ecc.errors.uncorrected." nm), FMT(UINT), NOSRC(text), CU(COUNT), SEC(ECC_ERRORS), DESC(d)}
+#define NODCGM .dcgm = NULL
+
+/* The 9 per-location counters of one (type, counter) pair. */
+#define ECC_GROUP(tn, t, cn, cnt, P, D_DEV, I_DEV, D_REG, I_REG, D_L1, I_L1, D_L2, I_L2, D_TEX, I_TEX, D_CBU, I_CBU,  \
+		  D_SRM, I_SRM, D_TOT, I_TOT)                                                                   \
+	ECC(tn "." cn ".device_memory", t, cnt, NVML_MEMORY_LOCATION_DEVICE_MEMORY, DCGM(D_DEV, I_DEV),        \
+	    "gpuwatch_ecc_" P "_device_memory_total", "Errors in device memory (DRAM)."),                       \
+	ECC(tn "." cn ".dram", t, cnt, NVML_MEMORY_LOCATION_DRAM, NODCGM, NULL,                                \
+	    "Errors in device memory (DRAM); same counter as device_memory."),                                \
+	ECC(tn "." cn ".register_file", t, cnt, NVML_MEMORY_LOCATION_REGISTER_FILE, DCGM(D_REG, I_REG),        \
+	    "gpuwatch_ecc_" P "_register_file_total", "Errors in the register file."),                         \
+	ECC(tn "." cn ".l1_cache", t, cnt, NVML_MEMORY_LOCATION_L1_CACHE, DCGM(D_L1, I_L1),                    \
+	    "gpuwatch_ecc_" P "_l1_cache_total", "Errors in the L1 cache."),                                   \
+	ECC(tn "." cn ".l2_cache", t, cnt, NVML_MEMORY_LOCATION_L2_CACHE, DCGM(D_L2, I_L2),                    \
+	    "gpuwatch_ecc_" P "_l2_cache_total", "Errors in the L2 cache."),                                   \
+	ECC(tn "." cn ".texture_memory", t, cnt, NVML_MEMORY_LOCATION_TEXTURE_MEMORY, DCGM(D_TEX, I_TEX),      \
+	    "gpuwatch_ecc_" P "_texture_memory_total", "Parity errors in texture memory."),                    \
+	ECC(tn "." cn ".cbu", t, cnt, NVML_MEMORY_LOCATION_CBU, DCGM(D_CBU, I_CBU), "gpuwatch_ecc_" P "_cbu_total", \
+	    "Parity errors in the CBU."),                                                                      \
+	ECC(tn "." cn ".sram", t, cnt, NVML_MEMORY_LOCATION_SRAM, DCGM(D_SRM, I_SRM),                          \
+	    "gpuwatch_ecc_" P "_sram_total", "Errors in on-chip SRAMs."),                                       \
+	ECC_TOTAL(tn "." cn ".total", t, cnt, DCGM(D_TOT, I_TOT), "gpuwatch_ecc_" P "_total",                 \
+		  "Errors anywhere on the chip.")
+
+const struct gw_field gw_fields_ecc[] = {
+	{F("ecc.mode.current"), FMT(ENABLED), RD(pair, GW_P_ECC_MODE, 0), SEC(ECC_MODE), DCGM(DCGM_FI_DEV_ECC_CURRENT, 300),
+	 PROM("gpuwatch_ecc_mode", GAUGE, "1 when ECC is enabled."), DESC("ECC mode in use.")},
+	{F("ecc.mode.pending"), FMT(ENABLED), RD(pair, GW_P_ECC_MODE, 1), SEC(ECC_MODE), DCGM(DCGM_FI_DEV_ECC_PENDING, 301),
+	 DESC("ECC mode after the next reboot.")},
+	ECC_GROUP("corrected", CORR, "volatile", VOL, "corrected_volatile", DCGM_FI_DEV_ECC_SBE_VOL_DEV, 318,
+		  DCGM_FI_DEV_ECC_SBE_VOL_REG, 320, DCGM_FI_DEV_ECC_SBE_VOL_L1, 314, DCGM_FI_DEV_ECC_SBE_VOL_L2, 316,
+		  DCGM_FI_DEV_ECC_SBE_VOL_TEX, 322, DCGM_FI_DEV_ECC_SBE_VOL_CBU, 336, DCGM_FI_DEV_ECC_SBE_VOL_SRM, 342,
+		  DCGM_FI_DEV_ECC_SBE_VOL_TOTAL, 310),
+	ECC_GROUP("corrected", CORR, "aggregate", AGG, "corrected_aggregate", DCGM_FI_DEV_ECC_SBE_AGG_DEV, 328,
+		  DCGM_FI_DEV_ECC_SBE_AGG_REG, 330, DCGM_FI_DEV_ECC_SBE_AGG_L1, 324, DCGM_FI_DEV_ECC_SBE_AGG_L2, 326,
+		  DCGM_FI_DEV_ECC_SBE_AGG_TEX, 332, DCGM_FI_DEV_ECC_SBE_AGG_CBU, 340, DCGM_FI_DEV_ECC_SBE_AGG_SRM, 344,
+		  DCGM_FI_DEV_ECC_SBE_AGG_TOTAL, 312),
+	ECC_GROUP("uncorrected", UNC, "volatile", VOL, "uncorrected_volatile", DCGM_FI_DEV_ECC_DBE_VOL_DEV, 319,
+		  DCGM_FI_DEV_ECC_DBE_VOL_REG, 321, DCGM_FI_DEV_ECC_DBE_VOL_L1, 315, DCGM_FI_DEV_ECC_DBE_VOL_L2, 317,
+		  DCGM_FI_DEV_ECC_DBE_VOL_TEX, 323, DCGM_FI_DEV_ECC_DBE_VOL_CBU, 337, DCGM_FI_DEV_ECC_DBE_VOL_SRM, 343,
+		  DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, 311),
+	ECC_GROUP("uncorrected", UNC, "aggregate", AGG, "uncorrected_aggregate", DCGM_FI_DEV_ECC_DBE_AGG_DEV, 329,
+		  DCGM_FI_DEV_ECC_DBE_AGG_REG, 331, DCGM_FI_DEV_ECC_DBE_AGG_L1, 325, DCGM_FI_DEV_ECC_DBE_AGG_L2, 327,
+		  DCGM_FI_DEV_ECC_DBE_AGG_TEX, 333, DCGM_FI_DEV_ECC_DBE_AGG_CBU, 341, DCGM_FI_DEV_ECC_DBE_AGG_SRM, 345,
+		  DCGM_FI_DEV_ECC_DBE_AGG_TOTAL, 313),
+	SRAM("volatile.sram.parity", "0", "Distinct uncorrectable parity errors in SRAM since driver load."),
+	SRAM("volatile.sram.secded", "0", "Distinct uncorrectable SEC-DED errors in SRAM since driver load."),
+	SRAM("aggregate.sram.parity", "0", "Distinct uncorrectable parity errors in SRAM over the board's life."),
+	SRAM("aggregate.sram.secded", "0", "Distinct uncorrectable SEC-DED errors in SRAM over the board's life."),
+	{F("ecc.errors.uncorrected.aggregate.sram.thresholdExceeded"), FMT(YESNO), NOSRC("No"), SEC(ECC_ERRORS),
+	 DCGM(DCGM_FI_DEV_THRESHOLD_SRM, 346), DESC("\"Yes\" once SRAM errors passed the threshold that calls for service.")},
+	SRAM("aggregate.sram.l2", "0", "Distinct uncorrectable SRAM errors in the L2 cache over the board's life."),
+	SRAM("aggregate.sram.sm", "0", "Distinct uncorrectable SRAM errors in the SMs over the board's life."),
+	SRAM("aggregate.sram.mcu", "0", "Distinct uncorrectable SRAM errors in microcontrollers over the board's life."),
+	SRAM("aggregate.sram.pcie", "0", "Uncorrectable SRAM errors in the PCIe block over the board's life."),
+	SRAM("aggregate.sram.other", "0", "Distinct uncorrectable SRAM errors anywhere else over the board's life."),
+	{F("retired_pages.single_bit_ecc.count"), AKA("retired_pages.sbe"), FMT(UINT),
+	 RD(retired, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS), CU(COUNT), SEC(RETIRED_PAGES),
+	 DCGM(DCGM_FI_DEV_RETIRED_SBE, 390), PROM("gpuwatch_retired_pages_sbe", GAUGE, "Pages retired after repeated single-bit errors."),
+	 DESC("Pages retired after repeated single-bit ECC errors.")},
+	{F("retired_pages.double_bit.count"), AKA("retired_pages.dbe"), FMT(UINT),
+	 RD(retired, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR), CU(COUNT), SEC(RETIRED_PAGES),
+	 DCGM(DCGM_FI_DEV_RETIRED_DBE, 391), PROM("gpuwatch_retired_pages_dbe", GAUGE, "Pages retired after a double-bit error."),
+	 DESC("Pages retired after a double-bit ECC error.")},
+	{F("retired_pages.pending"), FMT(YESNO), RD(uint, GW_U_RETIRED_PENDING), SEC(RETIRED_PAGES), DCGM(DCGM_FI_DEV_RETIRED_PENDING, 392),
+	 PROM("gpuwatch_retired_pages_pending", GAUGE, "1 when pages wait to be retired at the next reboot."),
+	 DESC("\"Yes\" when pages wait to be retired at the next reboot; they can still be handed out until then.")},
+	{F("remapped_rows.correctable"), AKA("remapped_rows.sbe"), FMT(UINT), RD(remapped, 0), CU(COUNT), SEC(REMAPPED_ROWS),
+	 DCGM(DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS, 394),
+	 PROM("gpuwatch_remapped_rows_correctable", GAUGE, "Rows remapped after correctable errors."),
+	 DESC("Rows remapped after repeated correctable (single-bit) errors.")},
+	{F("remapped_rows.uncorrectable"), AKA("remapped_rows.dbe"), FMT(UINT), RD(remapped, 1), CU(COUNT), SEC(REMAPPED_ROWS),
+	 DCGM(DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS, 393),
+	 PROM("gpuwatch_remapped_rows_uncorrectable", GAUGE, "Rows remapped after uncorrectable errors."),
+	 DESC("Rows remapped after an uncorrectable (double-bit) error.")},
+	{F("remapped_rows.pending"), FMT(YESNO), RD(remapped, 2), SEC(REMAPPED_ROWS), DCGM(DCGM_FI_DEV_ROW_REMAP_PENDING, 396),
+	 PROM("gpuwatch_remapped_rows_pending", GAUGE, "1 when a row remap waits for a GPU reset."),
+	 DESC("\"Yes\" when a remap waits for a GPU reset.")},
+	{F("remapped_rows.failure"), FMT(YESNO), RD(remapped, 3), SEC(REMAPPED_ROWS), DCGM(DCGM_FI_DEV_ROW_REMAP_FAILURE, 395),
+	 PROM("gpuwatch_remapped_rows_failure", GAUGE, "1 once a row remap has failed."),
+	 DESC("\"Yes\" once a remap has ever failed on this GPU.")},
+	{F("remapped_rows.histogram.max"), FMT(UINT), RD(remap_histogram, 0), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_MAX, 385), DESC("Banks with all their spare rows left.")},
+	{F("remapped_rows.histogram.high"), FMT(UINT), RD(remap_histogram, 1), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_HIGH, 386), DESC("Banks with many spare rows left.")},
+	{F("remapped_rows.histogram.partial"), FMT(UINT), RD(remap_histogram, 2), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_PARTIAL, 387), DESC("Banks with some spare rows left.")},
+	{F("remapped_rows.histogram.low"), FMT(UINT), RD(remap_histogram, 3), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_LOW, 388), DESC("Banks with few spare rows left.")},
+	{F("remapped_rows.histogram.none"), FMT(UINT), RD(remap_histogram, 4), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_NONE, 389), DESC("Banks with no spare rows left.")},
+};
+const size_t gw_fields_ecc_n = sizeof(gw_fields_ecc) / sizeof(gw_fields_ecc[0]);

@@ -1,0 +1,315 @@
+/*
+ * smi.c - `gpuwatch smi`: nvidia-smi's table, -L, --query-gpu and
+ * --query-compute-apps, with -i, -l/-lms and -f, and nvidia-smi's messages
+ * and exit codes. Options are parsed before NVML is touched, so help and
+ * argument errors cost nothing.
+ */
+#include "cmd/cmd.h"
+#include "cmd/smi_apps.h"
+#include "cmd/smi_collect.h"
+#include "cmd/smi_query.h"
+#include "cmd/smi_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum smi_mode { M_TABLE, M_LIST, M_QUERY_GPU, M_QUERY_APPS };
+
+struct smi_opts {
+	enum smi_mode mode;
+	const char *ids;      /* -i */
+	const char *file;     /* -f */
+	long interval_ms;     /* -l / -lms; 0 = once */
+	const char *query;    /* field list */
+	const char *format;   /* --format */
+	int modes;            /* how many mode options were given */
+};
+
+static const char invalid_args[] = "Invalid combination of input arguments. Please run 'gpuwatch smi -h' for help.\n";
+
+static void usage(FILE *out)
+{
+	fputs("usage: gpuwatch smi [OPTION [ARG]]...\n\n"
+	      "nvidia-smi compatible output: the same text, CSV and exit codes.\n\n"
+	      "    -h,   --help                Print usage information and exit.\n"
+	      "    -L,   --list-gpus           Display a list of GPUs connected to the system.\n"
+	      "    <no arguments>              Show a summary of GPUs connected to the system.\n"
+	      "    -i,   --id=                 Target specific GPUs: an index, a UUID or a PCI bus id,\n"
+	      "                                or a comma separated list of them.\n"
+	      "    -f,   --filename=           Log to a specified file, rather than to stdout.\n"
+	      "    -l,   --loop=               Probe until Ctrl+C at specified second interval (default 5).\n"
+	      "    -lms, --loop-ms=            Probe until Ctrl+C at specified millisecond interval.\n"
+	      "    --query-gpu=                Information about GPU.\n"
+	      "                                Call --help-query-gpu for more info.\n"
+	      "    --query-compute-apps=       List of currently active compute processes.\n"
+	      "                                Call --help-query-compute-apps for more info.\n"
+	      "    --format=                   Comma separated list of format options:\n"
+	      "                                  csv - comma separated values (MANDATORY)\n"
+	      "                                  noheader - skip the first line with column headers\n"
+	      "                                  nounits - don't print units for numerical values\n\n"
+	      "Exit codes: 0 ok, 2 bad argument, 6 no such GPU, 9 driver not loaded,\n"
+	      "12 NVML library not found, 15 a GPU fell off the bus, 255 other error.\n",
+	      out);
+}
+
+/* "--name=value" or "--name value"; also the short spelling "-x value". */
+static const char *opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(lng);
+	if (strncmp(a, lng, n) == 0 && a[n] == '=')
+		return a + n + 1;
+	if (strcmp(a, lng) == 0 || (shrt && strcmp(a, shrt) == 0))
+		return *i + 1 < argc ? argv[++*i] : NULL;
+	return NULL;
+}
+
+static bool is_opt(const char *a, const char *lng, const char *shrt)
+{
+	size_t n = strlen(lng);
+	return (strncmp(a, lng, n) == 0 && (a[n] == '=' || a[n] == '\0')) || (shrt && strcmp(a, shrt) == 0);
+}
+
+/* Returns -1 to go on, or an exit code (help printed, or an error). */
+static int parse(int argc, char **argv, struct smi_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		unsigned long v;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
+			return GW_EXIT_OK;
+		} else if (strcmp(a, "--help-query-gpu") == 0) {
+			gw_smi_help_query_gpu(stdout);
+			return GW_EXIT_OK;
+		} else if (strcmp(a, "--help-query-compute-apps") == 0) {
+			gw_smi_help_query_compute_apps(stdout);
+			return GW_EXIT_OK;
+		} else if (strcmp(a, "-L") == 0 || strcmp(a, "--list-gpus") == 0) {
+			o->mode = M_LIST, o->modes++;
+		} else if (is_opt(a, "--query-gpu", NULL)) {
+			o->mode = M_QUERY_GPU, o->modes++;
+			if (!(o->query = opt_value(argc, argv, &i, "--query-gpu", NULL)))
+				goto bad;
+		} else if (is_opt(a, "--query-compute-apps", NULL)) {
+			o->mode = M_QUERY_APPS, o->modes++;
+			if (!(o->query = opt_value(argc, argv, &i, "--query-compute-apps", NULL)))
+				goto bad;
+		} else if (is_opt(a, "--format", NULL)) {
+			if (!(o->format = opt_value(argc, argv, &i, "--format", NULL)))
+				goto bad;
+		} else if (is_opt(a, "--id", "-i")) {
+			if (!(o->ids = opt_value(argc, argv, &i, "--id", "-i")))
+				goto bad;
+		} else if (is_opt(a, "--filename", "-f")) {
+			if (!(o->file = opt_value(argc, argv, &i, "--filename", "-f")))
+				goto bad;
+		} else if (is_opt(a, "--loop-ms", "-lms")) {
+			const char *s = opt_value(argc, argv, &i, "--loop-ms", "-lms");
+			if (o->interval_ms || !gw_smi_parse_uint(s, &v) || v == 0)
+				goto bad;
+			o->interval_ms = (long)v;
+		} else if (strcmp(a, "-l") == 0 || strcmp(a, "--loop") == 0) {
+			/* the interval is optional: take the next word only if it is a number */
+			v = 5;
+			if (i + 1 < argc && gw_smi_parse_uint(argv[i + 1], &v))
+				i++;
+			if (o->interval_ms || v == 0)
+				goto bad;
+			o->interval_ms = (long)v * 1000;
+		} else if (strncmp(a, "--loop=", 7) == 0) {
+			if (o->interval_ms || !gw_smi_parse_uint(a + 7, &v) || v == 0)
+				goto bad;
+			o->interval_ms = (long)v * 1000;
+		} else {
+			goto bad;
+		}
+	}
+	if (o->modes > 1 || (o->format && o->mode != M_QUERY_GPU && o->mode != M_QUERY_APPS) ||
+	    ((o->mode == M_QUERY_GPU || o->mode == M_QUERY_APPS) && !o->format) ||
+	    (o->mode == M_LIST && o->interval_ms))
+		goto bad;
+	return -1;
+bad:
+	fputs(invalid_args, stdout);
+	return GW_EXIT_BADARG;
+}
+
+struct smi_run {
+	struct smi_opts o;
+	struct gw_nvml *nv;
+	struct gw_gpu *gpus;
+	unsigned int count;
+	bool *sel;
+	FILE *out;
+	struct gw_smi_format fmt;
+	const struct gw_field **qfields;
+	size_t nq;
+	int acols[GW_SMI_APPS_MAX];
+	size_t nacols;
+	bool any_lost;
+};
+
+static struct gw_read_ctx ctx_for(struct smi_run *r, unsigned int i, const struct timespec *now)
+{
+	struct gw_read_ctx c = {.nv = r->nv, .gpu = &r->gpus[i], .gpu_count = r->count, .now = *now};
+	return c;
+}
+
+static void note_lost(struct smi_run *r, unsigned int i)
+{
+	if (!r->gpus[i].lost)
+		fprintf(stderr, "Unable to determine the device handle for GPU%s: GPU is lost.  Reboot the system to "
+				"recover this GPU\n",
+			r->gpus[i].bus_id);
+	r->gpus[i].lost = true;
+	r->any_lost = true;
+}
+
+static int print_table(struct smi_run *r, const struct timespec *now)
+{
+	struct gw_smi_table t = {0};
+	struct gw_smi_gpu_row *rows = calloc(r->count ? r->count : 1, sizeof(*rows));
+	struct gw_smi_proc_row *procs = NULL;
+	size_t nprocs = 0;
+	if (!rows)
+		return GW_ENOMEM;
+	gw_smi_collect_head(r->nv, &t.head, now);
+	for (unsigned int i = 0; i < r->count; i++) {
+		if (!r->sel[i])
+			continue;
+		struct gw_read_ctx c = ctx_for(r, i, now);
+		if (gw_smi_collect_gpu(&c, &rows[t.ngpus++]) == GW_EGPULOST)
+			note_lost(r, i);
+	}
+	for (unsigned int i = 0; i < r->count; i++)
+		if (r->sel[i] && gw_smi_collect_procs(r->nv, &r->gpus[i], &procs, &nprocs) == GW_EGPULOST)
+			note_lost(r, i);
+	t.gpus = rows;
+	t.procs = procs;
+	t.nprocs = nprocs;
+	gw_smi_table_render(r->out, &t);
+	free(rows);
+	free(procs);
+	return 0;
+}
+
+static void print_once(struct smi_run *r, bool first)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	switch (r->o.mode) {
+	case M_TABLE:
+		print_table(r, &now);
+		break;
+	case M_LIST:
+		for (unsigned int i = 0; i < r->count; i++)
+			if (r->sel[i])
+				gw_smi_list_gpu(r->out, r->gpus[i].index, r->gpus[i].name, r->gpus[i].uuid);
+		break;
+	case M_QUERY_GPU:
+		if (first)
+			gw_smi_query_header(r->out, r->qfields, r->nq, &r->fmt);
+		for (unsigned int i = 0; i < r->count; i++) {
+			struct gw_read_ctx c = ctx_for(r, i, &now);
+			if (r->sel[i] && gw_smi_query_row(r->out, r->qfields, r->nq, &r->fmt, &c) == GW_EGPULOST)
+				note_lost(r, i);
+		}
+		break;
+	case M_QUERY_APPS:
+		if (first)
+			gw_smi_apps_header(r->out, r->acols, r->nacols, &r->fmt);
+		for (unsigned int i = 0; i < r->count; i++) {
+			struct gw_read_ctx c = ctx_for(r, i, &now);
+			if (r->sel[i] && gw_smi_apps_rows(r->out, r->acols, r->nacols, &r->fmt, &c) == GW_EGPULOST)
+				note_lost(r, i);
+		}
+		break;
+	}
+	fflush(r->out);
+}
+
+/* Field lists and --format are checked before NVML is opened. */
+static int prepare_query(struct smi_run *r)
+{
+	char bad[128];
+	if (r->o.mode != M_QUERY_GPU && r->o.mode != M_QUERY_APPS)
+		return -1;
+	if (gw_smi_format_parse(r->o.format, &r->fmt, bad, sizeof(bad)) != 0 || !r->fmt.csv) {
+		fputs(invalid_args, stdout);
+		return GW_EXIT_BADARG;
+	}
+	int rc = r->o.mode == M_QUERY_GPU
+			 ? gw_smi_query_parse(r->o.query, &r->qfields, &r->nq, bad, sizeof(bad))
+			 : gw_smi_apps_parse(r->o.query, r->acols, &r->nacols, bad, sizeof(bad));
+	if (rc != 0) {
+		printf("Field \"%s\" is not a valid field to query.\n\n", bad);
+		return GW_EXIT_BADARG;
+	}
+	return -1;
+}
+
+static int run(struct smi_run *r, const struct gw_cli *cli)
+{
+	int rc = gw_cli_open_nvml(cli, &r->nv);
+	if (rc != 0)
+		return rc;
+	struct gw_err err;
+	gw_err_clear(&err);
+	if (gw_nvml_gpus_list(r->nv, &r->gpus, &r->count, &err) != 0) {
+		fprintf(stderr, "gpuwatch: %s\n", err.msg);
+		return GW_EXIT_OTHER;
+	}
+	r->sel = calloc(r->count ? r->count : 1, sizeof(*r->sel));
+	if (!r->sel)
+		return GW_EXIT_OTHER;
+	int nsel = (int)r->count;
+	if (r->o.ids)
+		nsel = gw_smi_select(r->gpus, r->count, r->o.ids, r->sel);
+	else
+		for (unsigned int i = 0; i < r->count; i++)
+			r->sel[i] = true;
+	if (nsel <= 0) {
+		puts("No devices were found");
+		return GW_EXIT_QUERY_FAILED;
+	}
+	for (unsigned int i = 0; i < r->count; i++)
+		if (r->gpus[i].lost)
+			note_lost(r, i);
+	if (r->o.file && !(r->out = fopen(r->o.file, "w"))) {
+		fprintf(stderr, "gpuwatch: cannot open %s for writing\n", r->o.file);
+		return GW_EXIT_OTHER;
+	}
+	if (!r->out)
+		r->out = stdout;
+	if (r->o.interval_ms)
+		gw_smi_loop_begin();
+	for (bool first = true;; first = false) {
+		print_once(r, first);
+		if (!r->o.interval_ms || gw_smi_wait_ms(r->o.interval_ms))
+			break;
+	}
+	if (ferror(r->out))
+		return GW_EXIT_OTHER;
+	return r->any_lost ? GW_EXIT_GPULOST : GW_EXIT_OK;
+}
+
+int gw_cmd_smi(int argc, char **argv, const struct gw_cli *cli)
+{
+	struct smi_run r;
+	memset(&r, 0, sizeof(r));
+	int rc = parse(argc, argv, &r.o);
+	if (rc >= 0)
+		return rc;
+	rc = prepare_query(&r);
+	if (rc < 0)
+		rc = run(&r, cli);
+	if (r.out && r.out != stdout && fclose(r.out) != 0 && rc == 0)
+		rc = GW_EXIT_OTHER;
+	free(r.sel);
+	free(r.gpus);
+	free((void *)r.qfields);
+	gw_nvml_close(r.nv);
+	int wrc = gw_cli_finish_stdout();
+	return rc ? rc : wrc;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# gpuwatch on the simulator's scenario for each real nvidia-smi capture must
+# print what nvidia-smi printed: the default table (date line aside), the
+# query-compute-apps CSV (timestamps aside), -L, and the dmon and pmon
+# sections. Scenarios are looked up as
+#   $GW_TEST_DATA/data/scenarios/<capture name without .txt>.<idle|load>.*
+# Skips (77) when the captures or the scenarios are not there.
+set -u
+BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
+CAP=${GW_SHARED_DIR:-/nonexistent}/reference/nvidia-smi-captures
+SCN=${GW_TEST_DATA:-tests}/data/scenarios
+if [ ! -d "$CAP" ]; then
+	echo "skipped: nvidia-smi captures not present ($CAP)"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# section FILE TITLE: the text under "# TITLE" up to the next banner, without trailing blank lines
+section() {
+	awk -v want="# $2" '
+		/^#+$/ && length($0) == 80 { if (body) exit; if (hdr) { body = 1; next } next }
+		index($0, want) == 1 { hdr = 1; next }
+		body { print }
+	' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
+compare() { # NAME WANT_FILE GOT_FILE
+	if cmp -s "$2" "$3"; then
+		echo "ok   $1"
+	else
+		echo "FAIL $1"
+		diff "$2" "$3" | head -20
+		fails=$((fails + 1))
+	fi
+}
+
+check_state() { # CAPTURE STATE SCENARIO OUTDIR
+	local cap=$1 st=$2 scn=$3 d=$4
+	section "$cap" "$st :: nvidia-smi (default table)" | tail -n +2 >"$d/table.want"
+	"$BIN" --sim "$scn" smi 2>/dev/null | tail -n +2 >"$d/table.got"
+	section "$cap" "$st :: query-compute-apps" | sed 's/^[^,]*, //' >"$d/apps.want"
+	"$BIN" --sim "$scn" smi --format=csv \
+		--query-compute-apps=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,process_name,used_gpu_memory \
+		2>/dev/null | sed 's/^[^,]*, //' >"$d/apps.got"
+	section "$cap" "$st :: pmon" >"$d/pmon.want"
+	"$BIN" --sim "$scn" pmon -c 5 >"$d/pmon.got" 2>/dev/null &
+	section "$cap" "$st :: dmon" >"$d/dmon.want"
+	"$BIN" --sim "$scn" dmon -c 5 >"$d/dmon.got" 2>/dev/null &
+	wait
+}
+
+fails=0
+checked=0
+for cap in "$CAP"/*.txt; do
+	name=$(basename "$cap" .txt)
+	for st in idle load; do
+		scn=$(ls "$SCN/$name.$st".* 2>/dev/null | head -1)
+		[ -n "$scn" ] || continue
+		d="$tmp/$name.$st"
+		mkdir -p "$d"
+		check_state "$cap" "$st" "$scn" "$d" &
+	done
+done
+wait
+for d in "$tmp"/*; do
+	[ -d "$d" ] || continue
+	for what in table apps pmon dmon; do
+		compare "$(basename "$d") $what" "$d/$what.want" "$d/$what.got"
+		checked=$((checked + 1))
+	done
+done
+if [ "$checked" = 0 ]; then
+	echo "skipped: no scenarios named <capture>.<idle|load>.* in $SCN"
+	exit 77
+fi
+[ "$fails" = 0 ] || exit 1

@@ -81,7 +81,7 @@ rows=$(grep -c '^[01], ' "$tmp/loop")
 [ "$rows" -ge 4 ] || fail "-l 1 for 2.5 s printed $rows rows, want >= 4"
 
 # -lms with timeout (the way scripts bound it)
-timeout -s INT 1 "$BIN" "${SIM[@]}" smi --query-gpu=index --format=csv,noheader -lms 200 >"$tmp/lms"
+timeout --preserve-status -s INT 1 "$BIN" "${SIM[@]}" smi --query-gpu=index --format=csv,noheader -lms 200 >"$tmp/lms"
 rc=$?
 [ "$rc" = 0 ] || fail "-lms under timeout -s INT exits $rc"
 [ "$(wc -l <"$tmp/lms")" -ge 6 ] || fail "-lms 200 for 1 s printed $(wc -l <"$tmp/lms") lines"

@@ -1,0 +1,296 @@
+/*
+ * config.c - the simulator's single state, gwsim_configure() and the fleet
+ * builder shared by the short-form spec and the scenario parser.
+ *
+ * gwsim_configure() is the first thing the binding calls: it resets the
+ * state, parses SPEC (short form "8xH200:training" or a scenario file), then
+ * fills in what the spec left open (serials, UUIDs, bus ids derived from the
+ * seed; default processes for each workload) so the fleet is complete before
+ * nvmlInit.
+ */
+#include "sim.h"
+#include "gwsim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+struct gwsim_sim gwsim = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* What current drivers answer for calls NVIDIA retired (see the captures:
+ * "[Requested functionality has been deprecated]"). */
+#define GWSIM_DEFAULT_RETS                                                                         \
+	"nvmlDeviceGetDisplayMode=26,nvmlDeviceGetPowerManagementMode=26,"                         \
+	"nvmlDeviceGetApplicationsClock=26,nvmlDeviceGetDefaultApplicationsClock=26,"              \
+	"nvmlDeviceGetGpuOperationMode=3,"
+
+/* A DGX H100/H200 board's PCI buses, in nvidia-smi order. */
+static const unsigned int dgx_bus[8] = {0x18, 0x2A, 0x3A, 0x5D, 0x9A, 0xAB, 0xBA, 0xDB};
+
+static const struct {
+	const char *name;
+	enum gwsim_workload wl;
+} workloads[] = {
+	{"idle", GWSIM_WL_IDLE},         {"training", GWSIM_WL_TRAINING}, {"train", GWSIM_WL_TRAINING},
+	{"inference", GWSIM_WL_INFERENCE}, {"serve", GWSIM_WL_INFERENCE}, {"leak", GWSIM_WL_LEAK},
+	{"thermal", GWSIM_WL_THERMAL},   {"powercap", GWSIM_WL_POWERCAP}, {"burn", GWSIM_WL_BURN},
+};
+
+static const struct {
+	const char *name;
+	nvmlReturn_t ret;
+} rets[] = {
+	{"SUCCESS", NVML_SUCCESS},
+	{"UNINITIALIZED", NVML_ERROR_UNINITIALIZED},
+	{"INVALID_ARGUMENT", NVML_ERROR_INVALID_ARGUMENT},
+	{"NOT_SUPPORTED", NVML_ERROR_NOT_SUPPORTED},
+	{"NO_PERMISSION", NVML_ERROR_NO_PERMISSION},
+	{"ALREADY_INITIALIZED", NVML_ERROR_ALREADY_INITIALIZED},
+	{"NOT_FOUND", NVML_ERROR_NOT_FOUND},
+	{"INSUFFICIENT_SIZE", NVML_ERROR_INSUFFICIENT_SIZE},
+	{"INSUFFICIENT_POWER", NVML_ERROR_INSUFFICIENT_POWER},
+	{"DRIVER_NOT_LOADED", NVML_ERROR_DRIVER_NOT_LOADED},
+	{"TIMEOUT", NVML_ERROR_TIMEOUT},
+	{"IRQ_ISSUE", NVML_ERROR_IRQ_ISSUE},
+	{"LIBRARY_NOT_FOUND", NVML_ERROR_LIBRARY_NOT_FOUND},
+	{"FUNCTION_NOT_FOUND", NVML_ERROR_FUNCTION_NOT_FOUND},
+	{"CORRUPTED_INFOROM", NVML_ERROR_CORRUPTED_INFOROM},
+	{"GPU_IS_LOST", NVML_ERROR_GPU_IS_LOST},
+	{"RESET_REQUIRED", NVML_ERROR_RESET_REQUIRED},
+	{"OPERATING_SYSTEM", NVML_ERROR_OPERATING_SYSTEM},
+	{"LIB_RM_VERSION_MISMATCH", NVML_ERROR_LIB_RM_VERSION_MISMATCH},
+	{"IN_USE", NVML_ERROR_IN_USE},
+	{"MEMORY", NVML_ERROR_MEMORY},
+	{"NO_DATA", NVML_ERROR_NO_DATA},
+	{"INSUFFICIENT_RESOURCES", NVML_ERROR_INSUFFICIENT_RESOURCES},
+	{"ARGUMENT_VERSION_MISMATCH", NVML_ERROR_ARGUMENT_VERSION_MISMATCH},
+	{"DEPRECATED", NVML_ERROR_DEPRECATED},
+	{"NOT_READY", NVML_ERROR_NOT_READY},
+	{"GPU_NOT_FOUND", NVML_ERROR_GPU_NOT_FOUND},
+	{"INVALID_STATE", NVML_ERROR_INVALID_STATE},
+	{"UNKNOWN", NVML_ERROR_UNKNOWN},
+};
+
+/* splitmix64 finaliser: every "random" value is a pure function of the seed
+ * and what it describes, so any instant can be evaluated on its own. */
+uint64_t gwsim_hash(uint64_t a, uint64_t b)
+{
+	uint64_t z = a * 0x9E3779B97F4A7C15ULL + b + 0x632BE59BD9B4E019ULL;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+double gwsim_unit(uint64_t a, uint64_t b)
+{
+	return (double)(gwsim_hash(a, b) >> 11) / 9007199254740992.0;
+}
+
+int gwsim_workload_parse(const char *s, enum gwsim_workload *out)
+{
+	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
+		if (strcasecmp(s, workloads[i].name) == 0) {
+			*out = workloads[i].wl;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int gwsim_ret_parse(const char *s, nvmlReturn_t *out)
+{
+	const char *p = s;
+	if (strncasecmp(p, "NVML_ERROR_", 11) == 0)
+		p += 11;
+	else if (strncasecmp(p, "NVML_", 5) == 0)
+		p += 5;
+	for (size_t i = 0; i < sizeof(rets) / sizeof(rets[0]); i++) {
+		if (strcasecmp(p, rets[i].name) == 0) {
+			*out = rets[i].ret;
+			return 0;
+		}
+	}
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*s && !*end && v >= 0) {
+		*out = (nvmlReturn_t)v;
+		return 0;
+	}
+	return -1;
+}
+
+const char *gwsim_ret_name(nvmlReturn_t r)
+{
+	for (size_t i = 0; i < sizeof(rets) / sizeof(rets[0]); i++)
+		if (rets[i].ret == r)
+			return rets[i].name;
+	return "UNKNOWN";
+}
+
+void gwsim_reset(void)
+{
+	struct gwsim_sim *s = &gwsim;
+	pthread_mutex_t keep = s->lock;
+	memset((char *)s + sizeof(s->lock), 0, sizeof(*s) - sizeof(s->lock));
+	s->lock = keep;
+	s->seed = 1;
+	snprintf(s->driver, sizeof(s->driver), "590.48.01");
+	s->nvml[0] = '\0';
+	s->cuda = 13010;
+	s->clock_mode = GWSIM_CLOCK_REAL;
+	s->speed = 1.0;
+	s->epoch_us = -1;
+}
+
+int gwsim_fleet_add(const char *model, const char *workload, unsigned int count, char *err, size_t errlen)
+{
+	const struct gwsim_model *m = gwsim_model_find(model);
+	if (!m) {
+		char known[256];
+		gwsim_model_list(known, sizeof(known));
+		snprintf(err, errlen, "unknown GPU model \"%s\" (known: %s)", model, known);
+		return -1;
+	}
+	enum gwsim_workload wl = GWSIM_WL_IDLE;
+	if (workload && *workload && gwsim_workload_parse(workload, &wl) != 0) {
+		snprintf(err, errlen,
+			 "unknown workload \"%s\" (known: idle, training, inference, leak, thermal, powercap, burn)",
+			 workload);
+		return -1;
+	}
+	if (count == 0 || gwsim.ngpus + count > GWSIM_MAX_GPUS) {
+		snprintf(err, errlen, "GPU count must be 1..%d in all", GWSIM_MAX_GPUS);
+		return -1;
+	}
+	/* GPUs added together form one job (one training run spans them). */
+	unsigned int job = gwsim.ngpus + 1;
+	for (unsigned int i = 0; i < count; i++) {
+		struct gwsim_gpu *g = &gwsim.gpus[gwsim.ngpus];
+		memset(g, 0, sizeof(*g));
+		g->index = gwsim.ngpus++;
+		g->model = m;
+		g->st = m->st;
+		snprintf(g->rets, sizeof(g->rets), ",%s%s", GWSIM_DEFAULT_RETS, m->rets);
+		g->wl = wl;
+		g->wl_scale = 1.0;
+		g->job = job;
+		g->h.remap_hist[0] = m->st.remap_banks;
+	}
+	return 0;
+}
+
+/* Identity and state nobody set explicitly, derived from the seed. */
+static void fill_identity(struct gwsim_gpu *g)
+{
+	uint64_t h = gwsim_hash(gwsim.seed, 1000 + g->index);
+	struct gwsim_static *st = &g->st;
+	if (!st->uuid[0])
+		snprintf(st->uuid, sizeof(st->uuid), "GPU-%08x-%04x-%04x-%04x-%012llx", (unsigned int)(h >> 32),
+			 (unsigned int)(h >> 16) & 0xFFFF, 0x4000 | ((unsigned int)h & 0x0FFF),
+			 0x8000 | ((unsigned int)(h >> 48) & 0x3FFF),
+			 (unsigned long long)(gwsim_hash(h, 7) & 0xFFFFFFFFFFFFULL));
+	/* Boards without a serial (GeForce) keep it empty: NOT_SUPPORTED. */
+	if (!st->serial[0] && st->ecc)
+		snprintf(st->serial, sizeof(st->serial), "16%011llu",
+			 (unsigned long long)(gwsim_hash(h, 11) % 100000000000ULL));
+	if (!st->bus_id[0]) {
+		unsigned int i = g->index;
+		unsigned int bus = gwsim.ngpus == 1 ? 0x01 : dgx_bus[i % 8];
+		if (gwsim.ngpus > 1 && !st->ecc) /* workstation cards: consecutive slots */
+			bus = 0x01 + i;
+		snprintf(st->bus_id, sizeof(st->bus_id), "%08X:%02X:00.0", i / 8, bus);
+	}
+	if (!st->minor)
+		st->minor = g->index;
+	if (!st->power_limit_mw)
+		st->power_limit_mw = st->power_default_mw;
+}
+
+void gwsim_fleet_finish(void)
+{
+	if (gwsim.epoch_us < 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gwsim.epoch_us = (double)ts.tv_sec * 1e6 + (double)(ts.tv_nsec / 1000);
+	}
+	if (!gwsim.nvml[0]) {
+		/* NVML's version is the driver's first two components: 590.48.01 -> 590.48 */
+		snprintf(gwsim.nvml, sizeof(gwsim.nvml), "%s", gwsim.driver);
+		char *dot = strchr(gwsim.nvml, '.');
+		if (dot && (dot = strchr(dot + 1, '.')))
+			*dot = '\0';
+	}
+	for (unsigned int i = 0; i < gwsim.ngpus; i++) {
+		struct gwsim_gpu *g = &gwsim.gpus[i];
+		fill_identity(g);
+		g->wl_phase = 3.0 * gwsim_unit(gwsim.seed, 2000 + g->job);
+		gwsim_workload_procs(g);
+		struct gwsim_dyn *d = &g->d;
+		d->t = 0;
+		d->temp_c = g->st.temp_ambient + g->st.thermal_r * g->st.power_idle_mw / 1000.0;
+		d->mem_temp_c = g->st.mem_temp_base + g->st.mem_temp_r * g->st.power_idle_mw / 1000.0;
+		d->power_avg_mw = g->st.power_idle_mw;
+		d->clk_factor = 1.0;
+		if (gwsim_pinned(g, GWSIM_PIN_TEMP))
+			d->temp_c = gwsim_pin(g, GWSIM_PIN_TEMP);
+		d->ring_k = -1;
+	}
+	gwsim.mono0 = gwsim_mono();
+	gwsim.configured = true;
+}
+
+static int is_file(const char *spec)
+{
+	struct stat sb;
+	return stat(spec, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+GWSIM_EXPORT int gwsim_configure(const char *spec, char *errbuf, unsigned int errlen)
+{
+	char local[GWSIM_ERRLEN];
+	char *err = errbuf && errlen ? errbuf : local;
+	size_t elen = errbuf && errlen ? errlen : sizeof(local);
+	err[0] = '\0';
+	pthread_mutex_lock(&gwsim.lock);
+	gwsim_reset();
+	int rc;
+	if (!spec || !*spec) {
+		snprintf(err, elen, "empty simulator spec (try 8xH200 or a scenario file)");
+		rc = -1;
+	} else if (is_file(spec)) {
+		rc = gwsim_scenario_load(spec, err, elen);
+	} else if (strchr(spec, '/') || strstr(spec, ".scn")) {
+		snprintf(err, elen, "cannot open scenario file %s", spec);
+		rc = -1;
+	} else {
+		rc = gwsim_spec_parse(spec, err, elen);
+	}
+	if (rc == 0 && gwsim.ngpus == 0 && gwsim.init_error == NVML_SUCCESS) {
+		snprintf(err, elen, "the scenario defines no GPUs");
+		rc = -1;
+	}
+	if (rc == 0)
+		gwsim_fleet_finish();
+	else
+		gwsim_reset();
+	pthread_mutex_unlock(&gwsim.lock);
+	return rc;
+}
+
+GWSIM_EXPORT int gwsim_symbol_missing(const char *name)
+{
+	int missing = 0;
+	pthread_mutex_lock(&gwsim.lock);
+	for (unsigned int i = 0; i < gwsim.nmissing && !missing; i++)
+		missing = strcmp(gwsim.missing[i], name) == 0;
+	pthread_mutex_unlock(&gwsim.lock);
+	return missing;
+}
+
+GWSIM_EXPORT int gwsim_is_simulated(void)
+{
+	return 1;
+}

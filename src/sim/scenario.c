@@ -1,0 +1,461 @@
+/*
+ * scenario.c - the scenario file: INI-like sections of KEY = VALUE lines.
+ *
+ *   [sim]            seed, clock, speed, driver, nvml, cuda, epoch,
+ *                    init_error, missing, fleet, fault (every GPU)
+ *   [gpu N]          model, workload, load, any key of scenario_keys.c,
+ *   [gpu N-M|*]      health keys, process, fault, unsupported, ret.FUNC
+ *
+ * '#' starts a comment at the start of a line or after white space. Every
+ * error names FILE:LINE. docs/SIMULATOR.md is the user's description.
+ */
+#include "scenario.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+struct ctx {
+	const char *path;
+	int line;
+	bool in_sim;
+	unsigned int lo, hi; /* GPU selector [lo, hi]; hi == UINT_MAX: all */
+	bool all;
+	char *err;
+	size_t errlen;
+};
+
+#define FAIL(c, ...)                                                                               \
+	do {                                                                                       \
+		char m_[1400];                                                                       \
+		snprintf(m_, sizeof(m_), __VA_ARGS__);                                             \
+		snprintf((c)->err, (c)->errlen, "%s:%d: %s", (c)->path, (c)->line, m_);            \
+		return -1;                                                                         \
+	} while (0)
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+static int parse_time(const char *v, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v || x < 0)
+		return -1;
+	double mul = 1;
+	if (*end == 's')
+		end++;
+	else if (*end == 'm' && end[1] != 's')
+		mul = 60, end++;
+	else if (*end == 'h')
+		mul = 3600, end++;
+	else if (*end == 'd')
+		mul = 86400, end++;
+	else if (*end == 'm' && end[1] == 's')
+		mul = 0.001, end += 2;
+	if (*end)
+		return -1;
+	*out = x * mul;
+	return 0;
+}
+
+static int parse_epoch(const char *v, double *us)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	int ms = 0;
+	char *end;
+	double secs = strtod(v, &end);
+	if (*v && !*end) {
+		*us = secs * 1e6;
+		return 0;
+	}
+	if (sscanf(v, "%d-%d-%d%*[ T]%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+		   &tm.tm_sec) != 6)
+		return -1;
+	const char *dot = strchr(v, '.');
+	if (dot)
+		ms = atoi(dot + 1);
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*us = (double)timegm(&tm) * 1e6 + ms * 1000.0;
+	return 0;
+}
+
+static int sim_key(struct ctx *c, const char *k, char *v)
+{
+	double x;
+	if (strcmp(k, "seed") == 0) {
+		if (gwsim_parse_num(v, &x) != 0)
+			FAIL(c, "seed wants a number");
+		gwsim.seed = (uint64_t)x;
+	} else if (strcmp(k, "clock") == 0) {
+		if (strcasecmp(v, "manual") == 0 || strcasecmp(v, "frozen") == 0)
+			gwsim.clock_mode = GWSIM_CLOCK_MANUAL;
+		else if (strcasecmp(v, "real") == 0)
+			gwsim.clock_mode = GWSIM_CLOCK_REAL;
+		else
+			FAIL(c, "clock wants real or manual, not \"%s\"", v);
+	} else if (strcmp(k, "speed") == 0) {
+		if (gwsim_parse_num(v, &x) != 0 || x <= 0)
+			FAIL(c, "speed wants a positive number");
+		gwsim.speed = x;
+	} else if (strcmp(k, "driver") == 0) {
+		snprintf(gwsim.driver, sizeof(gwsim.driver), "%s", v);
+	} else if (strcmp(k, "nvml") == 0) {
+		snprintf(gwsim.nvml, sizeof(gwsim.nvml), "%s", v);
+	} else if (strcmp(k, "cuda") == 0) {
+		unsigned int a, b;
+		if (sscanf(v, "%u.%u", &a, &b) == 2)
+			gwsim.cuda = (int)(a * 1000 + b * 10);
+		else if (gwsim_parse_num(v, &x) == 0)
+			gwsim.cuda = (int)x;
+		else
+			FAIL(c, "cuda wants 13.1 or 13010");
+	} else if (strcmp(k, "epoch") == 0) {
+		if (parse_epoch(v, &gwsim.epoch_us) != 0)
+			FAIL(c, "epoch wants YYYY-MM-DD HH:MM:SS[.mmm] (UTC) or unix seconds");
+	} else if (strcmp(k, "init_error") == 0) {
+		if (gwsim_ret_parse(v, &gwsim.init_error) != 0)
+			FAIL(c, "unknown NVML return code \"%s\"", v);
+	} else if (strcmp(k, "missing") == 0) {
+		for (char *save = NULL, *t = strtok_r(v, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+			if (gwsim.nmissing >= GWSIM_MAX_MISSING)
+				FAIL(c, "too many missing functions (max %d)", GWSIM_MAX_MISSING);
+			snprintf(gwsim.missing[gwsim.nmissing++], sizeof(gwsim.missing[0]), "%s", t);
+		}
+	} else if (strcmp(k, "fleet") == 0) {
+		char m[GWSIM_ERRLEN];
+		if (gwsim_spec_parse(v, m, sizeof(m)) != 0)
+			FAIL(c, "%s", m);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+static int add_process(struct ctx *c, struct gwsim_gpu *g, char *v)
+{
+	char *w[16];
+	int n = 0;
+	for (char *p = v; *p && n < 16;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		if (*p == '"') {
+			w[n++] = ++p;
+			p = strchr(p, '"');
+			if (!p)
+				FAIL(c, "unterminated quote in process");
+			*p++ = '\0';
+		} else {
+			w[n++] = p;
+			while (*p && !isspace((unsigned char)*p))
+				p++;
+			if (*p)
+				*p++ = '\0';
+		}
+	}
+	if (n < 4)
+		FAIL(c, "process wants PID NAME TYPE MEMORY_MIB [sm=PCT] [mem=PCT] [cgroup=PATH] ...");
+	if (g->nprocs >= GWSIM_MAX_PROCS)
+		FAIL(c, "too many processes on GPU %u (max %d)", g->index, GWSIM_MAX_PROCS);
+	struct gwsim_proc p = {.sm_share = 1.0, .mem_share = 1.0, .sm_pct = -1, .mem_pct = -1};
+	double x;
+	if (gwsim_parse_num(w[0], &x) != 0 || x <= 0)
+		FAIL(c, "bad pid \"%s\"", w[0]);
+	p.pid = (unsigned int)x;
+	snprintf(p.name, sizeof(p.name), "%s", w[1]);
+	if (strcasecmp(w[2], "C") == 0)
+		p.type = GWSIM_PROC_COMPUTE;
+	else if (strcasecmp(w[2], "G") == 0)
+		p.type = GWSIM_PROC_GRAPHICS;
+	else if (strcasecmp(w[2], "C+G") == 0 || strcasecmp(w[2], "CG") == 0)
+		p.type = GWSIM_PROC_COMPUTE | GWSIM_PROC_GRAPHICS;
+	else
+		FAIL(c, "process type must be C, G or C+G, not \"%s\"", w[2]);
+	if (gwsim_parse_num(w[3], &p.mem_mib) != 0)
+		FAIL(c, "bad process memory \"%s\" (MiB)", w[3]);
+	for (int i = 4; i < n; i++) {
+		char *eq = strchr(w[i], '=');
+		if (!eq)
+			FAIL(c, "process option \"%s\" wants KEY=VALUE", w[i]);
+		*eq++ = '\0';
+		int bad = 0;
+		if (strcmp(w[i], "cgroup") == 0)
+			snprintf(p.cgroup, sizeof(p.cgroup), "%s", eq);
+		else if (strcmp(w[i], "sm") == 0)
+			bad = gwsim_parse_num(eq, &p.sm_pct);
+		else if (strcmp(w[i], "mem") == 0)
+			bad = gwsim_parse_num(eq, &p.mem_pct);
+		else if (strcmp(w[i], "enc") == 0)
+			bad = gwsim_parse_num(eq, &p.enc_pct);
+		else if (strcmp(w[i], "dec") == 0)
+			bad = gwsim_parse_num(eq, &p.dec_pct);
+		else if (strcmp(w[i], "share") == 0)
+			bad = gwsim_parse_num(eq, &p.sm_share), p.mem_share = p.sm_share;
+		else if (strcmp(w[i], "leak") == 0)
+			bad = gwsim_parse_num(eq, &p.leak_mib_s);
+		else if (strcmp(w[i], "start") == 0)
+			bad = parse_time(eq, &p.start);
+		else if (strcmp(w[i], "end") == 0)
+			bad = parse_time(eq, &p.end);
+		else
+			FAIL(c, "unknown process option \"%s\" (cgroup, sm, mem, enc, dec, share, leak, start, end)", w[i]);
+		if (bad)
+			FAIL(c, "bad value for process option %s", w[i]);
+	}
+	/* "-" in pmon: a process without kernels gets no utilisation samples */
+	if (p.sm_pct < 0 && p.sm_share <= 0)
+		p.sm_share = 0;
+	g->procs[g->nprocs++] = p;
+	return 0;
+}
+
+static int ecc_key(struct ctx *c, struct gwsim_gpu *g, const char *k, const char *v)
+{
+	static const char *const locs[8] = {"l1", "l2", "dram", "reg", "tex", "shm", "cbu", "sram"};
+	char t[8], kind[8], loc[8];
+	if (sscanf(k, "ecc.%7[a-z].%7[a-z].%7[a-z0-9]", t, kind, loc) != 3)
+		FAIL(c, "ecc keys look like ecc.corr.vol.dram (corr|unc, vol|agg, dram|sram|l1|l2|reg|tex|cbu)");
+	int e = strcmp(t, "corr") == 0 ? 0 : strcmp(t, "unc") == 0 ? 1 : -1;
+	int ct = strcmp(kind, "vol") == 0 ? 0 : strcmp(kind, "agg") == 0 ? 1 : -1;
+	int l = -1;
+	for (int i = 0; i < 8; i++)
+		if (strcmp(loc, locs[i]) == 0)
+			l = i;
+	double x;
+	if (e < 0 || ct < 0 || l < 0 || gwsim_parse_num(v, &x) != 0)
+		FAIL(c, "bad ecc key or value \"%s = %s\"", k, v);
+	g->h.ecc[e][ct][l] = (unsigned long long)x;
+	return 1;
+}
+
+static int health_key(struct ctx *c, struct gwsim_gpu *g, const char *k, char *v)
+{
+	double x;
+	unsigned int b;
+	struct gwsim_health *h = &g->h;
+	if (strncmp(k, "ecc.", 4) == 0)
+		return ecc_key(c, g, k, v);
+	if (strcmp(k, "retired.sbe") == 0 || strcmp(k, "retired.dbe") == 0) {
+		int cause = k[8] == 'd';
+		for (char *save = NULL, *t = strtok_r(v, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+			if (h->retired_n[cause] >= GWSIM_MAX_RETIRED)
+				FAIL(c, "too many retired pages");
+			h->retired[cause][h->retired_n[cause]++] = strtoull(t, NULL, 0);
+		}
+		return 1;
+	}
+	if (strcmp(k, "remap_hist") == 0) {
+		if (sscanf(v, "%u,%u,%u,%u,%u", &h->remap_hist[0], &h->remap_hist[1], &h->remap_hist[2],
+			   &h->remap_hist[3], &h->remap_hist[4]) != 5)
+			FAIL(c, "remap_hist wants MAX,HIGH,PARTIAL,LOW,NONE");
+		return 1;
+	}
+	bool *flag = strcmp(k, "retired_pending") == 0 ? &h->retired_pending
+		     : strcmp(k, "remap_pending") == 0 ? &h->remap_pending
+		     : strcmp(k, "remap_failure") == 0 ? &h->remap_failure
+						       : NULL;
+	if (flag) {
+		if (gwsim_parse_bool(v, &b) != 0)
+			FAIL(c, "%s wants yes or no", k);
+		*flag = b;
+		return 1;
+	}
+	unsigned int *num = strcmp(k, "remap_corr") == 0 ? &h->remap_corr
+			    : strcmp(k, "remap_unc") == 0 ? &h->remap_unc
+			    : strcmp(k, "pcie_replays") == 0 ? &h->pcie_replays
+							     : NULL;
+	if (num || strcmp(k, "last_xid") == 0) {
+		if (gwsim_parse_num(v, &x) != 0 || x < 0)
+			FAIL(c, "%s wants a number", k);
+		if (num)
+			*num = (unsigned int)x;
+		else
+			h->last_xid = (unsigned long long)x;
+		return 1;
+	}
+	return 0;
+}
+
+static int fault_line(struct ctx *c, int gpu, char *v)
+{
+	char *sp = v + strcspn(v, " \t");
+	if (!*sp)
+		FAIL(c, "fault wants TIME WHAT (e.g. \"30s xid 79\")");
+	*sp++ = '\0';
+	double at;
+	if (parse_time(v, &at) != 0)
+		FAIL(c, "bad fault time \"%s\" (e.g. 30, 30s, 5m, 2h, 1d)", v);
+	char m[GWSIM_ERRLEN];
+	if (gwsim_fault_parse(trim(sp), gpu, at, m, sizeof(m)) != 0)
+		FAIL(c, "%s", m);
+	return 0;
+}
+
+static int gpu_key(struct ctx *c, struct gwsim_gpu *g, const char *k, char *v)
+{
+	if (strcmp(k, "workload") == 0) {
+		if (gwsim_workload_parse(v, &g->wl) != 0)
+			FAIL(c, "unknown workload \"%s\"", v);
+		return 0;
+	}
+	if (strcmp(k, "load") == 0) {
+		if (gwsim_parse_num(v, &g->wl_scale) != 0 || g->wl_scale < 0 || g->wl_scale > 1)
+			FAIL(c, "load wants 0..1");
+		return 0;
+	}
+	if (strcmp(k, "process") == 0)
+		return add_process(c, g, v);
+	if (strcmp(k, "fault") == 0)
+		return fault_line(c, (int)g->index, v);
+	if (strcmp(k, "unsupported") == 0 || strncmp(k, "ret.", 4) == 0) {
+		nvmlReturn_t r = NVML_ERROR_NOT_SUPPORTED;
+		if (k[0] == 'r' && gwsim_ret_parse(v, &r) != 0)
+			FAIL(c, "unknown NVML return code \"%s\"", v);
+		char list[1024];
+		snprintf(list, sizeof(list), "%s", k[0] == 'r' ? k + 4 : v);
+		for (char *save = NULL, *t = strtok_r(list, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+			char base[64];
+			gwsim_base_name(t, base, sizeof(base));
+			size_t len = strlen(g->rets);
+			if (len + strlen(base) + 8 >= sizeof(g->rets))
+				FAIL(c, "too many unsupported functions on GPU %u", g->index);
+			snprintf(g->rets + len, sizeof(g->rets) - len, "%s=%d,", base, r);
+		}
+		return 0;
+	}
+	char m[GWSIM_ERRLEN];
+	int rc = gwsim_key_set(g, k, v, m, sizeof(m));
+	if (rc < 0)
+		FAIL(c, "%s", m);
+	if (rc > 0)
+		return 0;
+	rc = health_key(c, g, k, v);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		FAIL(c, "unknown key \"%s\" (see docs/SIMULATOR.md)", k);
+	return 0;
+}
+
+static int section(struct ctx *c, char *s)
+{
+	char *end = strchr(s, ']');
+	if (!end || end[1])
+		FAIL(c, "bad section header (want [sim] or [gpu N], [gpu N-M], [gpu *])");
+	*end = '\0';
+	s = trim(s + 1);
+	c->in_sim = strcmp(s, "sim") == 0;
+	if (c->in_sim)
+		return 0;
+	if (strncmp(s, "gpu", 3) != 0)
+		FAIL(c, "unknown section [%s] (want [sim] or [gpu N])", s);
+	s = trim(s + 3);
+	c->all = strcmp(s, "*") == 0;
+	if (c->all)
+		return 0;
+	if (sscanf(s, "%u-%u", &c->lo, &c->hi) == 2 && c->lo <= c->hi && c->hi < GWSIM_MAX_GPUS)
+		return 0;
+	char *e;
+	unsigned long n = strtoul(s, &e, 10);
+	if (!*s || *e || n >= GWSIM_MAX_GPUS)
+		FAIL(c, "bad GPU selector \"%s\" (N, N-M or *)", s);
+	c->lo = c->hi = (unsigned int)n;
+	return 0;
+}
+
+static int apply_gpus(struct ctx *c, const char *k, char *v)
+{
+	unsigned int lo = c->all ? 0 : c->lo, hi = c->all ? gwsim.ngpus - 1 : c->hi;
+	if (c->all && gwsim.ngpus == 0)
+		FAIL(c, "[gpu *] before any GPU exists (set fleet = in [sim] first)");
+	for (unsigned int i = lo; i <= hi; i++) {
+		if (strcmp(k, "model") == 0) {
+			char m[GWSIM_ERRLEN];
+			if (i < gwsim.ngpus)
+				FAIL(c, "GPU %u already has a model (model must come first, once)", i);
+			if (i > gwsim.ngpus)
+				FAIL(c, "GPU %u defined before GPU %u", i, gwsim.ngpus);
+			if (gwsim_fleet_add(v, NULL, 1, m, sizeof(m)) != 0)
+				FAIL(c, "%s", m);
+			continue;
+		}
+		if (i >= gwsim.ngpus)
+			FAIL(c, "GPU %u has no model (set model = first, or fleet = in [sim])", i);
+		/* keys may be consumed destructively (lists): work on a copy */
+		char copy[1024];
+		snprintf(copy, sizeof(copy), "%s", v);
+		if (gpu_key(c, &gwsim.gpus[i], k, copy) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int line(struct ctx *c, char *s)
+{
+	for (char *h = s; (h = strchr(h, '#')); h++) {
+		if (h == s || isspace((unsigned char)h[-1])) {
+			*h = '\0';
+			break;
+		}
+	}
+	s = trim(s);
+	if (!*s)
+		return 0;
+	if (*s == '[')
+		return section(c, s);
+	char *eq = strchr(s, '=');
+	if (!eq)
+		FAIL(c, "expected KEY = VALUE");
+	*eq = '\0';
+	char *k = trim(s), *v = trim(eq + 1);
+	if (c->in_sim) {
+		if (strcmp(k, "fault") == 0)
+			return fault_line(c, -1, v);
+		int rc = sim_key(c, k, v);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			FAIL(c, "unknown [sim] key \"%s\"", k);
+		return 0;
+	}
+	if (!c->all && c->lo == UINT32_MAX)
+		FAIL(c, "key outside a section (start with [sim] or [gpu N])");
+	return apply_gpus(c, k, v);
+}
+
+int gwsim_scenario_load(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot open scenario file %s", path);
+		return -1;
+	}
+	struct ctx c = {.path = path, .lo = UINT32_MAX, .hi = UINT32_MAX, .err = err, .errlen = errlen};
+	char buf[2048];
+	int rc = 0;
+	while (rc == 0 && fgets(buf, sizeof(buf), f)) {
+		c.line++;
+		if (!strchr(buf, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%d: line too long", path, c.line);
+			rc = -1;
+			break;
+		}
+		rc = line(&c, buf);
+	}
+	fclose(f);
+	return rc;
+}

@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [build|test]   (test installs the test peers too)
 set -euo pipefail
 what=${1:-build}
-pkgs=(gcc make cmake pkg-config libmicrohttpd-dev)
+pkgs=(gcc make cmake pkg-config libmicrohttpd-dev libpcre2-dev)
 if [ "$what" = test ]; then
 	pkgs+=(valgrind python3)
 fi

@@ -624,8 +624,10 @@ static struct gw_pq_node *postfix(struct parser *p, struct gw_pq_node *n)
 {
 	bool offset_seen = false;
 	while (n && !p->failed) {
-		bool is_sel = n->kind == GW_PQ_VECTOR_SEL;
-		bool is_range = n->kind == GW_PQ_MATRIX_SEL || n->kind == GW_PQ_SUBQUERY;
+		/* A range selector's modifiers belong to its vector selector, as in Prometheus. */
+		struct gw_pq_node *target = n->kind == GW_PQ_MATRIX_SEL ? n->u.range.vs : n;
+		bool is_sel = target->kind == GW_PQ_VECTOR_SEL;
+		bool is_range = target->kind == GW_PQ_SUBQUERY;
 		if (p->tok.kind == TK_LBRACKET) {
 			n = range_suffix(p, n);
 			offset_seen = false;
@@ -635,7 +637,8 @@ static struct gw_pq_node *postfix(struct parser *p, struct gw_pq_node *n)
 						    "or range vector selector or a subquery");
 				break;
 			}
-			if (!offset_modifier(p, is_sel ? &n->u.sel.offset_ms : &n->u.range.offset_ms, &offset_seen))
+			if (!offset_modifier(p, is_sel ? &target->u.sel.offset_ms : &target->u.range.offset_ms,
+					     &offset_seen))
 				break;
 		} else if (p->tok.kind == TK_AT) {
 			if (!is_sel && !is_range) {
@@ -643,8 +646,8 @@ static struct gw_pq_node *postfix(struct parser *p, struct gw_pq_node *n)
 						    "range vector selector or a subquery");
 				break;
 			}
-			if (!at_modifier(p, is_sel ? &n->u.sel.at : &n->u.range.at,
-					 is_sel ? &n->u.sel.at_ms : &n->u.range.at_ms))
+			if (!at_modifier(p, is_sel ? &target->u.sel.at : &target->u.range.at,
+					 is_sel ? &target->u.sel.at_ms : &target->u.range.at_ms))
 				break;
 		} else {
 			return n;

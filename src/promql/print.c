@@ -147,7 +147,10 @@ void gw_promql_print(struct gw_buf *b, const struct gw_pq_node *n)
 				dur(b, n->u.range.step_ms);
 		}
 		gw_buf_putc(b, ']');
-		modifiers(b, n->u.range.offset_ms, n->u.range.at, n->u.range.at_ms);
+		if (n->kind == GW_PQ_MATRIX_SEL)
+			modifiers(b, vs->u.sel.offset_ms, vs->u.sel.at, vs->u.sel.at_ms);
+		else
+			modifiers(b, n->u.range.offset_ms, n->u.range.at, n->u.range.at_ms);
 		break;
 	}
 	case GW_PQ_CALL:

@@ -1,0 +1,80 @@
+#include "core/arena.h"
+
+#include "core/err.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_MIN (64 * 1024)
+
+struct gw_arena_block {
+	struct gw_arena_block *next;
+	size_t size, off;
+	_Alignas(16) unsigned char data[];
+};
+
+void gw_arena_init(struct gw_arena *a, size_t limit)
+{
+	a->head = NULL;
+	a->used = 0;
+	a->limit = limit;
+	a->err = 0;
+}
+
+void gw_arena_release(struct gw_arena *a)
+{
+	struct gw_arena_block *b = a->head;
+	while (b) {
+		struct gw_arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	gw_arena_init(a, a->limit);
+}
+
+void *gw_arena_alloc(struct gw_arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (n == 0)
+		n = 16;
+	if (a->err)
+		return NULL;
+	if (n > a->limit || a->used > a->limit - n) {
+		a->err = GW_EOVERFLOW;
+		return NULL;
+	}
+	struct gw_arena_block *b = a->head;
+	if (!b || b->size - b->off < n) {
+		size_t size = n > BLOCK_MIN ? n : BLOCK_MIN;
+		b = malloc(sizeof(*b) + size);
+		if (!b) {
+			a->err = GW_ENOMEM;
+			return NULL;
+		}
+		b->size = size;
+		b->off = 0;
+		b->next = a->head;
+		a->head = b;
+	}
+	void *p = b->data + b->off;
+	b->off += n;
+	a->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *gw_arena_strndup(struct gw_arena *a, const char *s, size_t n)
+{
+	char *p = gw_arena_alloc(a, n + 1);
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
+}
+
+char *gw_arena_strdup(struct gw_arena *a, const char *s)
+{
+	return gw_arena_strndup(a, s, strlen(s));
+}

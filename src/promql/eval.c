@@ -1,0 +1,529 @@
+/*
+ * eval.c - the evaluator's core: selection, subqueries, unary minus, and
+ * the instant and range entry points. Functions, aggregations and binary
+ * operators live in eval_funcs.c, eval_agg.c and eval_bin.c.
+ */
+#include "promql/eval_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+bool gw_is_stale_nan(double v)
+{
+	uint64_t b;
+	memcpy(&b, &v, sizeof(b));
+	return b == GW_STALE_NAN_BITS;
+}
+
+double gw_stale_nan(void)
+{
+	uint64_t b = GW_STALE_NAN_BITS;
+	double v;
+	memcpy(&v, &b, sizeof(v));
+	return v;
+}
+
+int ev_fail(struct ev *e, int code, const char *fmt, ...)
+{
+	if (e->rc)
+		return e->rc;
+	e->rc = code;
+	if (e->err) {
+		va_list ap;
+		va_start(ap, fmt);
+		e->err->code = code;
+		vsnprintf(e->err->msg, sizeof(e->err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+static int arena_fail(struct ev *e)
+{
+	return ev_fail(e, e->a->err ? e->a->err : GW_ENOMEM,
+		       e->a->err == GW_EOVERFLOW ? "query processing would load too much memory" : "out of memory");
+}
+
+int vb_push(struct ev *e, struct vbuild *b, struct gw_labels l, int64_t t, double v)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 8;
+		struct gw_vsample *s = gw_arena_alloc(e->a, cap * sizeof(*s));
+		if (!s)
+			return arena_fail(e);
+		if (b->n)
+			memcpy(s, b->s, b->n * sizeof(*s));
+		b->s = s;
+		b->cap = cap;
+	}
+	b->s[b->n].labels = l;
+	b->s[b->n].t = t;
+	b->s[b->n].v = v;
+	b->n++;
+	return 0;
+}
+
+struct gw_vector vb_done(struct vbuild *b)
+{
+	struct gw_vector v = {b->s, b->n};
+	return v;
+}
+
+int ev_check_unique(struct ev *e, const struct gw_vector *v)
+{
+	if (v->n < 2)
+		return 0;
+	struct gw_strmap m;
+	gw_strmap_init(&m, e->a);
+	for (size_t i = 0; i < v->n; i++) {
+		size_t len;
+		const char *k = gw_labels_key_all(e->a, &v->s[i].labels, &len);
+		long got = gw_strmap_get_or_put(&m, k, len, (long)i);
+		if (got < 0)
+			return arena_fail(e);
+		if (got != (long)i)
+			return ev_fail(e, GW_EINVAL, "vector cannot contain metrics with the same labelset");
+	}
+	return 0;
+}
+
+int64_t ev_ref_time(const struct ev *e, enum gw_pq_at at, int64_t at_ms, int64_t ts, int64_t offset)
+{
+	switch (at) {
+	case GW_PQ_AT_TIME:
+		ts = at_ms;
+		break;
+	case GW_PQ_AT_START:
+		ts = e->start;
+		break;
+	case GW_PQ_AT_END:
+		ts = e->end;
+		break;
+	default:
+		break;
+	}
+	return ts - offset;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* ---- preparation: select each selector's series once ---------------------- */
+
+static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint, int64_t maxt)
+{
+	size_t nm = vs->u.sel.nmatchers + (vs->u.sel.name ? 1 : 0);
+	struct gw_matcher *m = gw_arena_alloc(e->a, (nm ? nm : 1) * sizeof(*m));
+	if (!m)
+		return arena_fail(e);
+	size_t k = 0;
+	int rc = 0;
+	if (vs->u.sel.name)
+		rc = gw_matcher_init(&m[k++], GW_METRIC_NAME, vs->u.sel.name, GW_PQ_EQ, e->err);
+	for (size_t i = 0; i < vs->u.sel.nmatchers && rc == 0; i++) {
+		const struct gw_pq_matcher *pm = &vs->u.sel.matchers[i];
+		rc = gw_matcher_init(&m[k++], pm->name, pm->value, pm->op, e->err);
+	}
+	struct gw_series_set set = {NULL, 0};
+	if (rc == 0)
+		rc = e->q->select(e->q->ctx, m, k, mint, maxt, e->a, &set, e->err);
+	for (size_t i = 0; i < k; i++)
+		gw_matcher_release(&m[i]);
+	if (rc) {
+		if (!e->rc)
+			e->rc = rc;
+		return rc;
+	}
+	for (size_t i = 0; i < set.n; i++)
+		e->samples += set.s[i].n;
+	if (e->samples > e->max_samples)
+		return ev_fail(e, GW_EOVERFLOW, "query processing would load too many samples into memory in "
+						"query execution");
+	if (e->ncache == e->capcache) {
+		size_t cap = e->capcache ? e->capcache * 2 : 8;
+		struct sel_cache *c = gw_arena_alloc(e->a, cap * sizeof(*c));
+		if (!c)
+			return arena_fail(e);
+		if (e->ncache)
+			memcpy(c, e->cache, e->ncache * sizeof(*c));
+		e->cache = c;
+		e->capcache = cap;
+	}
+	e->cache[e->ncache].node = vs;
+	e->cache[e->ncache].set = set;
+	e->ncache++;
+	return 0;
+}
+
+/* Walk the tree knowing the span [tmin, tmax] of times each node is evaluated at. */
+static int prepare(struct ev *e, const struct gw_pq_node *n, int64_t tmin, int64_t tmax)
+{
+	switch (n->kind) {
+	case GW_PQ_VECTOR_SEL: {
+		int64_t lo = ev_ref_time(e, n->u.sel.at, n->u.sel.at_ms, tmin, n->u.sel.offset_ms);
+		int64_t hi = ev_ref_time(e, n->u.sel.at, n->u.sel.at_ms, tmax, n->u.sel.offset_ms);
+		return select_series(e, n, lo - e->lookback, hi);
+	}
+	case GW_PQ_MATRIX_SEL: {
+		const struct gw_pq_node *vs = n->u.range.vs;
+		int64_t lo = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, tmin, vs->u.sel.offset_ms);
+		int64_t hi = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, tmax, vs->u.sel.offset_ms);
+		return select_series(e, vs, lo - n->u.range.range_ms, hi);
+	}
+	case GW_PQ_SUBQUERY: {
+		int64_t lo = ev_ref_time(e, n->u.range.at, n->u.range.at_ms, tmin, n->u.range.offset_ms);
+		int64_t hi = ev_ref_time(e, n->u.range.at, n->u.range.at_ms, tmax, n->u.range.offset_ms);
+		int64_t step = n->u.range.step_ms ? n->u.range.step_ms : e->substep;
+		return prepare(e, n->u.range.vs, lo - n->u.range.range_ms - step, hi);
+	}
+	case GW_PQ_CALL:
+		for (size_t i = 0; i < n->u.call.nargs; i++)
+			if (prepare(e, n->u.call.args[i], tmin, tmax))
+				return e->rc;
+		return 0;
+	case GW_PQ_AGGREGATE:
+		if (n->u.agg.param && prepare(e, n->u.agg.param, tmin, tmax))
+			return e->rc;
+		return prepare(e, n->u.agg.expr, tmin, tmax);
+	case GW_PQ_BINARY:
+		if (prepare(e, n->u.bin.lhs, tmin, tmax))
+			return e->rc;
+		return prepare(e, n->u.bin.rhs, tmin, tmax);
+	case GW_PQ_UNARY:
+		return prepare(e, n->u.unary.expr, tmin, tmax);
+	case GW_PQ_PAREN:
+		return prepare(e, n->u.paren, tmin, tmax);
+	default:
+		return 0;
+	}
+}
+
+static const struct gw_series_set *cached(const struct ev *e, const struct gw_pq_node *vs)
+{
+	for (size_t i = 0; i < e->ncache; i++)
+		if (e->cache[i].node == vs)
+			return &e->cache[i].set;
+	return NULL;
+}
+
+/* ---- selectors --------------------------------------------------------------- */
+
+/* Index of the last sample at or before t, or -1. */
+static long last_at_or_before(const struct gw_series *s, int64_t t)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->t[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+static int eval_vector_sel(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	const struct gw_series_set *set = cached(e, n);
+	if (!set)
+		return ev_fail(e, GW_EINVAL, "internal error: selector not prepared");
+	int64_t ref = ev_ref_time(e, n->u.sel.at, n->u.sel.at_ms, ts, n->u.sel.offset_ms);
+	struct vbuild b = {0};
+	for (size_t i = 0; i < set->n; i++) {
+		const struct gw_series *s = &set->s[i];
+		long k = last_at_or_before(s, ref);
+		if (k < 0 || s->t[k] < ref - e->lookback || gw_is_stale_nan(s->v[k]))
+			continue;
+		if (vb_push(e, &b, s->labels, s->t[k], s->v[k]))
+			return e->rc;
+	}
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&b);
+	return 0;
+}
+
+static int eval_matrix_sel(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	const struct gw_pq_node *vs = n->u.range.vs;
+	const struct gw_series_set *set = cached(e, vs);
+	if (!set)
+		return ev_fail(e, GW_EINVAL, "internal error: selector not prepared");
+	int64_t ref = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, ts, vs->u.sel.offset_ms);
+	int64_t lo = ref - n->u.range.range_ms;
+	struct gw_series *res = gw_arena_alloc(e->a, (set->n ? set->n : 1) * sizeof(*res));
+	if (!res)
+		return arena_fail(e);
+	size_t nres = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct gw_series *s = &set->s[i];
+		long end = last_at_or_before(s, ref);
+		long start = last_at_or_before(s, lo - 1) + 1; /* first sample >= lo */
+		if (end < start)
+			continue;
+		size_t cnt = (size_t)(end - start + 1);
+		int64_t *t = gw_arena_alloc(e->a, cnt * sizeof(*t));
+		double *v = gw_arena_alloc(e->a, cnt * sizeof(*v));
+		if (!t || !v)
+			return arena_fail(e);
+		size_t k = 0;
+		for (long j = start; j <= end; j++) {
+			if (gw_is_stale_nan(s->v[j]))
+				continue;
+			t[k] = s->t[j];
+			v[k] = s->v[j];
+			k++;
+		}
+		if (!k)
+			continue;
+		res[nres].labels = s->labels;
+		res[nres].t = t;
+		res[nres].v = v;
+		res[nres].n = k;
+		nres++;
+	}
+	out->type = GW_PQ_T_MATRIX;
+	out->mat.s = res;
+	out->mat.n = nres;
+	return 0;
+}
+
+/* Collects step results into series, keyed by label set. */
+struct mbuild {
+	struct gw_strmap index;
+	struct sbuild {
+		struct gw_labels labels;
+		int64_t *t;
+		double *v;
+		size_t n, cap;
+	} * s;
+	size_t n, cap;
+};
+
+static int mb_add(struct ev *e, struct mbuild *m, const struct gw_labels *l, int64_t t, double v)
+{
+	size_t len;
+	const char *k = gw_labels_key_all(e->a, l, &len);
+	long idx = gw_strmap_get_or_put(&m->index, k, len, (long)m->n);
+	if (idx < 0)
+		return arena_fail(e);
+	if ((size_t)idx == m->n) {
+		if (m->n == m->cap) {
+			size_t cap = m->cap ? m->cap * 2 : 8;
+			struct sbuild *s = gw_arena_alloc(e->a, cap * sizeof(*s));
+			if (!s)
+				return arena_fail(e);
+			if (m->n)
+				memcpy(s, m->s, m->n * sizeof(*s));
+			m->s = s;
+			m->cap = cap;
+		}
+		memset(&m->s[m->n], 0, sizeof(m->s[0]));
+		m->s[m->n].labels = *l;
+		m->n++;
+	}
+	struct sbuild *sb = &m->s[idx];
+	if (sb->n && sb->t[sb->n - 1] == t)
+		return ev_fail(e, GW_EINVAL, "vector cannot contain metrics with the same labelset");
+	if (sb->n == sb->cap) {
+		size_t cap = sb->cap ? sb->cap * 2 : 16;
+		int64_t *nt = gw_arena_alloc(e->a, cap * sizeof(*nt));
+		double *nv = gw_arena_alloc(e->a, cap * sizeof(*nv));
+		if (!nt || !nv)
+			return arena_fail(e);
+		if (sb->n) {
+			memcpy(nt, sb->t, sb->n * sizeof(*nt));
+			memcpy(nv, sb->v, sb->n * sizeof(*nv));
+		}
+		sb->t = nt;
+		sb->v = nv;
+		sb->cap = cap;
+	}
+	sb->t[sb->n] = t;
+	sb->v[sb->n] = v;
+	sb->n++;
+	return 0;
+}
+
+static struct gw_matrix mb_done(struct ev *e, struct mbuild *m)
+{
+	struct gw_matrix out = {NULL, 0};
+	out.s = gw_arena_alloc(e->a, (m->n ? m->n : 1) * sizeof(*out.s));
+	if (!out.s)
+		return out;
+	for (size_t i = 0; i < m->n; i++) {
+		out.s[i].labels = m->s[i].labels;
+		out.s[i].t = m->s[i].t;
+		out.s[i].v = m->s[i].v;
+		out.s[i].n = m->s[i].n;
+	}
+	out.n = m->n;
+	return out;
+}
+
+static int step_check(struct ev *e)
+{
+	if (e->deadline_ms && ++e->steps % 64 == 0 && now_ms() > e->deadline_ms)
+		return ev_fail(e, GW_ETIMEOUT, "query timed out in expression evaluation");
+	return 0;
+}
+
+static int eval_subquery(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	int64_t ref = ev_ref_time(e, n->u.range.at, n->u.range.at_ms, ts, n->u.range.offset_ms);
+	int64_t step = n->u.range.step_ms ? n->u.range.step_ms : e->substep;
+	int64_t lo = ref - n->u.range.range_ms;
+	/* The first step-aligned time at or after lo (Go's truncating division). */
+	int64_t start = step * (lo / step);
+	if (start < lo)
+		start += step;
+	struct mbuild m = {0};
+	gw_strmap_init(&m.index, e->a);
+	for (int64_t t = start; t <= ref; t += step) {
+		struct pq_val v;
+		if (step_check(e) || ev_eval(e, n->u.range.vs, t, &v))
+			return e->rc;
+		for (size_t i = 0; i < v.vec.n; i++)
+			if (mb_add(e, &m, &v.vec.s[i].labels, t, v.vec.s[i].v))
+				return e->rc;
+	}
+	out->type = GW_PQ_T_MATRIX;
+	out->mat = mb_done(e, &m);
+	return out->mat.s ? 0 : arena_fail(e);
+}
+
+static int eval_unary(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	if (ev_eval(e, n->u.unary.expr, ts, out))
+		return e->rc;
+	if (n->u.unary.op != '-')
+		return 0;
+	if (out->type == GW_PQ_T_SCALAR) {
+		out->scalar = -out->scalar;
+		return 0;
+	}
+	struct vbuild b = {0};
+	for (size_t i = 0; i < out->vec.n; i++) {
+		const struct gw_vsample *s = &out->vec.s[i];
+		if (vb_push(e, &b, gw_labels_drop_name(e->a, &s->labels), ts, -s->v))
+			return e->rc;
+	}
+	out->vec = vb_done(&b);
+	return ev_check_unique(e, &out->vec);
+}
+
+int ev_eval(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (e->rc)
+		return e->rc;
+	switch (n->kind) {
+	case GW_PQ_NUMBER:
+		out->type = GW_PQ_T_SCALAR;
+		out->scalar = n->u.number;
+		return 0;
+	case GW_PQ_STRING:
+		out->type = GW_PQ_T_STRING;
+		out->str = n->u.string;
+		return 0;
+	case GW_PQ_PAREN:
+		return ev_eval(e, n->u.paren, ts, out);
+	case GW_PQ_VECTOR_SEL:
+		return eval_vector_sel(e, n, ts, out);
+	case GW_PQ_MATRIX_SEL:
+		return eval_matrix_sel(e, n, ts, out);
+	case GW_PQ_SUBQUERY:
+		return eval_subquery(e, n, ts, out);
+	case GW_PQ_UNARY:
+		return eval_unary(e, n, ts, out);
+	case GW_PQ_CALL:
+		return ev_call(e, n, ts, out);
+	case GW_PQ_AGGREGATE:
+		return ev_aggregate(e, n, ts, out);
+	case GW_PQ_BINARY:
+		return ev_binary(e, n, ts, out);
+	}
+	return ev_fail(e, GW_EINVAL, "unknown expression");
+}
+
+static void ev_init(struct ev *e, const struct gw_querier *q, const struct gw_pq_opts *opts, struct gw_arena *a,
+		    struct gw_err *err, int64_t start, int64_t end)
+{
+	memset(e, 0, sizeof(*e));
+	e->q = q;
+	e->a = a;
+	e->err = err;
+	e->lookback = opts && opts->lookback_ms ? opts->lookback_ms : 5 * 60 * 1000;
+	e->substep = opts && opts->subquery_step_ms ? opts->subquery_step_ms : 60 * 1000;
+	e->max_samples = opts && opts->max_samples ? opts->max_samples : 50000000;
+	e->deadline_ms = opts && opts->timeout_ms ? now_ms() + opts->timeout_ms : 0;
+	e->start = start;
+	e->end = end;
+}
+
+int gw_promql_instant(const struct gw_pq_node *root, const struct gw_querier *q, int64_t t,
+		      const struct gw_pq_opts *opts, struct gw_arena *arena, struct gw_pq_result *out,
+		      struct gw_err *err)
+{
+	struct ev e;
+	ev_init(&e, q, opts, arena, err, t, t);
+	memset(out, 0, sizeof(*out));
+	struct pq_val v;
+	if (prepare(&e, root, t, t) || ev_eval(&e, root, t, &v))
+		return e.rc;
+	out->type = v.type;
+	out->t = t;
+	out->scalar = v.scalar;
+	out->string = v.str;
+	out->vector = v.vec;
+	out->matrix = v.mat;
+	/* The result carries the evaluation time, as Prometheus reports it. */
+	for (size_t i = 0; i < out->vector.n; i++)
+		out->vector.s[i].t = t;
+	return 0;
+}
+
+int gw_promql_range(const struct gw_pq_node *root, const struct gw_querier *q, int64_t start, int64_t end,
+		    int64_t step, const struct gw_pq_opts *opts, struct gw_arena *arena, struct gw_matrix *out,
+		    struct gw_err *err)
+{
+	struct ev e;
+	ev_init(&e, q, opts, arena, err, start, end);
+	out->s = NULL;
+	out->n = 0;
+	if (step <= 0)
+		return ev_fail(&e, GW_EINVAL, "zero or negative query resolution step widths are not accepted. "
+					      "Try a positive integer");
+	if (end < start)
+		return ev_fail(&e, GW_EINVAL, "end timestamp must not be before start time");
+	if (root->type != GW_PQ_T_SCALAR && root->type != GW_PQ_T_VECTOR)
+		return ev_fail(&e, GW_EINVAL,
+			       "invalid expression type \"%s\" for range query, must be Scalar or instant Vector",
+			       gw_pq_type_name(root->type));
+	if (prepare(&e, root, start, end))
+		return e.rc;
+	struct mbuild m = {0};
+	gw_strmap_init(&m.index, arena);
+	struct gw_labels none = {NULL, 0};
+	for (int64_t t = start; t <= end; t += step) {
+		struct pq_val v;
+		if (step_check(&e) || ev_eval(&e, root, t, &v))
+			return e.rc;
+		if (v.type == GW_PQ_T_SCALAR) {
+			if (mb_add(&e, &m, &none, t, v.scalar))
+				return e.rc;
+			continue;
+		}
+		for (size_t i = 0; i < v.vec.n; i++)
+			if (mb_add(&e, &m, &v.vec.s[i].labels, t, v.vec.s[i].v))
+				return e.rc;
+	}
+	*out = mb_done(&e, &m);
+	return out->s ? 0 : arena_fail(&e);
+}

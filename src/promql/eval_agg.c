@@ -1,0 +1,263 @@
+/*
+ * eval_agg.c - aggregation operators (sum avg min max count stddev stdvar
+ * topk bottomk quantile count_values group) with by/without, computed as
+ * Prometheus 2.42 computes them (incremental mean, Welford variance, NaN
+ * handling of min/max, quantile interpolation).
+ */
+#include "promql/eval_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct group {
+	struct gw_labels labels;
+	double value, mean;
+	double count;
+	struct vbuild members; /* topk / bottomk / quantile */
+};
+
+double pq_quantile(double q, double *v, size_t n);
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	if (isnan(x))
+		return isnan(y) ? 0 : -1;
+	if (isnan(y))
+		return 1;
+	return x < y ? -1 : x > y;
+}
+
+double pq_quantile(double q, double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	if (q < 0)
+		return -INFINITY;
+	if (q > 1)
+		return INFINITY;
+	qsort(v, n, sizeof(*v), cmp_double);
+	double rank = q * (double)(n - 1);
+	double lower = fmax(0, floor(rank));
+	double upper = fmin((double)(n - 1), lower + 1);
+	double weight = rank - floor(rank);
+	return v[(size_t)lower] * (1 - weight) + v[(size_t)upper] * weight;
+}
+
+/* Group labels: by -> only those labels; without -> all but those and the name. */
+static struct gw_labels group_labels(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l)
+{
+	struct gw_lbuilder b;
+	gw_lb_init(&b, e->a, l);
+	if (n->u.agg.without) {
+		gw_lb_del(&b, GW_METRIC_NAME);
+		for (size_t i = 0; i < n->u.agg.ngrouping; i++)
+			gw_lb_del(&b, n->u.agg.grouping[i]);
+	} else {
+		gw_lb_keep(&b, n->u.agg.grouping, n->u.agg.ngrouping);
+	}
+	return gw_lb_done(&b);
+}
+
+/* Is a "better" than b for topk (greater) / bottomk (smaller), NaN last. */
+static bool better(bool top, double a, double b)
+{
+	if (isnan(a))
+		return false;
+	if (isnan(b))
+		return true;
+	return top ? a > b : a < b;
+}
+
+/* Keep the k best members, ordered best first (insertion into a short list). */
+static int keep_k(struct ev *e, struct group *g, const struct gw_vsample *s, size_t k, bool top)
+{
+	struct vbuild *m = &g->members;
+	if (m->n == k && !better(top, s->v, m->s[m->n - 1].v))
+		return 0;
+	if (m->n < k && vb_push(e, m, s->labels, s->t, s->v))
+		return e->rc;
+	size_t pos = m->n - 1;
+	while (pos > 0 && better(top, s->v, m->s[pos - 1].v)) {
+		m->s[pos] = m->s[pos - 1];
+		pos--;
+	}
+	m->s[pos] = *s;
+	return 0;
+}
+
+static void format_value(char *buf, size_t n, double v)
+{
+	/* Go's strconv.FormatFloat(v, 'f', -1, 64): shortest, no exponent. */
+	if (isnan(v)) {
+		snprintf(buf, n, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, n, v > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	for (int prec = 0; prec <= 340; prec++) {
+		snprintf(buf, n, "%.*f", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	enum gw_pq_aggop op = n->u.agg.op;
+	struct pq_val in, param = {0};
+	if (ev_eval(e, n->u.agg.expr, ts, &in))
+		return e->rc;
+	if (n->u.agg.param && ev_eval(e, n->u.agg.param, ts, &param))
+		return e->rc;
+	size_t k = 0;
+	if (op == GW_PQ_AGG_TOPK || op == GW_PQ_AGG_BOTTOMK) {
+		if (isnan(param.scalar) || param.scalar < 1 || param.scalar > 9.2e18) {
+			out->type = GW_PQ_T_VECTOR;
+			return 0;
+		}
+		k = (size_t)param.scalar;
+	}
+	const char *cv_label = op == GW_PQ_AGG_COUNT_VALUES ? param.str : NULL;
+	struct gw_strmap idx;
+	gw_strmap_init(&idx, e->a);
+	struct group *groups = gw_arena_alloc(e->a, (in.vec.n ? in.vec.n : 1) * sizeof(*groups));
+	if (!groups)
+		return ev_fail(e, GW_ENOMEM, "out of memory");
+	size_t ng = 0;
+	for (size_t i = 0; i < in.vec.n; i++) {
+		const struct gw_vsample *s = &in.vec.s[i];
+		struct gw_labels gl;
+		if (cv_label) {
+			char buf[400];
+			format_value(buf, sizeof(buf), s->v);
+			struct gw_lbuilder b;
+			struct gw_labels base = group_labels(e, n, &s->labels);
+			gw_lb_init(&b, e->a, &base);
+			gw_lb_set(&b, cv_label, gw_arena_strdup(e->a, buf));
+			gl = gw_lb_done(&b);
+		} else {
+			gl = group_labels(e, n, &s->labels);
+		}
+		size_t len;
+		const char *key = gw_labels_key_all(e->a, &gl, &len);
+		long gi = gw_strmap_get_or_put(&idx, key, len, (long)ng);
+		if (gi < 0)
+			return ev_fail(e, GW_ENOMEM, "out of memory");
+		struct group *g = &groups[gi];
+		if ((size_t)gi == ng) {
+			ng++;
+			memset(g, 0, sizeof(*g));
+			g->labels = gl;
+			g->value = s->v;
+			g->mean = s->v;
+			g->count = 1;
+			if (op == GW_PQ_AGG_STDDEV || op == GW_PQ_AGG_STDVAR)
+				g->value = 0;
+			if (op == GW_PQ_AGG_TOPK || op == GW_PQ_AGG_BOTTOMK) {
+				if (keep_k(e, g, s, k, op == GW_PQ_AGG_TOPK))
+					return e->rc;
+			} else if (op == GW_PQ_AGG_QUANTILE) {
+				if (vb_push(e, &g->members, s->labels, s->t, s->v))
+					return e->rc;
+			}
+			continue;
+		}
+		double v = s->v;
+		switch (op) {
+		case GW_PQ_AGG_SUM:
+			g->value += v;
+			break;
+		case GW_PQ_AGG_AVG:
+			g->count++;
+			if (isinf(g->mean)) {
+				if (isinf(v) && (g->mean > 0) == (v > 0))
+					break;
+				if (!isinf(v) && !isnan(v))
+					break;
+			}
+			g->mean += v / g->count - g->mean / g->count;
+			break;
+		case GW_PQ_AGG_GROUP:
+			break;
+		case GW_PQ_AGG_COUNT:
+		case GW_PQ_AGG_COUNT_VALUES:
+			g->count++;
+			break;
+		case GW_PQ_AGG_MAX:
+			if (g->value < v || isnan(g->value))
+				g->value = v;
+			break;
+		case GW_PQ_AGG_MIN:
+			if (g->value > v || isnan(g->value))
+				g->value = v;
+			break;
+		case GW_PQ_AGG_STDVAR:
+		case GW_PQ_AGG_STDDEV: {
+			g->count++;
+			double delta = v - g->mean;
+			g->mean += delta / g->count;
+			g->value += delta * (v - g->mean);
+			break;
+		}
+		case GW_PQ_AGG_TOPK:
+		case GW_PQ_AGG_BOTTOMK:
+			if (keep_k(e, g, s, k, op == GW_PQ_AGG_TOPK))
+				return e->rc;
+			break;
+		case GW_PQ_AGG_QUANTILE:
+			if (vb_push(e, &g->members, s->labels, s->t, v))
+				return e->rc;
+			break;
+		}
+	}
+	struct vbuild b = {0};
+	for (size_t gi = 0; gi < ng; gi++) {
+		struct group *g = &groups[gi];
+		double v = g->value;
+		switch (op) {
+		case GW_PQ_AGG_AVG:
+			v = g->mean;
+			break;
+		case GW_PQ_AGG_COUNT:
+		case GW_PQ_AGG_COUNT_VALUES:
+			v = g->count;
+			break;
+		case GW_PQ_AGG_GROUP:
+			v = 1;
+			break;
+		case GW_PQ_AGG_STDVAR:
+			v = g->value / g->count;
+			break;
+		case GW_PQ_AGG_STDDEV:
+			v = sqrt(g->value / g->count);
+			break;
+		case GW_PQ_AGG_TOPK:
+		case GW_PQ_AGG_BOTTOMK:
+			for (size_t i = 0; i < g->members.n; i++)
+				if (vb_push(e, &b, g->members.s[i].labels, ts, g->members.s[i].v))
+					return e->rc;
+			continue;
+		case GW_PQ_AGG_QUANTILE: {
+			double *vals = gw_arena_alloc(e->a, (g->members.n ? g->members.n : 1) * sizeof(double));
+			if (!vals)
+				return ev_fail(e, GW_ENOMEM, "out of memory");
+			for (size_t i = 0; i < g->members.n; i++)
+				vals[i] = g->members.s[i].v;
+			v = pq_quantile(param.scalar, vals, g->members.n);
+			break;
+		}
+		default:
+			break;
+		}
+		if (vb_push(e, &b, g->labels, ts, v))
+			return e->rc;
+	}
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&b);
+	return 0;
+}

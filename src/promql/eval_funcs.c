@@ -1,0 +1,825 @@
+/*
+ * eval_funcs.c - PromQL functions, as Prometheus 2.42 computes them:
+ * extrapolated rate/increase/delta, instant irate/idelta, regression for
+ * deriv/predict_linear, the *_over_time family, math, clamps, label
+ * functions, date functions, absent, sort and histogram_quantile.
+ */
+#include "promql/eval_int.h"
+
+#include "core/buf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- range-vector functions (one series in, one value out) ----------------- */
+
+struct rng {
+	const struct gw_series *s;
+	int64_t ts;        /* evaluation time */
+	int64_t range_ms;  /* of the matrix selector */
+	int64_t range_end; /* reference time of the selection (ts - offset, or @) */
+	double arg;        /* scalar argument (quantile, predict duration) */
+	double arg2;
+};
+
+static bool extrapolated(const struct rng *r, bool counter, bool rate, double *out)
+{
+	const struct gw_series *s = r->s;
+	if (s->n < 2)
+		return false;
+	double result = s->v[s->n - 1] - s->v[0];
+	if (counter) {
+		double last = 0;
+		for (size_t i = 0; i < s->n; i++) {
+			if (s->v[i] < last)
+				result += last;
+			last = s->v[i];
+		}
+	}
+	int64_t range_start = r->range_end - r->range_ms;
+	double to_start = (double)(s->t[0] - range_start) / 1000;
+	double to_end = (double)(r->range_end - s->t[s->n - 1]) / 1000;
+	double sampled = (double)(s->t[s->n - 1] - s->t[0]) / 1000;
+	double avg_step = sampled / (double)(s->n - 1);
+	if (counter && result > 0 && s->v[0] >= 0) {
+		double to_zero = sampled * (s->v[0] / result);
+		if (to_zero < to_start)
+			to_start = to_zero;
+	}
+	double threshold = avg_step * 1.1, interval = sampled;
+	interval += to_start < threshold ? to_start : avg_step / 2;
+	interval += to_end < threshold ? to_end : avg_step / 2;
+	result = result * (interval / sampled);
+	if (rate)
+		result /= (double)r->range_ms / 1000;
+	*out = result;
+	return true;
+}
+
+static bool instant_value(const struct rng *r, bool rate, double *out)
+{
+	const struct gw_series *s = r->s;
+	if (s->n < 2)
+		return false;
+	double last = s->v[s->n - 1], prev = s->v[s->n - 2];
+	double v = rate && last < prev ? last : last - prev;
+	int64_t dt = s->t[s->n - 1] - s->t[s->n - 2];
+	if (dt == 0)
+		return false;
+	if (rate)
+		v /= (double)dt / 1000;
+	*out = v;
+	return true;
+}
+
+static void kahan(double x, double *sum, double *c)
+{
+	double t = *sum + x;
+	if (fabs(*sum) >= fabs(x))
+		*c += (*sum - t) + x;
+	else
+		*c += (x - t) + *sum;
+	*sum = t;
+}
+
+static void regression(const struct gw_series *s, int64_t intercept_time, double *slope, double *intercept)
+{
+	double n = 0, sx = 0, cx = 0, sy = 0, cy = 0, sxy = 0, cxy = 0, sx2 = 0, cx2 = 0;
+	double init = s->v[0];
+	bool const_y = true;
+	for (size_t i = 0; i < s->n; i++) {
+		if (const_y && i > 0 && s->v[i] != init)
+			const_y = false;
+		n += 1;
+		double x = (double)(s->t[i] - intercept_time) / 1e3;
+		kahan(x, &sx, &cx);
+		kahan(s->v[i], &sy, &cy);
+		kahan(x * s->v[i], &sxy, &cxy);
+		kahan(x * x, &sx2, &cx2);
+	}
+	if (const_y) {
+		*slope = isinf(init) ? NAN : 0;
+		*intercept = isinf(init) ? NAN : init;
+		return;
+	}
+	sx += cx;
+	sy += cy;
+	sxy += cxy;
+	sx2 += cx2;
+	double cov = sxy - sx * sy / n, var = sx2 - sx * sx / n;
+	*slope = cov / var;
+	*intercept = sy / n - *slope * sx / n;
+}
+
+static double holt_winters(const struct gw_series *s, double sf, double tf, bool *ok)
+{
+	*ok = s->n >= 2 && sf > 0 && sf < 1 && tf > 0 && tf < 1;
+	if (!*ok)
+		return 0;
+	double s0 = 0, s1 = s->v[0], b = s->v[1] - s->v[0];
+	for (size_t i = 1; i < s->n; i++) {
+		double x = sf * s->v[i];
+		if (i > 1)
+			b = tf * (s1 - s0) + (1 - tf) * b; /* trend from the previous smoothed values */
+		double y = (1 - sf) * (s1 + b);
+		s0 = s1;
+		s1 = x + y;
+	}
+	return s1;
+}
+
+/* Returns false when the function yields no value for this series. */
+static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, double *out)
+{
+	const struct gw_series *s = r->s;
+	switch (id) {
+	case GW_PQ_F_RATE:
+		return extrapolated(r, true, true, out);
+	case GW_PQ_F_INCREASE:
+		return extrapolated(r, true, false, out);
+	case GW_PQ_F_DELTA:
+		return extrapolated(r, false, false, out);
+	case GW_PQ_F_IRATE:
+		return instant_value(r, true, out);
+	case GW_PQ_F_IDELTA:
+		return instant_value(r, false, out);
+	case GW_PQ_F_DERIV: {
+		if (s->n < 2)
+			return false;
+		double icpt;
+		regression(s, s->t[0], out, &icpt);
+		return true;
+	}
+	case GW_PQ_F_PREDICT_LINEAR: {
+		if (s->n < 2)
+			return false;
+		double slope, icpt;
+		regression(s, r->ts, &slope, &icpt);
+		*out = slope * r->arg + icpt;
+		return true;
+	}
+	case GW_PQ_F_HOLT_WINTERS: {
+		bool ok;
+		*out = holt_winters(s, r->arg, r->arg2, &ok);
+		return ok;
+	}
+	case GW_PQ_F_CHANGES:
+	case GW_PQ_F_RESETS: {
+		double c = 0;
+		for (size_t i = 1; i < s->n; i++) {
+			double a = s->v[i - 1], b = s->v[i];
+			if (id == GW_PQ_F_CHANGES ? (b != a && !(isnan(a) && isnan(b))) : b < a)
+				c++;
+		}
+		*out = c;
+		return true;
+	}
+	case GW_PQ_F_AVG_OVER_TIME: {
+		double mean = s->v[0], count = 1;
+		for (size_t i = 1; i < s->n; i++) {
+			double v = s->v[i];
+			count++;
+			if (isinf(mean)) {
+				if (isinf(v) && (mean > 0) == (v > 0))
+					continue;
+				if (!isinf(v) && !isnan(v))
+					continue;
+			}
+			mean += v / count - mean / count;
+		}
+		*out = mean;
+		return true;
+	}
+	case GW_PQ_F_SUM_OVER_TIME: {
+		double sum = 0;
+		for (size_t i = 0; i < s->n; i++)
+			sum += s->v[i];
+		*out = sum;
+		return true;
+	}
+	case GW_PQ_F_COUNT_OVER_TIME:
+		*out = (double)s->n;
+		return true;
+	case GW_PQ_F_MIN_OVER_TIME:
+	case GW_PQ_F_MAX_OVER_TIME: {
+		double m = s->v[0];
+		for (size_t i = 1; i < s->n; i++) {
+			double v = s->v[i];
+			if ((id == GW_PQ_F_MAX_OVER_TIME ? v > m : v < m) || isnan(m))
+				m = v;
+		}
+		*out = m;
+		return true;
+	}
+	case GW_PQ_F_LAST_OVER_TIME:
+		*out = s->v[s->n - 1];
+		return true;
+	case GW_PQ_F_PRESENT_OVER_TIME:
+		*out = 1;
+		return true;
+	case GW_PQ_F_STDDEV_OVER_TIME:
+	case GW_PQ_F_STDVAR_OVER_TIME: {
+		double count = 0, mean = 0, aux = 0;
+		for (size_t i = 0; i < s->n; i++) {
+			count++;
+			double delta = s->v[i] - mean;
+			mean += delta / count;
+			aux += delta * (s->v[i] - mean);
+		}
+		*out = id == GW_PQ_F_STDDEV_OVER_TIME ? sqrt(aux / count) : aux / count;
+		return true;
+	}
+	case GW_PQ_F_QUANTILE_OVER_TIME: {
+		double *vals = gw_arena_alloc(e->a, s->n * sizeof(double));
+		if (!vals)
+			return false;
+		memcpy(vals, s->v, s->n * sizeof(double));
+		*out = pq_quantile(r->arg, vals, s->n);
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* Functions that keep the metric name of their input. */
+static bool keeps_name(enum gw_pq_func_id id)
+{
+	return id == GW_PQ_F_LAST_OVER_TIME || id == GW_PQ_F_SORT || id == GW_PQ_F_SORT_DESC ||
+	       id == GW_PQ_F_LABEL_REPLACE || id == GW_PQ_F_LABEL_JOIN;
+}
+
+/* The matrix selector (or subquery) argument, for its range and reference time. */
+static void matrix_arg_times(struct ev *e, const struct gw_pq_node *m, int64_t ts, int64_t *range, int64_t *end)
+{
+	while (m->kind == GW_PQ_PAREN)
+		m = m->u.paren;
+	*range = m->u.range.range_ms;
+	if (m->kind == GW_PQ_MATRIX_SEL) {
+		const struct gw_pq_node *vs = m->u.range.vs;
+		*end = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, ts, vs->u.sel.offset_ms);
+	} else {
+		*end = ev_ref_time(e, m->u.range.at, m->u.range.at_ms, ts, m->u.range.offset_ms);
+	}
+}
+
+static int call_range(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	const struct gw_pq_func *f = n->u.call.func;
+	size_t mi = f->args[0] == GW_PQ_T_MATRIX ? 0 : 1; /* quantile_over_time(q, m) */
+	struct pq_val m, a1 = {0}, a2 = {0};
+	if (ev_eval(e, n->u.call.args[mi], ts, &m))
+		return e->rc;
+	if (f->id == GW_PQ_F_QUANTILE_OVER_TIME && ev_eval(e, n->u.call.args[0], ts, &a1))
+		return e->rc;
+	if ((f->id == GW_PQ_F_PREDICT_LINEAR || f->id == GW_PQ_F_HOLT_WINTERS) &&
+	    ev_eval(e, n->u.call.args[1], ts, &a1))
+		return e->rc;
+	if (f->id == GW_PQ_F_HOLT_WINTERS && ev_eval(e, n->u.call.args[2], ts, &a2))
+		return e->rc;
+	struct rng r = {.ts = ts, .arg = a1.scalar, .arg2 = a2.scalar};
+	matrix_arg_times(e, n->u.call.args[mi], ts, &r.range_ms, &r.range_end);
+	struct vbuild b = {0};
+	if (f->id == GW_PQ_F_ABSENT_OVER_TIME) {
+		out->type = GW_PQ_T_VECTOR;
+		if (m.mat.n)
+			return 0;
+		return 1; /* caller builds the absent() labels */
+	}
+	for (size_t i = 0; i < m.mat.n; i++) {
+		r.s = &m.mat.s[i];
+		double v;
+		if (!range_fn(e, f->id, &r, &v))
+			continue;
+		struct gw_labels l = keeps_name(f->id) ? r.s->labels : gw_labels_drop_name(e->a, &r.s->labels);
+		if (vb_push(e, &b, l, ts, v))
+			return e->rc;
+	}
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&b);
+	return ev_check_unique(e, &out->vec);
+}
+
+/* absent(): labels from the selector's equality matchers (unless repeated). */
+static int absent_labels(struct ev *e, const struct gw_pq_node *arg, int64_t ts, struct pq_val *out)
+{
+	while (arg->kind == GW_PQ_PAREN)
+		arg = arg->u.paren;
+	if (arg->kind == GW_PQ_MATRIX_SEL)
+		arg = arg->u.range.vs;
+	struct gw_lbuilder b;
+	gw_lb_init(&b, e->a, NULL);
+	if (arg->kind == GW_PQ_VECTOR_SEL) {
+		for (size_t i = 0; i < arg->u.sel.nmatchers; i++) {
+			const struct gw_pq_matcher *m = &arg->u.sel.matchers[i];
+			if (m->op != GW_PQ_EQ || strcmp(m->name, GW_METRIC_NAME) == 0)
+				continue;
+			bool dup = false;
+			for (size_t j = 0; j < arg->u.sel.nmatchers; j++)
+				if (j != i && strcmp(arg->u.sel.matchers[j].name, m->name) == 0)
+					dup = true;
+			if (!dup)
+				gw_lb_set(&b, m->name, m->value);
+		}
+	}
+	struct vbuild vb = {0};
+	if (vb_push(e, &vb, gw_lb_done(&b), ts, 1))
+		return e->rc;
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&vb);
+	return 0;
+}
+
+/* ---- instant-vector functions ------------------------------------------------ */
+
+static double math1(enum gw_pq_func_id id, double v)
+{
+	switch (id) {
+	case GW_PQ_F_ABS:
+		return fabs(v);
+	case GW_PQ_F_CEIL:
+		return ceil(v);
+	case GW_PQ_F_FLOOR:
+		return floor(v);
+	case GW_PQ_F_EXP:
+		return exp(v);
+	case GW_PQ_F_SQRT:
+		return sqrt(v);
+	case GW_PQ_F_LN:
+		return log(v);
+	case GW_PQ_F_LOG2:
+		return log2(v);
+	case GW_PQ_F_LOG10:
+		return log10(v);
+	case GW_PQ_F_SGN:
+		return v > 0 ? 1 : v < 0 ? -1 : v;
+	case GW_PQ_F_ACOS:
+		return acos(v);
+	case GW_PQ_F_ACOSH:
+		return acosh(v);
+	case GW_PQ_F_ASIN:
+		return asin(v);
+	case GW_PQ_F_ASINH:
+		return asinh(v);
+	case GW_PQ_F_ATAN:
+		return atan(v);
+	case GW_PQ_F_ATANH:
+		return atanh(v);
+	case GW_PQ_F_COS:
+		return cos(v);
+	case GW_PQ_F_COSH:
+		return cosh(v);
+	case GW_PQ_F_SIN:
+		return sin(v);
+	case GW_PQ_F_SINH:
+		return sinh(v);
+	case GW_PQ_F_TAN:
+		return tan(v);
+	case GW_PQ_F_TANH:
+		return tanh(v);
+	case GW_PQ_F_DEG:
+		return v * 180 / M_PI;
+	case GW_PQ_F_RAD:
+		return v * M_PI / 180;
+	default:
+		return NAN;
+	}
+}
+
+static double date_part(enum gw_pq_func_id id, double secs)
+{
+	time_t t = (time_t)secs;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	switch (id) {
+	case GW_PQ_F_DAY_OF_MONTH:
+		return tm.tm_mday;
+	case GW_PQ_F_DAY_OF_WEEK:
+		return tm.tm_wday;
+	case GW_PQ_F_DAY_OF_YEAR:
+		return tm.tm_yday + 1;
+	case GW_PQ_F_DAYS_IN_MONTH: {
+		static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+		int y = tm.tm_year + 1900;
+		bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+		return days[tm.tm_mon] + (tm.tm_mon == 1 && leap);
+	}
+	case GW_PQ_F_HOUR:
+		return tm.tm_hour;
+	case GW_PQ_F_MINUTE:
+		return tm.tm_min;
+	case GW_PQ_F_MONTH:
+		return tm.tm_mon + 1;
+	case GW_PQ_F_YEAR:
+		return tm.tm_year + 1900;
+	default:
+		return NAN;
+	}
+}
+
+static bool is_date(enum gw_pq_func_id id)
+{
+	return id == GW_PQ_F_DAY_OF_MONTH || id == GW_PQ_F_DAY_OF_WEEK || id == GW_PQ_F_DAY_OF_YEAR ||
+	       id == GW_PQ_F_DAYS_IN_MONTH || id == GW_PQ_F_HOUR || id == GW_PQ_F_MINUTE || id == GW_PQ_F_MONTH ||
+	       id == GW_PQ_F_YEAR;
+}
+
+static int sort_cmp_asc(const void *a, const void *b)
+{
+	double x = ((const struct gw_vsample *)a)->v, y = ((const struct gw_vsample *)b)->v;
+	if (isnan(x))
+		return isnan(y) ? 0 : -1;
+	if (isnan(y))
+		return 1;
+	return x < y ? -1 : x > y;
+}
+
+static int sort_cmp_desc(const void *a, const void *b)
+{
+	double x = ((const struct gw_vsample *)a)->v, y = ((const struct gw_vsample *)b)->v;
+	if (isnan(x))
+		return isnan(y) ? 0 : -1;
+	if (isnan(y))
+		return 1;
+	return x > y ? -1 : x < y;
+}
+
+/* Expand $1, ${1}, $name in a label_replace replacement. */
+static const char *expand(struct ev *e, const char *tmpl, const char *src, const size_t *ov, int ngroups,
+			  void *re)
+{
+	struct gw_buf b;
+	gw_buf_init(&b, 1 << 16);
+	for (const char *p = tmpl; *p; p++) {
+		if (*p != '$') {
+			gw_buf_putc(&b, *p);
+			continue;
+		}
+		if (p[1] == '$') {
+			gw_buf_putc(&b, '$');
+			p++;
+			continue;
+		}
+		const char *start = p + 1, *end;
+		bool braced = *start == '{';
+		if (braced)
+			start++;
+		end = start;
+		while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'z') || (*end >= 'A' && *end <= 'Z') ||
+		       *end == '_')
+			end++;
+		if (braced && *end != '}') {
+			gw_buf_putc(&b, '$');
+			continue;
+		}
+		size_t len = (size_t)(end - start);
+		if (len == 0) {
+			gw_buf_putc(&b, '$');
+			continue;
+		}
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), start);
+		char *num_end;
+		long g = strtol(name, &num_end, 10);
+		if (*num_end != '\0')
+			g = gw_regex_group_number(re, name);
+		if (g >= 0 && g < ngroups && ov[2 * g] != (size_t)-1)
+			gw_buf_append(&b, src + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+		p = braced ? end : end - 1;
+	}
+	const char *s = gw_arena_strdup(e->a, b.data ? b.data : "");
+	gw_buf_release(&b);
+	return s;
+}
+
+static bool valid_label_name(const char *s)
+{
+	if (!*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+static int label_replace(struct ev *e, const struct gw_vector *in, const char *const *sargs, int64_t ts,
+			 struct pq_val *out)
+{
+	const char *dst = sargs[0], *repl = sargs[1], *src = sargs[2], *regex = sargs[3];
+	void *re = gw_regex_compile(regex, NULL);
+	if (!re)
+		return ev_fail(e, GW_EINVAL, "invalid regular expression in label_replace(): %s", regex);
+	if (!valid_label_name(dst)) {
+		gw_regex_free(re);
+		return ev_fail(e, GW_EINVAL, "invalid destination label name in label_replace(): %s", dst);
+	}
+	struct vbuild b = {0};
+	for (size_t i = 0; i < in->n; i++) {
+		const char *v = gw_labels_get(&in->s[i].labels, src);
+		size_t ov[40];
+		int ng = gw_regex_match_groups(re, v ? v : "", ov, 20);
+		struct gw_labels l = in->s[i].labels;
+		if (ng > 0) {
+			const char *res = expand(e, repl, v ? v : "", ov, ng, re);
+			struct gw_lbuilder lb;
+			gw_lb_init(&lb, e->a, &l);
+			gw_lb_set(&lb, gw_arena_strdup(e->a, dst), res);
+			l = gw_lb_done(&lb);
+		}
+		if (vb_push(e, &b, l, ts, in->s[i].v))
+			break;
+	}
+	gw_regex_free(re);
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&b);
+	return e->rc ? e->rc : ev_check_unique(e, &out->vec);
+}
+
+static int label_join(struct ev *e, const struct gw_vector *in, const char *const *sargs, size_t ns, int64_t ts,
+		      struct pq_val *out)
+{
+	const char *dst = sargs[0], *sep = sargs[1];
+	if (!valid_label_name(dst))
+		return ev_fail(e, GW_EINVAL, "invalid destination label name in label_join(): %s", dst);
+	for (size_t k = 2; k < ns; k++)
+		if (!valid_label_name(sargs[k]))
+			return ev_fail(e, GW_EINVAL, "invalid source label name in label_join(): %s", sargs[k]);
+	struct vbuild b = {0};
+	for (size_t i = 0; i < in->n; i++) {
+		struct gw_buf j;
+		gw_buf_init(&j, 1 << 16);
+		for (size_t k = 2; k < ns; k++) {
+			const char *v = gw_labels_get(&in->s[i].labels, sargs[k]);
+			if (k > 2)
+				gw_buf_puts(&j, sep);
+			gw_buf_puts(&j, v ? v : "");
+		}
+		struct gw_lbuilder lb;
+		gw_lb_init(&lb, e->a, &in->s[i].labels);
+		gw_lb_set(&lb, gw_arena_strdup(e->a, dst), gw_arena_strdup(e->a, j.data ? j.data : ""));
+		gw_buf_release(&j);
+		if (vb_push(e, &b, gw_lb_done(&lb), ts, in->s[i].v))
+			return e->rc;
+	}
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&b);
+	return ev_check_unique(e, &out->vec);
+}
+
+/* ---- histogram_quantile ------------------------------------------------------- */
+
+struct bucket {
+	double upper, count;
+};
+
+static int bucket_cmp(const void *a, const void *b)
+{
+	double x = ((const struct bucket *)a)->upper, y = ((const struct bucket *)b)->upper;
+	return x < y ? -1 : x > y;
+}
+
+static double bucket_quantile(double q, struct bucket *b, size_t n)
+{
+	if (isnan(q))
+		return NAN;
+	if (q < 0)
+		return -INFINITY;
+	if (q > 1)
+		return INFINITY;
+	qsort(b, n, sizeof(*b), bucket_cmp);
+	if (n == 0 || !isinf(b[n - 1].upper))
+		return NAN;
+	size_t w = 0; /* merge equal bounds */
+	for (size_t i = 0; i < n; i++) {
+		if (w && b[w - 1].upper == b[i].upper)
+			b[w - 1].count += b[i].count;
+		else
+			b[w++] = b[i];
+	}
+	n = w;
+	double max = -INFINITY;
+	for (size_t i = 0; i < n; i++) { /* counts must not decrease */
+		if (b[i].count > max)
+			max = b[i].count;
+		else if (b[i].count < max)
+			b[i].count = max;
+	}
+	if (n < 2)
+		return NAN;
+	double obs = b[n - 1].count;
+	if (obs == 0)
+		return NAN;
+	double rank = q * obs;
+	size_t i = 0;
+	while (i < n - 1 && b[i].count < rank)
+		i++;
+	if (i == n - 1)
+		return b[n - 2].upper;
+	if (i == 0 && b[0].upper <= 0)
+		return b[0].upper;
+	double start = 0, end = b[i].upper, count = b[i].count;
+	if (i > 0) {
+		start = b[i - 1].upper;
+		count -= b[i - 1].count;
+		rank -= b[i - 1].count;
+	}
+	return start + (end - start) * (rank / count);
+}
+
+static int histogram_quantile(struct ev *e, double q, const struct gw_vector *in, int64_t ts, struct pq_val *out)
+{
+	struct gw_strmap idx;
+	gw_strmap_init(&idx, e->a);
+	struct hgroup {
+		struct gw_labels labels;
+		struct bucket *b;
+		size_t n, cap;
+	} *g = gw_arena_alloc(e->a, (in->n ? in->n : 1) * sizeof(*g));
+	size_t ng = 0;
+	if (!g)
+		return ev_fail(e, GW_ENOMEM, "out of memory");
+	for (size_t i = 0; i < in->n; i++) {
+		const char *le = gw_labels_get(&in->s[i].labels, "le");
+		char *end;
+		double upper = le ? strtod(le, &end) : 0;
+		if (!le || *end || !*le)
+			continue;
+		struct gw_lbuilder lb;
+		gw_lb_init(&lb, e->a, &in->s[i].labels);
+		gw_lb_del(&lb, "le");
+		gw_lb_del(&lb, GW_METRIC_NAME);
+		struct gw_labels l = gw_lb_done(&lb);
+		size_t len;
+		const char *key = gw_labels_key_all(e->a, &l, &len);
+		long gi = gw_strmap_get_or_put(&idx, key, len, (long)ng);
+		if (gi < 0)
+			return ev_fail(e, GW_ENOMEM, "out of memory");
+		if ((size_t)gi == ng) {
+			memset(&g[ng], 0, sizeof(g[ng]));
+			g[ng++].labels = l;
+		}
+		struct hgroup *h = &g[gi];
+		if (h->n == h->cap) {
+			size_t cap = h->cap ? h->cap * 2 : 16;
+			struct bucket *nb = gw_arena_alloc(e->a, cap * sizeof(*nb));
+			if (!nb)
+				return ev_fail(e, GW_ENOMEM, "out of memory");
+			if (h->n)
+				memcpy(nb, h->b, h->n * sizeof(*nb));
+			h->b = nb;
+			h->cap = cap;
+		}
+		h->b[h->n].upper = upper;
+		h->b[h->n].count = in->s[i].v;
+		h->n++;
+	}
+	struct vbuild b = {0};
+	for (size_t i = 0; i < ng; i++)
+		if (vb_push(e, &b, g[i].labels, ts, bucket_quantile(q, g[i].b, g[i].n)))
+			return e->rc;
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&b);
+	return 0;
+}
+
+/* ---- dispatch ------------------------------------------------------------------ */
+
+static int map_vector(struct ev *e, const struct gw_pq_node *n, const struct gw_vector *in, const double *args,
+		      int64_t ts, struct pq_val *out)
+{
+	enum gw_pq_func_id id = n->u.call.func->id;
+	if (id == GW_PQ_F_CLAMP && args[1] < args[0]) {
+		out->type = GW_PQ_T_VECTOR;
+		return 0;
+	}
+	struct vbuild b = {0};
+	for (size_t i = 0; i < in->n; i++) {
+		double v = in->s[i].v, r;
+		switch (id) {
+		case GW_PQ_F_CLAMP:
+			r = fmax(args[0], fmin(args[1], v));
+			break;
+		case GW_PQ_F_CLAMP_MAX:
+			r = fmin(args[0], v);
+			break;
+		case GW_PQ_F_CLAMP_MIN:
+			r = fmax(args[0], v);
+			break;
+		case GW_PQ_F_ROUND: {
+			double inv = 1.0 / (n->u.call.nargs > 1 ? args[0] : 1.0);
+			r = floor(v * inv + 0.5) / inv;
+			break;
+		}
+		case GW_PQ_F_TIMESTAMP:
+			r = (double)in->s[i].t / 1000;
+			break;
+		default:
+			r = is_date(id) ? date_part(id, v) : math1(id, v);
+			break;
+		}
+		struct gw_labels l = keeps_name(id) ? in->s[i].labels : gw_labels_drop_name(e->a, &in->s[i].labels);
+		if (vb_push(e, &b, l, ts, r))
+			return e->rc;
+	}
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&b);
+	return ev_check_unique(e, &out->vec);
+}
+
+int ev_call(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	const struct gw_pq_func *f = n->u.call.func;
+	enum gw_pq_func_id id = f->id;
+	switch (id) {
+	case GW_PQ_F_TIME:
+		out->type = GW_PQ_T_SCALAR;
+		out->scalar = (double)ts / 1000;
+		return 0;
+	case GW_PQ_F_PI:
+		out->type = GW_PQ_T_SCALAR;
+		out->scalar = M_PI;
+		return 0;
+	case GW_PQ_F_HOLT_WINTERS: {
+		struct pq_val sf, tf;
+		if (ev_eval(e, n->u.call.args[1], ts, &sf) || ev_eval(e, n->u.call.args[2], ts, &tf))
+			return e->rc;
+		if (sf.scalar <= 0 || sf.scalar >= 1)
+			return ev_fail(e, GW_EINVAL, "invalid smoothing factor. Expected: 0 < sf < 1, got: %f",
+				       sf.scalar);
+		if (tf.scalar <= 0 || tf.scalar >= 1)
+			return ev_fail(e, GW_EINVAL, "invalid trend factor. Expected: 0 < tf < 1, got: %f", tf.scalar);
+		break;
+	}
+	default:
+		break;
+	}
+	if (id == GW_PQ_F_ABSENT_OVER_TIME) {
+		int rc = call_range(e, n, ts, out);
+		return rc == 1 ? absent_labels(e, n->u.call.args[0], ts, out) : rc;
+	}
+	if (f->args[0] == GW_PQ_T_MATRIX || (f->nargs > 1 && f->args[1] == GW_PQ_T_MATRIX))
+		return call_range(e, n, ts, out);
+
+	/* Evaluate the arguments: the vector one and scalars/strings. */
+	struct pq_val vals[8];
+	size_t na = n->u.call.nargs < 8 ? n->u.call.nargs : 8;
+	for (size_t i = 0; i < na; i++)
+		if (ev_eval(e, n->u.call.args[i], ts, &vals[i]))
+			return e->rc;
+	if (na == 0 && is_date(id)) {
+		struct vbuild b = {0};
+		struct gw_labels none = {NULL, 0};
+		if (vb_push(e, &b, none, ts, date_part(id, (double)(ts / 1000))))
+			return e->rc;
+		out->type = GW_PQ_T_VECTOR;
+		out->vec = vb_done(&b);
+		return 0;
+	}
+	switch (id) {
+	case GW_PQ_F_VECTOR: {
+		struct vbuild b = {0};
+		struct gw_labels none = {NULL, 0};
+		if (vb_push(e, &b, none, ts, vals[0].scalar))
+			return e->rc;
+		out->type = GW_PQ_T_VECTOR;
+		out->vec = vb_done(&b);
+		return 0;
+	}
+	case GW_PQ_F_SCALAR:
+		out->type = GW_PQ_T_SCALAR;
+		out->scalar = vals[0].vec.n == 1 ? vals[0].vec.s[0].v : NAN;
+		return 0;
+	case GW_PQ_F_ABSENT:
+		if (vals[0].vec.n) {
+			out->type = GW_PQ_T_VECTOR;
+			return 0;
+		}
+		return absent_labels(e, n->u.call.args[0], ts, out);
+	case GW_PQ_F_SORT:
+	case GW_PQ_F_SORT_DESC:
+		*out = vals[0];
+		qsort(out->vec.s, out->vec.n, sizeof(*out->vec.s), id == GW_PQ_F_SORT ? sort_cmp_asc : sort_cmp_desc);
+		for (size_t i = 0; i < out->vec.n; i++)
+			out->vec.s[i].t = ts;
+		return 0;
+	case GW_PQ_F_HISTOGRAM_QUANTILE:
+		return histogram_quantile(e, vals[0].scalar, &vals[1].vec, ts, out);
+	case GW_PQ_F_LABEL_REPLACE:
+	case GW_PQ_F_LABEL_JOIN: {
+		const char *s[8];
+		for (size_t i = 1; i < na; i++)
+			s[i - 1] = vals[i].str;
+		return id == GW_PQ_F_LABEL_REPLACE ? label_replace(e, &vals[0].vec, s, ts, out)
+						   : label_join(e, &vals[0].vec, s, na - 1, ts, out);
+	}
+	default: {
+		double args[3] = {0, 0, 0};
+		for (size_t i = 1; i < na && i < 4; i++)
+			args[i - 1] = vals[i].scalar;
+		return map_vector(e, n, &vals[0].vec, args, ts, out);
+	}
+	}
+}

@@ -1,0 +1,61 @@
+/*
+ * eval_int.h - what the evaluator's files share (not a public header).
+ */
+#ifndef GW_PROMQL_EVAL_INT_H
+#define GW_PROMQL_EVAL_INT_H
+
+#include "promql/engine.h"
+#include "promql/funcs.h"
+
+struct pq_val {
+	enum gw_pq_type type;
+	double scalar;
+	const char *str;
+	struct gw_vector vec;
+	struct gw_matrix mat;
+};
+
+struct sel_cache {
+	const struct gw_pq_node *node; /* a VECTOR_SEL */
+	struct gw_series_set set;
+};
+
+struct ev {
+	const struct gw_querier *q;
+	struct gw_arena *a;
+	struct gw_err *err;
+	int rc; /* first error, sticky */
+	int64_t lookback, substep;
+	int64_t start, end; /* query bounds, for @ start() / end() */
+	struct sel_cache *cache;
+	size_t ncache, capcache;
+	size_t samples, max_samples;
+	int64_t deadline_ms; /* CLOCK_MONOTONIC ms, 0 = none */
+	unsigned int steps;  /* evaluations since the last clock check */
+};
+
+int ev_fail(struct ev *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int ev_eval(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
+
+/* Reference time of a selector-like node evaluated at ts. */
+int64_t ev_ref_time(const struct ev *e, enum gw_pq_at at, int64_t at_ms, int64_t ts, int64_t offset);
+
+/* Add one element to a vector being built (capacity grows in the arena). */
+struct vbuild {
+	struct gw_vsample *s;
+	size_t n, cap;
+};
+int vb_push(struct ev *e, struct vbuild *b, struct gw_labels l, int64_t t, double v);
+struct gw_vector vb_done(struct vbuild *b);
+
+/* Error out if two elements of v share a label set. */
+int ev_check_unique(struct ev *e, const struct gw_vector *v);
+
+int ev_call(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
+int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
+int ev_binary(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
+
+/* quantile over values (sorted in place), Prometheus' interpolation. */
+double pq_quantile(double q, double *v, size_t n);
+
+#endif

@@ -79,5 +79,5 @@ int main(int argc, char **argv)
 	       values / (size_t)iterations);
 	free(gpus);
 	gw_nvml_close(nv);
-	return sink == 0 ? 1 : 0;
+	return format && sink == 0 ? 1 : 0;
 }

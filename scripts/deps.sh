@@ -5,7 +5,7 @@ set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make cmake pkg-config libmicrohttpd-dev libpcre2-dev)
 if [ "$what" = test ]; then
-	pkgs+=(valgrind python3)
+	pkgs+=(valgrind python3 curl prometheus)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{"smi", gw_cmd_smi, "nvidia-smi compatible tables, lists and CSV queries"},
 	{"dmon", gw_cmd_dmon, "device monitor, nvidia-smi dmon compatible"},
 	{"pmon", gw_cmd_pmon, "process monitor, nvidia-smi pmon compatible"},
+	{"agent", gw_cmd_agent, "sampling daemon with a dcgm-exporter compatible /metrics"},
 };
 
 static void usage(FILE *out)

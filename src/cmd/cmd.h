@@ -41,5 +41,6 @@ int gw_cli_finish_stdout(void);
 int gw_cmd_smi(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_dmon(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_pmon(int argc, char **argv, const struct gw_cli *cli);
+int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli);
 
 #endif

@@ -125,13 +125,8 @@ int gw_expfmt_number(struct gw_buf *b, double v)
 	return gw_buf_append(b, tmp, (size_t)len);
 }
 
-void gw_expfmt_sample(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels, double value)
+static void sample_head(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels)
 {
-	if (!w->family) {
-		if (w->err == 0)
-			w->err = GW_EINVAL;
-		return;
-	}
 	puts_(w, w->family);
 	if (nlabels) {
 		puts_(w, "{");
@@ -146,8 +141,30 @@ void gw_expfmt_sample(struct gw_expfmt *w, const struct gw_label *labels, size_t
 		puts_(w, "}");
 	}
 	puts_(w, " ");
+}
+
+void gw_expfmt_sample(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels, double value)
+{
+	if (!w->family) {
+		if (w->err == 0)
+			w->err = GW_EINVAL;
+		return;
+	}
+	sample_head(w, labels, nlabels);
 	if (w->err == 0)
 		w->err = gw_expfmt_number(w->out, value);
+	puts_(w, "\n");
+}
+
+void gw_expfmt_sample_text(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels, const char *value)
+{
+	if (!w->family) {
+		if (w->err == 0)
+			w->err = GW_EINVAL;
+		return;
+	}
+	sample_head(w, labels, nlabels);
+	puts_(w, value);
 	puts_(w, "\n");
 }
 

@@ -52,6 +52,9 @@ void gw_expfmt_family(struct gw_expfmt *w, const char *name, const char *help, e
 /* One sample of the open family; integral values print without a fraction. */
 void gw_expfmt_sample(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels, double value);
 
+/* One sample whose value is already text (dcgm-exporter spells doubles "%f"). */
+void gw_expfmt_sample_text(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels, const char *value);
+
 /* Close the document; returns the first error of the whole write, or 0. */
 int gw_expfmt_finish(struct gw_expfmt *w);
 

@@ -11,10 +11,10 @@
 
 /* One counter of nvmlDeviceGetMemoryErrorCounter (type, counter, location). */
 #define ECC(nm, t, cnt, loc, dcgm, prom, d)                                                                \
-	{F("ecc.errors." nm), FMT(UINT), RD(ecc, t, cnt, loc), CU(COUNT), SEC(ECC_ERRORS), dcgm,               \
+	{F("ecc.errors." nm), FMT(UINT), RD(ecc, t, cnt, loc), CU(COUNT), SEC(ECC_ERRORS), FLAGS(GW_FL_SLOW), dcgm,               \
 	 PROM(prom, COUNTER, d), DESC(d)}
 #define ECC_TOTAL(nm, t, cnt, dcgm, prom, d)                                                               \
-	{F("ecc.errors." nm), FMT(UINT), RD(ecc_total, t, cnt), CU(COUNT), SEC(ECC_ERRORS), dcgm,              \
+	{F("ecc.errors." nm), FMT(UINT), RD(ecc_total, t, cnt), CU(COUNT), SEC(ECC_ERRORS), FLAGS(GW_FL_SLOW), dcgm,              \
 	 PROM(prom, COUNTER, d), DMON(t == CORR && cnt == VOL ? "sbecc" : t == UNC && cnt == VOL ? "dbecc" : NULL), DESC(d)}
 /* Counters of nvmlDeviceGetSramEccErrorStatus, which nvml_api.h does not
  * declare: printed as the H200 capture prints them. */
@@ -76,39 +76,39 @@ const struct gw_field gw_fields_ecc[] = {
 	SRAM("aggregate.sram.pcie", "0", "Uncorrectable SRAM errors in the PCIe block over the board's life."),
 	SRAM("aggregate.sram.other", "0", "Distinct uncorrectable SRAM errors anywhere else over the board's life."),
 	{F("retired_pages.single_bit_ecc.count"), AKA("retired_pages.sbe"), FMT(UINT),
-	 RD(retired, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS), CU(COUNT), SEC(RETIRED_PAGES),
+	 RD(retired, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS), CU(COUNT), SEC(RETIRED_PAGES), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_RETIRED_SBE, 390), PROM("gpuwatch_retired_pages_sbe", GAUGE, "Pages retired after repeated single-bit errors."),
 	 DESC("Pages retired after repeated single-bit ECC errors.")},
 	{F("retired_pages.double_bit.count"), AKA("retired_pages.dbe"), FMT(UINT),
-	 RD(retired, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR), CU(COUNT), SEC(RETIRED_PAGES),
+	 RD(retired, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR), CU(COUNT), SEC(RETIRED_PAGES), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_RETIRED_DBE, 391), PROM("gpuwatch_retired_pages_dbe", GAUGE, "Pages retired after a double-bit error."),
 	 DESC("Pages retired after a double-bit ECC error.")},
-	{F("retired_pages.pending"), FMT(YESNO), RD(uint, GW_U_RETIRED_PENDING), SEC(RETIRED_PAGES), DCGM(DCGM_FI_DEV_RETIRED_PENDING, 392),
+	{F("retired_pages.pending"), FMT(YESNO), RD(uint, GW_U_RETIRED_PENDING), SEC(RETIRED_PAGES), FLAGS(GW_FL_SLOW), DCGM(DCGM_FI_DEV_RETIRED_PENDING, 392),
 	 PROM("gpuwatch_retired_pages_pending", GAUGE, "1 when pages wait to be retired at the next reboot."),
 	 DESC("\"Yes\" when pages wait to be retired at the next reboot; they can still be handed out until then.")},
-	{F("remapped_rows.correctable"), AKA("remapped_rows.sbe"), FMT(UINT), RD(remapped, 0), CU(COUNT), SEC(REMAPPED_ROWS),
+	{F("remapped_rows.correctable"), AKA("remapped_rows.sbe"), FMT(UINT), RD(remapped, 0), CU(COUNT), SEC(REMAPPED_ROWS), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS, 394),
 	 PROM("gpuwatch_remapped_rows_correctable", GAUGE, "Rows remapped after correctable errors."),
 	 DESC("Rows remapped after repeated correctable (single-bit) errors.")},
-	{F("remapped_rows.uncorrectable"), AKA("remapped_rows.dbe"), FMT(UINT), RD(remapped, 1), CU(COUNT), SEC(REMAPPED_ROWS),
+	{F("remapped_rows.uncorrectable"), AKA("remapped_rows.dbe"), FMT(UINT), RD(remapped, 1), CU(COUNT), SEC(REMAPPED_ROWS), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS, 393),
 	 PROM("gpuwatch_remapped_rows_uncorrectable", GAUGE, "Rows remapped after uncorrectable errors."),
 	 DESC("Rows remapped after an uncorrectable (double-bit) error.")},
-	{F("remapped_rows.pending"), FMT(YESNO), RD(remapped, 2), SEC(REMAPPED_ROWS), DCGM(DCGM_FI_DEV_ROW_REMAP_PENDING, 396),
+	{F("remapped_rows.pending"), FMT(YESNO), RD(remapped, 2), SEC(REMAPPED_ROWS), FLAGS(GW_FL_SLOW), DCGM(DCGM_FI_DEV_ROW_REMAP_PENDING, 396),
 	 PROM("gpuwatch_remapped_rows_pending", GAUGE, "1 when a row remap waits for a GPU reset."),
 	 DESC("\"Yes\" when a remap waits for a GPU reset.")},
-	{F("remapped_rows.failure"), FMT(YESNO), RD(remapped, 3), SEC(REMAPPED_ROWS), DCGM(DCGM_FI_DEV_ROW_REMAP_FAILURE, 395),
+	{F("remapped_rows.failure"), FMT(YESNO), RD(remapped, 3), SEC(REMAPPED_ROWS), FLAGS(GW_FL_SLOW), DCGM(DCGM_FI_DEV_ROW_REMAP_FAILURE, 395),
 	 PROM("gpuwatch_remapped_rows_failure", GAUGE, "1 once a row remap has failed."),
 	 DESC("\"Yes\" once a remap has ever failed on this GPU.")},
-	{F("remapped_rows.histogram.max"), FMT(UINT), RD(remap_histogram, 0), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	{F("remapped_rows.histogram.max"), FMT(UINT), RD(remap_histogram, 0), CU(COUNT), SEC(REMAP_HISTOGRAM), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_MAX, 385), DESC("Banks with all their spare rows left.")},
-	{F("remapped_rows.histogram.high"), FMT(UINT), RD(remap_histogram, 1), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	{F("remapped_rows.histogram.high"), FMT(UINT), RD(remap_histogram, 1), CU(COUNT), SEC(REMAP_HISTOGRAM), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_HIGH, 386), DESC("Banks with many spare rows left.")},
-	{F("remapped_rows.histogram.partial"), FMT(UINT), RD(remap_histogram, 2), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	{F("remapped_rows.histogram.partial"), FMT(UINT), RD(remap_histogram, 2), CU(COUNT), SEC(REMAP_HISTOGRAM), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_PARTIAL, 387), DESC("Banks with some spare rows left.")},
-	{F("remapped_rows.histogram.low"), FMT(UINT), RD(remap_histogram, 3), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	{F("remapped_rows.histogram.low"), FMT(UINT), RD(remap_histogram, 3), CU(COUNT), SEC(REMAP_HISTOGRAM), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_LOW, 388), DESC("Banks with few spare rows left.")},
-	{F("remapped_rows.histogram.none"), FMT(UINT), RD(remap_histogram, 4), CU(COUNT), SEC(REMAP_HISTOGRAM),
+	{F("remapped_rows.histogram.none"), FMT(UINT), RD(remap_histogram, 4), CU(COUNT), SEC(REMAP_HISTOGRAM), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_NONE, 389), DESC("Banks with no spare rows left.")},
 };
 const size_t gw_fields_ecc_n = sizeof(gw_fields_ecc) / sizeof(gw_fields_ecc[0]);

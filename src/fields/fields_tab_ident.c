@@ -76,7 +76,7 @@ const struct gw_field gw_fields_ident[] = {
 	{F("vgpu_driver_capability.heterogenous_multivGPU"), FMT(YESNO), NOSRC(NULL), SEC(VGPU_DRIVER),
 	 DESC("Whether the driver can run vGPUs of different types on one VM.")},
 	{F("count"), FMT(UINT), RD(sysinfo, 1), CU(COUNT), DCGM(DCGM_FI_DEV_COUNT, 4),
-	 PROM("gpuwatch_gpu_count", GAUGE, "Number of NVIDIA GPUs in the system."), DESC("Number of NVIDIA GPUs in the system.")},
+	 PROM("gpuwatch_gpus", GAUGE, "Number of NVIDIA GPUs in the system."), DESC("Number of NVIDIA GPUs in the system.")},
 	{F("name"), AKA("gpu_name"), FMT(STR), RD(ident, 0), FLAGS(GW_FL_STATIC), DCGM(DCGM_FI_DEV_NAME, 50),
 	 PROM("name", INFO, "Product name of the GPU."), DESC("Product name of the GPU.")},
 	{F("serial"), AKA("gpu_serial"), FMT(STR), RD(ident, 1), FLAGS(GW_FL_STATIC), DCGM(DCGM_FI_DEV_SERIAL, 53),

@@ -1,0 +1,310 @@
+/*
+ * agent.c - `gpuwatch agent`: sample every GPU on a schedule and serve a
+ * dcgm-exporter compatible /metrics (plus gpuwatch's native metrics),
+ * /health and a landing page. Logs go to stderr as key=value lines.
+ * SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the counters file.
+ */
+#include "cmd/cmd.h"
+
+#include "collect/sampler.h"
+#include "export/gpu_metrics.h"
+#include "http/server.h"
+#include "version.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct agent {
+	struct gw_sampler *sampler;
+	pthread_rwlock_t lock; /* guards counters and metrics against a reload */
+	struct gw_counters *counters;
+	bool native;
+	struct gw_metrics metrics;
+	const char *counters_path;
+	unsigned int interval_ms;
+	bool simulated;
+	const char *sim;
+};
+
+static void logf_(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void logf_(const char *level, const char *fmt, ...)
+{
+	char ts[40];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct tm tm;
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(stderr, "ts=%s.%03ldZ level=%s ", ts, now.tv_nsec / 1000000, level);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void h_metrics(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
+{
+	struct agent *a = ctx;
+	enum gw_expfmt_kind kind = gw_expfmt_negotiate(gw_http_header(req, "Accept"));
+	const struct gw_frame *f = gw_sampler_acquire(a->sampler);
+	if (!f) {
+		gw_http_reply_text(resp, 503, "no sample yet\n");
+		return;
+	}
+	pthread_rwlock_rdlock(&a->lock);
+	int rc = gw_metrics_render(&a->metrics, f, kind, &resp->body);
+	pthread_rwlock_unlock(&a->lock);
+	gw_sampler_release(a->sampler, f);
+	if (rc) {
+		gw_http_reply_text(resp, 500, "exposition too large\n");
+		return;
+	}
+	resp->content_type = kind == GW_EXPFMT_OPENMETRICS ? GW_EXPFMT_CONTENT_TYPE_OPENMETRICS
+							   : GW_EXPFMT_CONTENT_TYPE_TEXT;
+}
+
+static void h_health(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
+{
+	struct agent *a = ctx;
+	const struct gw_frame *f = gw_sampler_acquire(a->sampler);
+	int64_t age = f ? gw_now_ms() - f->t_ms : -1;
+	gw_sampler_release(a->sampler, f);
+	/* Healthy while samples keep coming: at most a few intervals old. */
+	if (f && age <= 3 * (int64_t)a->interval_ms + 2000)
+		gw_http_reply_text(resp, 200, "OK\n");
+	else
+		gw_http_reply_text(resp, 503, "sampling stalled\n");
+}
+
+static void h_root(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
+{
+	struct agent *a = ctx;
+	resp->content_type = "text/html; charset=utf-8";
+	gw_buf_printf(&resp->body,
+		      "<!doctype html><html><head><meta charset=\"utf-8\"><title>gpuwatch agent</title></head>"
+		      "<body><h1>gpuwatch agent %s</h1>%s"
+		      "<ul><li><a href=\"/metrics\">/metrics</a> (dcgm-exporter compatible and native metrics)</li>"
+		      "<li><a href=\"/health\">/health</a></li></ul></body></html>\n",
+		      GW_VERSION,
+		      a->simulated ? "<p><strong>SIMULATED GPUs</strong> (--sim): not real hardware.</p>" : "");
+}
+
+static const struct gw_http_route routes[] = {
+	{"/metrics", GW_HTTP_GET, false, h_metrics},
+	{"/health", GW_HTTP_GET, false, h_health},
+	{"/", GW_HTTP_GET, false, h_root},
+};
+
+/* Build the new counters and metrics aside, then swap them in under the lock. */
+static int load_counters(struct agent *a, struct gw_nvml *nv, struct gw_err *err)
+{
+	struct gw_counters *c = calloc(1, sizeof(*c));
+	if (!c)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	int rc = a->counters_path ? gw_counters_load(c, a->counters_path, err) : gw_counters_default(c);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	struct gw_metrics m;
+	if (gw_metrics_prepare(&m, c, nv) != 0) {
+		gw_counters_release(c);
+		free(c);
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	}
+	m.version = GW_VERSION;
+	m.native = a->native;
+	pthread_rwlock_wrlock(&a->lock);
+	struct gw_counters *old_c = a->counters;
+	struct gw_metrics old_m = a->metrics;
+	a->counters = c;
+	a->metrics = m;
+	pthread_rwlock_unlock(&a->lock);
+	if (old_c) {
+		gw_metrics_release(&old_m);
+		gw_counters_release(old_c);
+		free(old_c);
+	}
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuwatch [--sim SPEC] agent [options]\n\n"
+		"Sample every GPU on a schedule and serve Prometheus metrics: dcgm-exporter's\n"
+		"DCGM_FI_* families (same names, labels and units) and gpuwatch's native\n"
+		"gpuwatch_* families, fresh to one sample interval.\n\n"
+		"Options:\n"
+		"  -a, --address ADDR          listen address (default :9400); also --web.listen-address\n"
+		"  -c, --collect-interval MS   sample interval in ms (default 1000, minimum 10)\n"
+		"      --slow-interval MS      ECC, retired pages, PCIe throughput (default 10000)\n"
+		"      --process-interval MS   process lists (default 5000)\n"
+		"  -f, --collectors FILE       dcgm-exporter counters CSV choosing the DCGM families\n"
+		"      --no-native             leave out the gpuwatch_* families\n"
+		"  -h, --help                  show this help\n\n"
+		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /\n"
+		"Signals: SIGTERM/SIGINT stop; SIGHUP reloads the counters file.\n");
+}
+
+static int parse_ms(const char *opt, const char *s, unsigned int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v <= 0 || v > 86400000) {
+		fprintf(stderr, "gpuwatch agent: %s wants milliseconds (1..86400000), got \"%s\"\n", opt, s);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+struct agent_args {
+	const char *address, *counters;
+	struct gw_sampler_opts so;
+	bool no_native;
+};
+
+static int parse_args(int argc, char **argv, struct agent_args *o)
+{
+	o->address = ":9400";
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+		const char *eq = strchr(a, '=');
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)(eq && a[0] == '-' && a[1] == '-' ? eq - a : (long)strlen(a)),
+			 a);
+		bool takes = strcmp(name, "-a") == 0 || strcmp(name, "--address") == 0 ||
+			     strcmp(name, "--web.listen-address") == 0 || strcmp(name, "-c") == 0 ||
+			     strcmp(name, "--collect-interval") == 0 || strcmp(name, "--slow-interval") == 0 ||
+			     strcmp(name, "--process-interval") == 0 || strcmp(name, "-f") == 0 ||
+			     strcmp(name, "--collectors") == 0;
+		if (takes) {
+			if (eq && a[1] == '-')
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else {
+				fprintf(stderr, "gpuwatch agent: %s needs a value\n", name);
+				return 2;
+			}
+		}
+		if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+			usage(stdout);
+			return 1;
+		} else if (strcmp(name, "-a") == 0 || strcmp(name, "--address") == 0 ||
+			   strcmp(name, "--web.listen-address") == 0) {
+			o->address = val;
+		} else if (strcmp(name, "-c") == 0 || strcmp(name, "--collect-interval") == 0) {
+			if (parse_ms(name, val, &o->so.interval_ms))
+				return 2;
+		} else if (strcmp(name, "--slow-interval") == 0) {
+			if (parse_ms(name, val, &o->so.slow_interval_ms))
+				return 2;
+		} else if (strcmp(name, "--process-interval") == 0) {
+			if (parse_ms(name, val, &o->so.proc_interval_ms))
+				return 2;
+		} else if (strcmp(name, "-f") == 0 || strcmp(name, "--collectors") == 0) {
+			o->counters = val;
+		} else if (strcmp(name, "--no-native") == 0) {
+			o->no_native = true;
+		} else {
+			fprintf(stderr, "gpuwatch agent: unknown option '%s'; see 'gpuwatch agent --help'\n", a);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+static int serve(struct agent *a, struct gw_nvml *nv, const struct agent_args *o)
+{
+	struct gw_err err;
+	gw_err_clear(&err);
+	struct gw_http *srv = NULL;
+	struct gw_http_opts ho = {.listen = o->address, .routes = routes, .nroutes = 3, .ctx = a};
+	if (gw_http_start(&srv, &ho, &err) != 0) {
+		logf_("error", "msg=\"cannot serve\" err=\"%s\"", err.msg);
+		return 1;
+	}
+	logf_("info", "msg=listening address=%s port=%u interval_ms=%u simulated=%s", o->address,
+	      gw_http_port(srv), a->interval_ms, a->simulated ? "true" : "false");
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	for (;;) {
+		int sig = 0;
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			gw_err_clear(&err);
+			if (load_counters(a, nv, &err) == 0)
+				logf_("info", "msg=\"reloaded counters\" file=%s", o->counters ? o->counters : "default");
+			else
+				logf_("error", "msg=\"reload failed; keeping the previous counters\" err=\"%s\"", err.msg);
+			continue;
+		}
+		logf_("info", "msg=\"shutting down\" signal=%s", sig == SIGINT ? "SIGINT" : "SIGTERM");
+		break;
+	}
+	gw_http_stop(srv);
+	return 0;
+}
+
+int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
+{
+	struct agent_args o = {0};
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	/* Signals go to sigwait() in this thread only: block them before any thread starts. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	struct gw_nvml *nv = NULL;
+	rc = gw_cli_open_nvml(cli, &nv);
+	if (rc)
+		return rc;
+	struct agent a = {
+		.counters_path = o.counters, .simulated = nv->simulated, .sim = cli->sim, .native = !o.no_native};
+	pthread_rwlock_init(&a.lock, NULL);
+	struct gw_err err;
+	gw_err_clear(&err);
+	struct gw_gpu *gpus = NULL;
+	unsigned int n = 0;
+	if (load_counters(&a, nv, &err) != 0 || gw_nvml_gpus_list(nv, &gpus, &n, &err) != 0) {
+		logf_("error", "msg=\"cannot start\" err=\"%s\"", err.msg);
+		gw_nvml_close(nv);
+		return 1;
+	}
+	if (gw_sampler_new(&a.sampler, nv, gpus, n, &o.so, &err) != 0 || gw_sampler_start(a.sampler, &err) != 0) {
+		logf_("error", "msg=\"cannot start sampling\" err=\"%s\"", err.msg);
+		rc = 1;
+	} else {
+		a.interval_ms = o.so.interval_ms ? o.so.interval_ms : 1000;
+		logf_("info", "msg=sampling gpus=%u", n);
+		rc = serve(&a, nv, &o);
+	}
+	gw_sampler_free(a.sampler);
+	gw_metrics_release(&a.metrics);
+	if (a.counters) {
+		gw_counters_release(a.counters);
+		free(a.counters);
+	}
+	pthread_rwlock_destroy(&a.lock);
+	free(gpus);
+	gw_nvml_close(nv);
+	return rc;
+}

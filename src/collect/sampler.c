@@ -1,0 +1,402 @@
+#include "collect/sampler.h"
+
+#include "fields/fields_table.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POOL 4 /* frames in rotation: latest, one being built, two held by slow readers */
+
+struct gw_sampler {
+	struct gw_nvml *nv;
+	struct gw_gpu *gpus;
+	unsigned int ngpus;
+	struct gw_sampler_opts o;
+	size_t nfields;
+
+	pthread_mutex_t lock; /* guards refs, latest, events below */
+	struct gw_frame *pool[POOL];
+	struct gw_frame *latest;
+
+	/* event thread state, copied into each frame */
+	struct gw_frame_gpu ev[64];
+	nvmlEventSet_t set;
+
+	pthread_t thread, ev_thread;
+	bool running, ev_running;
+	pthread_mutex_t stop_lock;
+	pthread_cond_t stop_cond;
+	bool stop;
+
+	int64_t last_slow_ms, last_proc_ms;
+	uint64_t seq, ticks, missed, read_errors;
+};
+
+int64_t gw_now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static struct gw_frame *frame_new(const struct gw_sampler *s)
+{
+	struct gw_frame *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->ngpus = s->ngpus;
+	f->gpus = calloc(s->ngpus ? s->ngpus : 1, sizeof(*f->gpus));
+	if (!f->gpus) {
+		free(f);
+		return NULL;
+	}
+	for (unsigned int g = 0; g < s->ngpus; g++) {
+		f->gpus[g].gpu = &s->gpus[g];
+		f->gpus[g].v = calloc(s->nfields, sizeof(struct gw_value));
+		if (!f->gpus[g].v)
+			return f; /* caller checks every v */
+	}
+	return f;
+}
+
+static void frame_free(struct gw_frame *f)
+{
+	if (!f)
+		return;
+	for (unsigned int g = 0; g < f->ngpus; g++) {
+		free(f->gpus[g].v);
+		gw_procs_release(&f->gpus[g].procs);
+	}
+	free(f->gpus);
+	free(f);
+}
+
+int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *gpus, unsigned int ngpus,
+		   const struct gw_sampler_opts *opts, struct gw_err *err)
+{
+	*out = NULL;
+	if (ngpus > 64)
+		return gw_err_set(err, GW_ERANGE, "%u GPUs: at most 64 are supported per agent", ngpus);
+	struct gw_sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	s->nv = nv;
+	s->gpus = gpus;
+	s->ngpus = ngpus;
+	if (opts)
+		s->o = *opts;
+	if (!s->o.interval_ms)
+		s->o.interval_ms = 1000;
+	if (s->o.interval_ms < 10)
+		s->o.interval_ms = 10;
+	if (!s->o.slow_interval_ms)
+		s->o.slow_interval_ms = 10000;
+	if (!s->o.proc_interval_ms)
+		s->o.proc_interval_ms = 5000;
+	s->nfields = gw_fields_count();
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->stop_lock, NULL);
+	pthread_cond_init(&s->stop_cond, NULL);
+	for (int i = 0; i < POOL; i++) {
+		s->pool[i] = frame_new(s);
+		bool ok = s->pool[i] != NULL;
+		for (unsigned int g = 0; ok && g < ngpus; g++)
+			ok = s->pool[i]->gpus[g].v != NULL;
+		if (!ok) {
+			gw_sampler_free(s);
+			return gw_err_set(err, GW_ENOMEM, "out of memory");
+		}
+	}
+	for (unsigned int g = 0; g < ngpus; g++)
+		s->ev[g].gpu = &gpus[g];
+	*out = s;
+	return 0;
+}
+
+/* A pool frame nobody references and that is not the latest. */
+static struct gw_frame *free_frame(struct gw_sampler *s)
+{
+	struct gw_frame *f = NULL;
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < POOL && !f; i++)
+		if (s->pool[i] != s->latest && s->pool[i]->refs == 0)
+			f = s->pool[i];
+	if (f)
+		f->refs = 1; /* ours while we build it */
+	pthread_mutex_unlock(&s->lock);
+	return f;
+}
+
+static void copy_procs(struct gw_procs *dst, const struct gw_procs *src)
+{
+	gw_procs_release(dst);
+	if (!src->n)
+		return;
+	dst->v = malloc(src->n * sizeof(*dst->v));
+	if (!dst->v)
+		return;
+	memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
+	dst->n = src->n;
+}
+
+static void read_gpu(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct gw_frame_gpu *prev,
+		     const struct gw_read_ctx *ctx, bool slow, bool procs)
+{
+	for (size_t i = 0; i < s->nfields; i++) {
+		const struct gw_field *f = gw_field_at(i);
+		bool carry = prev && ((f->flags & GW_FL_SLOW) && !slow);
+		/* Static fields: read on the first tick only. */
+		if (prev && prev->v[i].state == GW_V_OK && (f->flags & GW_FL_STATIC))
+			carry = true;
+		if (!f->prom && !f->dcgm)
+			carry = carry || prev; /* not exported: read once, for identity labels */
+		if (carry) {
+			fg->v[i] = prev->v[i];
+			continue;
+		}
+		gw_field_read(f, ctx, &fg->v[i]);
+		if (fg->v[i].state == GW_V_UNKNOWN_ERROR || fg->v[i].state == GW_V_GPU_LOST)
+			s->read_errors++;
+	}
+	if (procs && !ctx->gpu->lost) {
+		struct gw_procs p = {0};
+		if (gw_procs_list(s->nv, ctx->gpu->dev, &p) == 0) {
+			gw_procs_release(&fg->procs);
+			fg->procs = p;
+		}
+	} else if (prev) {
+		copy_procs(&fg->procs, &prev->procs);
+	}
+}
+
+int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
+{
+	struct gw_frame *f = free_frame(s);
+	if (!f)
+		return GW_EOVERFLOW; /* every frame held by readers: skip this tick */
+	pthread_mutex_lock(&s->lock);
+	const struct gw_frame *prev = s->latest;
+	if (prev)
+		((struct gw_frame *)prev)->refs++;
+	pthread_mutex_unlock(&s->lock);
+
+	double t0 = mono_s();
+	bool slow = !prev || t_ms - s->last_slow_ms >= (int64_t)s->o.slow_interval_ms;
+	bool procs = !prev || t_ms - s->last_proc_ms >= (int64_t)s->o.proc_interval_ms;
+	struct gw_read_ctx ctx = {.nv = s->nv, .gpu_count = s->ngpus};
+	ctx.now.tv_sec = t_ms / 1000;
+	ctx.now.tv_nsec = (long)(t_ms % 1000) * 1000000L;
+	for (unsigned int g = 0; g < s->ngpus; g++) {
+		struct gw_frame_gpu *fg = &f->gpus[g];
+		ctx.gpu = &s->gpus[g];
+		if (ctx.gpu->lost && prev) {
+			/* Lost: its series stop; keep nothing stale around. */
+			for (size_t i = 0; i < s->nfields; i++)
+				fg->v[i].state = GW_V_GPU_LOST;
+		} else {
+			read_gpu(s, fg, prev ? &prev->gpus[g] : NULL, &ctx, slow, procs);
+		}
+		fg->lost = ctx.gpu->lost;
+	}
+	if (slow)
+		s->last_slow_ms = t_ms;
+	if (procs)
+		s->last_proc_ms = t_ms;
+	f->t_ms = t_ms;
+	f->sample_seconds = mono_s() - t0;
+	f->seq = ++s->seq;
+	f->ticks_total = ++s->ticks;
+	f->missed_ticks_total = s->missed;
+	f->read_errors_total = s->read_errors;
+
+	pthread_mutex_lock(&s->lock);
+	for (unsigned int g = 0; g < s->ngpus; g++) {
+		struct gw_frame_gpu *fg = &f->gpus[g];
+		memcpy(fg->xid, s->ev[g].xid, sizeof(fg->xid));
+		fg->nxid = s->ev[g].nxid;
+		fg->last_xid = s->ev[g].last_xid;
+		fg->sbe_events = s->ev[g].sbe_events;
+		fg->dbe_events = s->ev[g].dbe_events;
+	}
+	if (prev)
+		((struct gw_frame *)prev)->refs--;
+	f->refs--; /* published: only readers hold it now */
+	s->latest = f;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+const struct gw_frame *gw_sampler_acquire(struct gw_sampler *s)
+{
+	pthread_mutex_lock(&s->lock);
+	struct gw_frame *f = s->latest;
+	if (f)
+		f->refs++;
+	pthread_mutex_unlock(&s->lock);
+	return f;
+}
+
+void gw_sampler_release(struct gw_sampler *s, const struct gw_frame *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&s->lock);
+	((struct gw_frame *)f)->refs--;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Sleep until the absolute wall-clock time, or until stop; returns true on stop. */
+static bool wait_until(struct gw_sampler *s, int64_t t_ms)
+{
+	struct timespec ts = {.tv_sec = t_ms / 1000, .tv_nsec = (long)(t_ms % 1000) * 1000000L};
+	pthread_mutex_lock(&s->stop_lock);
+	while (!s->stop) {
+		if (pthread_cond_timedwait(&s->stop_cond, &s->stop_lock, &ts) == ETIMEDOUT)
+			break;
+	}
+	bool stop = s->stop;
+	pthread_mutex_unlock(&s->stop_lock);
+	return stop;
+}
+
+static void *sample_loop(void *arg)
+{
+	struct gw_sampler *s = arg;
+	int64_t iv = s->o.interval_ms;
+	int64_t next = (gw_now_ms() / iv + 1) * iv;
+	while (!wait_until(s, next)) {
+		gw_sampler_tick(s, next);
+		int64_t now = gw_now_ms();
+		next += iv;
+		if (now >= next) { /* a tick ran long (slow NVML): skip, stay aligned */
+			int64_t behind = (now - next) / iv + 1;
+			s->missed += (uint64_t)behind;
+			next += behind * iv;
+		}
+	}
+	return NULL;
+}
+
+static void count_xid(struct gw_frame_gpu *g, unsigned int code)
+{
+	g->last_xid = code;
+	for (unsigned int i = 0; i < g->nxid; i++) {
+		if (g->xid[i].code == code) {
+			g->xid[i].count++;
+			return;
+		}
+	}
+	if (g->nxid < GW_XID_TRACKED) {
+		g->xid[g->nxid].code = code;
+		g->xid[g->nxid].count = 1;
+		g->nxid++;
+	}
+}
+
+static void *event_loop(void *arg)
+{
+	struct gw_sampler *s = arg;
+	for (;;) {
+		pthread_mutex_lock(&s->stop_lock);
+		bool stop = s->stop;
+		pthread_mutex_unlock(&s->stop_lock);
+		if (stop)
+			break;
+		nvmlEventData_t d;
+		memset(&d, 0, sizeof(d));
+		nvmlReturn_t r = s->nv->nvmlEventSetWait_v2(s->set, &d, 200);
+		if (r == NVML_ERROR_TIMEOUT)
+			continue;
+		if (r != NVML_SUCCESS) {
+			struct timespec pause = {0, 200 * 1000000L};
+			nanosleep(&pause, NULL);
+			continue;
+		}
+		pthread_mutex_lock(&s->lock);
+		for (unsigned int g = 0; g < s->ngpus; g++) {
+			if (s->gpus[g].dev != d.device)
+				continue;
+			if (d.eventType & nvmlEventTypeXidCriticalError)
+				count_xid(&s->ev[g], (unsigned int)d.eventData);
+			if (d.eventType & nvmlEventTypeSingleBitEccError)
+				s->ev[g].sbe_events++;
+			if (d.eventType & nvmlEventTypeDoubleBitEccError)
+				s->ev[g].dbe_events++;
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	return NULL;
+}
+
+static bool start_events(struct gw_sampler *s)
+{
+	struct gw_nvml *nv = s->nv;
+	if (s->o.no_events || !nv->nvmlEventSetCreate || !nv->nvmlDeviceRegisterEvents || !nv->nvmlEventSetWait_v2)
+		return false;
+	if (nv->nvmlEventSetCreate(&s->set) != NVML_SUCCESS)
+		return false;
+	unsigned int registered = 0;
+	for (unsigned int g = 0; g < s->ngpus; g++) {
+		unsigned long long want = nvmlEventTypeXidCriticalError | nvmlEventTypeSingleBitEccError |
+					  nvmlEventTypeDoubleBitEccError,
+				   supported = want;
+		if (s->gpus[g].lost)
+			continue;
+		if (nv->nvmlDeviceGetSupportedEventTypes &&
+		    nv->nvmlDeviceGetSupportedEventTypes(s->gpus[g].dev, &supported) != NVML_SUCCESS)
+			supported = 0;
+		if ((want & supported) && nv->nvmlDeviceRegisterEvents(s->gpus[g].dev, want & supported, s->set) ==
+						  NVML_SUCCESS)
+			registered++;
+	}
+	if (!registered || pthread_create(&s->ev_thread, NULL, event_loop, s) != 0) {
+		if (nv->nvmlEventSetFree)
+			nv->nvmlEventSetFree(s->set);
+		s->set = NULL;
+		return false;
+	}
+	return true;
+}
+
+int gw_sampler_start(struct gw_sampler *s, struct gw_err *err)
+{
+	s->ev_running = start_events(s);
+	gw_sampler_tick(s, gw_now_ms() / s->o.interval_ms * s->o.interval_ms);
+	if (pthread_create(&s->thread, NULL, sample_loop, s) != 0)
+		return gw_err_set(err, GW_ENOMEM, "cannot start the sampling thread");
+	s->running = true;
+	return 0;
+}
+
+void gw_sampler_free(struct gw_sampler *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->stop_lock);
+	s->stop = true;
+	pthread_cond_broadcast(&s->stop_cond);
+	pthread_mutex_unlock(&s->stop_lock);
+	if (s->running)
+		pthread_join(s->thread, NULL);
+	if (s->ev_running) {
+		pthread_join(s->ev_thread, NULL);
+		if (s->nv->nvmlEventSetFree)
+			s->nv->nvmlEventSetFree(s->set);
+	}
+	for (int i = 0; i < POOL; i++)
+		frame_free(s->pool[i]);
+	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->stop_lock);
+	pthread_cond_destroy(&s->stop_cond);
+	free(s);
+}

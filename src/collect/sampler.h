@@ -1,0 +1,87 @@
+/*
+ * sampler.h - the one place the agent calls NVML: a thread that samples
+ * every GPU on a schedule and publishes frames.
+ *
+ * A frame is one tick: every exported field of every GPU (with its state),
+ * the processes on each GPU, XID counts per code, and the sampler's own
+ * health. Fast fields are read every tick; fields flagged GW_FL_SLOW (ECC
+ * counters, retired pages, PCIe throughput) and process lists on their own
+ * slower cadence, their last values carried into the frames between. XID
+ * and ECC events arrive on a second thread blocked in nvmlEventSetWait, so
+ * none is missed between ticks. Ticks are aligned to multiples of the
+ * interval in wall-clock time; a frame's time is its scheduled tick.
+ *
+ * Readers (scrapes, the API, the UI) never call NVML: they take a reference
+ * to the latest frame with gw_sampler_acquire() and drop it with
+ * gw_sampler_release(); a slow or hung NVML call delays the next frame,
+ * never a reader.
+ *
+ * Ownership: gw_sampler_new() borrows the gw_nvml and its GPU array for the
+ * sampler's life; gw_sampler_free() stops the threads. Frames are owned by
+ * the sampler and valid while referenced. Threading: acquire/release from
+ * any thread.
+ */
+#ifndef GW_COLLECT_SAMPLER_H
+#define GW_COLLECT_SAMPLER_H
+
+#include "collect/procs.h"
+#include "fields/fields.h"
+
+#include <stdint.h>
+
+#define GW_XID_TRACKED 32 /* distinct XID codes counted per GPU */
+
+struct gw_xid_count {
+	unsigned int code;
+	uint64_t count;
+};
+
+struct gw_frame_gpu {
+	struct gw_gpu *gpu;    /* identity (borrowed from the sampler's list) */
+	bool lost;             /* fell off the bus */
+	struct gw_value *v;    /* one per field of the table, by table index */
+	struct gw_procs procs; /* last process list */
+	struct gw_xid_count xid[GW_XID_TRACKED];
+	unsigned int nxid;
+	unsigned int last_xid; /* 0: none seen */
+	uint64_t sbe_events, dbe_events;
+};
+
+struct gw_frame {
+	int64_t t_ms;  /* scheduled tick time, ms since the epoch */
+	uint64_t seq;  /* 1, 2, ... */
+	unsigned int ngpus;
+	struct gw_frame_gpu *gpus;
+	/* the sampler's health at this tick */
+	double sample_seconds;       /* how long this tick's reads took */
+	uint64_t ticks_total;        /* ticks done */
+	uint64_t missed_ticks_total; /* ticks skipped because one ran late */
+	uint64_t read_errors_total;  /* values that came back with an error state */
+	int refs;                    /* private to the sampler */
+};
+
+struct gw_sampler_opts {
+	unsigned int interval_ms;      /* fast fields; default 1000, minimum 10 */
+	unsigned int slow_interval_ms; /* GW_FL_SLOW fields; default 10000 */
+	unsigned int proc_interval_ms; /* process lists; default 5000 */
+	bool no_events;                /* do not start the XID/ECC event thread */
+};
+
+struct gw_sampler;
+
+int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *gpus, unsigned int ngpus,
+		   const struct gw_sampler_opts *opts, struct gw_err *err);
+/* Start the sampling (and event) threads; the first frame is taken before returning. */
+int gw_sampler_start(struct gw_sampler *s, struct gw_err *err);
+void gw_sampler_free(struct gw_sampler *s);
+
+/* Take one tick now, on the caller's thread (tests, benchmarks, one-shot tools). */
+int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms);
+
+const struct gw_frame *gw_sampler_acquire(struct gw_sampler *s);
+void gw_sampler_release(struct gw_sampler *s, const struct gw_frame *f);
+
+/* Wall-clock ms now. */
+int64_t gw_now_ms(void);
+
+#endif

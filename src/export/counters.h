@@ -1,0 +1,45 @@
+/*
+ * counters.h - which DCGM fields the exporter publishes, in dcgm-exporter's
+ * counters CSV format:
+ *
+ *   # comment
+ *   DCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).
+ *   DCGM_FI_DRIVER_VERSION, label, Driver Version
+ *
+ * Fields are trimmed; types are gauge, counter, histogram, summary or label
+ * (a label row adds that label to every series instead of a series of its
+ * own). Without a file the built-in default set is used: dcgm-exporter's
+ * defaults plus what the common alert rules read (FB_TOTAL, power limits).
+ * Ownership: caller-embedded; gw_counters_release frees. Threading: none.
+ */
+#ifndef GW_EXPORT_COUNTERS_H
+#define GW_EXPORT_COUNTERS_H
+
+#include "core/err.h"
+#include "export/expfmt.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct gw_counter {
+	char *name; /* DCGM_FI_... */
+	enum gw_metric_type type;
+	bool label; /* a "label" row */
+	char *help;
+};
+
+struct gw_counters {
+	struct gw_counter *v;
+	size_t n;
+};
+
+/* Parse CSV text; errors name the line: "counters.csv:7: unknown type \"gauge2\"". */
+int gw_counters_parse(struct gw_counters *c, const char *text, const char *origin, struct gw_err *err);
+int gw_counters_load(struct gw_counters *c, const char *path, struct gw_err *err);
+int gw_counters_default(struct gw_counters *c);
+void gw_counters_release(struct gw_counters *c);
+
+/* The built-in default set as CSV text. */
+extern const char gw_counters_default_csv[];
+
+#endif

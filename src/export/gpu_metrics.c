@@ -1,0 +1,309 @@
+#include "export/gpu_metrics.h"
+
+#include "fields/fields_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Counter sources that are not a field of the table. */
+#define SRC_NONE (-1)
+#define SRC_LAST_XID (-2)
+
+static int field_index(const char *name)
+{
+	for (size_t i = 0; i < gw_fields_count(); i++)
+		if (strcmp(gw_field_at(i)->name, name) == 0)
+			return (int)i;
+	return SRC_NONE;
+}
+
+static int source_of(const char *dcgm)
+{
+	if (strcmp(dcgm, "DCGM_FI_DEV_XID_ERRORS") == 0)
+		return SRC_LAST_XID;
+	/* Not a DCGM field, but the name common alert rules use for the enforced limit. */
+	if (strcmp(dcgm, "DCGM_FI_DEV_POWER_LIMIT") == 0)
+		return field_index("enforced.power.limit");
+	for (size_t i = 0; i < gw_fields_count(); i++) {
+		const struct gw_field *f = gw_field_at(i);
+		if (f->dcgm && strcmp(f->dcgm, dcgm) == 0)
+			return (int)i;
+	}
+	return SRC_NONE;
+}
+
+int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters, struct gw_nvml *nv)
+{
+	memset(m, 0, sizeof(*m));
+	m->counters = counters;
+	m->native = m->dcgm = true;
+	m->simulated = nv->simulated;
+	m->field_of = calloc(counters->n ? counters->n : 1, sizeof(int));
+	if (!m->field_of)
+		return GW_ENOMEM;
+	for (size_t i = 0; i < counters->n; i++)
+		m->field_of[i] = source_of(counters->v[i].name);
+	const char *node = getenv("NODE_NAME"); /* Kubernetes sets the node's name here */
+	if (node && *node)
+		snprintf(m->hostname, sizeof(m->hostname), "%s", node);
+	else if (gethostname(m->hostname, sizeof(m->hostname) - 1) != 0)
+		snprintf(m->hostname, sizeof(m->hostname), "unknown");
+	if (nv->nvmlSystemGetDriverVersion)
+		nv->nvmlSystemGetDriverVersion(m->driver, sizeof(m->driver));
+	return 0;
+}
+
+void gw_metrics_release(struct gw_metrics *m)
+{
+	free(m->field_of);
+	m->field_of = NULL;
+}
+
+/* DCGM's units: MiB for memory, W (double) for power, the rest as kept. */
+static bool dcgm_value(const struct gw_field *f, const struct gw_value *v, char *buf, size_t n)
+{
+	if (v->state != GW_V_OK || v->kind == GW_VK_STR)
+		return false;
+	double x = v->kind == GW_VK_FLOAT ? v->d : (double)v->i;
+	switch (f->cunit) {
+	case GW_CU_BYTES:
+		snprintf(buf, n, "%lld", (long long)(v->i / 1048576));
+		break;
+	case GW_CU_MW:
+		snprintf(buf, n, "%f", x / 1000.0);
+		break;
+	default:
+		if (v->kind == GW_VK_FLOAT)
+			snprintf(buf, n, "%f", x);
+		else
+			snprintf(buf, n, "%lld", (long long)v->i);
+		break;
+	}
+	return true;
+}
+
+struct glabels {
+	char gpu[16], device[24];
+	struct gw_label l[8];
+	size_t n;
+};
+
+static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g, bool driver_label,
+			struct glabels *o)
+{
+	snprintf(o->gpu, sizeof(o->gpu), "%u", g->gpu->index);
+	snprintf(o->device, sizeof(o->device), "nvidia%u", g->gpu->index);
+	size_t n = 0;
+	o->l[n++] = (struct gw_label){"gpu", o->gpu};
+	o->l[n++] = (struct gw_label){"UUID", g->gpu->uuid};
+	o->l[n++] = (struct gw_label){"pci_bus_id", g->gpu->bus_id};
+	o->l[n++] = (struct gw_label){"device", o->device};
+	o->l[n++] = (struct gw_label){"modelName", g->gpu->name};
+	o->l[n++] = (struct gw_label){"Hostname", m->hostname};
+	if (driver_label)
+		o->l[n++] = (struct gw_label){"DCGM_FI_DRIVER_VERSION", m->driver};
+	o->n = n;
+}
+
+static void render_dcgm(const struct gw_metrics *m, const struct gw_frame *f, struct gw_expfmt *w)
+{
+	const struct gw_counters *c = m->counters;
+	bool driver_label = false;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].label && strcmp(c->v[i].name, "DCGM_FI_DRIVER_VERSION") == 0)
+			driver_label = true;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct gw_counter *ct = &c->v[i];
+		int src = m->field_of[i];
+		if (ct->label || src == SRC_NONE)
+			continue;
+		enum gw_metric_type type = ct->type;
+		/* OpenMetrics would rename a counter's samples to _total: keep DCGM's names. */
+		if (w->kind == GW_EXPFMT_OPENMETRICS && type == GW_METRIC_COUNTER)
+			type = GW_METRIC_UNTYPED;
+		bool opened = false;
+		for (unsigned int g = 0; g < f->ngpus; g++) {
+			const struct gw_frame_gpu *fg = &f->gpus[g];
+			char val[64];
+			if (fg->lost)
+				continue;
+			if (src == SRC_LAST_XID)
+				snprintf(val, sizeof(val), "%u", fg->last_xid);
+			else if (!dcgm_value(gw_field_at((size_t)src), &fg->v[src], val, sizeof(val)))
+				continue;
+			if (!opened) {
+				gw_expfmt_family(w, ct->name, ct->help, type);
+				opened = true;
+			}
+			struct glabels gl;
+			dcgm_labels(m, fg, driver_label, &gl);
+			gw_expfmt_sample_text(w, gl.l, gl.n, val);
+		}
+	}
+}
+
+static void native_labels(const struct gw_frame_gpu *g, struct glabels *o)
+{
+	snprintf(o->gpu, sizeof(o->gpu), "%u", g->gpu->index);
+	o->l[0] = (struct gw_label){"gpu", o->gpu};
+	o->l[1] = (struct gw_label){"uuid", g->gpu->uuid};
+	o->l[2] = (struct gw_label){"pci_bus_id", g->gpu->bus_id};
+	o->l[3] = (struct gw_label){"model", g->gpu->name};
+	o->n = 4;
+}
+
+static void render_fields(const struct gw_frame *f, struct gw_expfmt *w)
+{
+	for (size_t i = 0; i < gw_fields_count(); i++) {
+		const struct gw_field *fd = gw_field_at(i);
+		if (!fd->prom || (fd->ptype != GW_PT_GAUGE && fd->ptype != GW_PT_COUNTER))
+			continue;
+		bool opened = false;
+		for (unsigned int g = 0; g < f->ngpus; g++) {
+			const struct gw_frame_gpu *fg = &f->gpus[g];
+			const struct gw_value *v = &fg->v[i];
+			if (fg->lost || v->state != GW_V_OK || v->kind == GW_VK_STR)
+				continue;
+			if (!opened) {
+				gw_expfmt_family(w, fd->prom, fd->help,
+						 fd->ptype == GW_PT_COUNTER ? GW_METRIC_COUNTER : GW_METRIC_GAUGE);
+				opened = true;
+			}
+			struct glabels gl;
+			native_labels(fg, &gl);
+			gw_expfmt_sample(w, gl.l, gl.n, gw_field_prom_value(fd, v));
+		}
+	}
+}
+
+static void render_info(const struct gw_frame *f, struct gw_expfmt *w)
+{
+	gw_expfmt_family(w, "gpuwatch_gpu_info", "Static facts about each GPU, as labels.", GW_METRIC_GAUGE);
+	for (unsigned int g = 0; g < f->ngpus; g++) {
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		struct glabels gl;
+		native_labels(fg, &gl);
+		struct gw_label l[16];
+		size_t n = 0;
+		for (size_t k = 0; k < gl.n; k++)
+			l[n++] = gl.l[k];
+		for (size_t i = 0; i < gw_fields_count() && n < 16; i++) {
+			const struct gw_field *fd = gw_field_at(i);
+			const char *lname = fd->prom;
+			if (fd->ptype != GW_PT_INFO || !lname || strcmp(lname, "uuid") == 0 ||
+			    strcmp(lname, "pci_bus_id") == 0 || strcmp(lname, "name") == 0)
+				continue;
+			if (fg->v[i].state == GW_V_OK && fg->v[i].kind == GW_VK_STR)
+				l[n++] = (struct gw_label){lname, fg->v[i].s};
+		}
+		gw_expfmt_sample(w, l, n, 1);
+	}
+	gw_expfmt_family(w, "gpuwatch_gpu_lost", "1 once the GPU has fallen off the bus; its other series stop.",
+			 GW_METRIC_GAUGE);
+	for (unsigned int g = 0; g < f->ngpus; g++) {
+		struct glabels gl;
+		native_labels(&f->gpus[g], &gl);
+		gw_expfmt_sample(w, gl.l, gl.n, f->gpus[g].lost ? 1 : 0);
+	}
+}
+
+static void render_events(const struct gw_frame *f, struct gw_expfmt *w)
+{
+	bool opened = false;
+	for (unsigned int g = 0; g < f->ngpus; g++) {
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		for (unsigned int i = 0; i < fg->nxid; i++) {
+			if (!opened) {
+				gw_expfmt_family(w, "gpuwatch_xid_errors_total", "XID errors reported by the driver, by code.",
+						 GW_METRIC_COUNTER);
+				opened = true;
+			}
+			struct glabels gl;
+			native_labels(fg, &gl);
+			char code[16];
+			snprintf(code, sizeof(code), "%u", fg->xid[i].code);
+			gl.l[gl.n++] = (struct gw_label){"xid", code};
+			gw_expfmt_sample(w, gl.l, gl.n, (double)fg->xid[i].count);
+		}
+	}
+	gw_expfmt_family(w, "gpuwatch_ecc_events_total", "ECC error events delivered by the driver, by kind.",
+			 GW_METRIC_COUNTER);
+	for (unsigned int g = 0; g < f->ngpus; g++) {
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		for (int k = 0; k < 2; k++) {
+			struct glabels gl;
+			native_labels(fg, &gl);
+			gl.l[gl.n++] = (struct gw_label){"kind", k ? "double_bit" : "single_bit"};
+			gw_expfmt_sample(w, gl.l, gl.n, (double)(k ? fg->dbe_events : fg->sbe_events));
+		}
+	}
+}
+
+static void render_procs(const struct gw_frame *f, struct gw_expfmt *w)
+{
+	bool opened = false;
+	for (unsigned int g = 0; g < f->ngpus; g++) {
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		for (size_t i = 0; i < fg->procs.n; i++) {
+			const struct gw_proc *p = &fg->procs.v[i];
+			if (!p->mem_valid)
+				continue;
+			if (!opened) {
+				gw_expfmt_family(w, "gpuwatch_process_memory_used_bytes",
+						 "Device memory held by each process on the GPU.", GW_METRIC_GAUGE);
+				opened = true;
+			}
+			struct glabels gl;
+			native_labels(fg, &gl);
+			char pid[16];
+			snprintf(pid, sizeof(pid), "%u", p->pid);
+			gl.l[gl.n++] = (struct gw_label){"pid", pid};
+			gl.l[gl.n++] = (struct gw_label){"process", gw_proc_basename(p->name)};
+			gl.l[gl.n++] = (struct gw_label){"type", p->compute && p->graphics ? "C+G" : p->compute ? "C" : "G"};
+			gw_expfmt_sample(w, gl.l, gl.n, (double)p->used_bytes);
+		}
+	}
+}
+
+static void render_self(const struct gw_metrics *m, const struct gw_frame *f, struct gw_expfmt *w)
+{
+	struct gw_label bl[] = {{"version", m->version ? m->version : ""},
+				{"simulated", m->simulated ? "true" : "false"},
+				{"driver_version", m->driver}};
+	gw_expfmt_family(w, "gpuwatch_build_info", "gpuwatch's version, and whether the GPUs are simulated.",
+			 GW_METRIC_GAUGE);
+	gw_expfmt_sample(w, bl, 3, 1);
+	gw_expfmt_family(w, "gpuwatch_sample_duration_seconds", "Time the last sample of all GPUs took.",
+			 GW_METRIC_GAUGE);
+	gw_expfmt_sample(w, NULL, 0, f->sample_seconds);
+	gw_expfmt_family(w, "gpuwatch_samples_total", "Samples taken since the agent started.", GW_METRIC_COUNTER);
+	gw_expfmt_sample(w, NULL, 0, (double)f->ticks_total);
+	gw_expfmt_family(w, "gpuwatch_samples_missed_total",
+			 "Scheduled samples skipped because an earlier one ran past its slot.", GW_METRIC_COUNTER);
+	gw_expfmt_sample(w, NULL, 0, (double)f->missed_ticks_total);
+	gw_expfmt_family(w, "gpuwatch_read_errors_total", "Field reads that NVML answered with an error.",
+			 GW_METRIC_COUNTER);
+	gw_expfmt_sample(w, NULL, 0, (double)f->read_errors_total);
+	gw_expfmt_family(w, "gpuwatch_last_sample_timestamp_seconds", "Time of the sample these values come from.",
+			 GW_METRIC_GAUGE);
+	gw_expfmt_sample(w, NULL, 0, (double)f->t_ms / 1000.0);
+}
+
+int gw_metrics_render(const struct gw_metrics *m, const struct gw_frame *f, enum gw_expfmt_kind kind,
+		      struct gw_buf *out)
+{
+	struct gw_expfmt w;
+	gw_expfmt_init(&w, out, kind);
+	if (m->dcgm)
+		render_dcgm(m, f, &w);
+	if (m->native) {
+		render_fields(f, &w);
+		render_info(f, &w);
+		render_events(f, &w);
+		render_procs(f, &w);
+		render_self(m, f, &w);
+	}
+	return gw_expfmt_finish(&w);
+}

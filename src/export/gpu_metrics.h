@@ -1,0 +1,36 @@
+/*
+ * gpu_metrics.h - a sampler frame as a Prometheus exposition: the DCGM
+ * families dcgm-exporter publishes (same names, types, help, label set and
+ * label order, values in DCGM's units, doubles as "%f"), then gpuwatch's
+ * native families (base units, counters ending in _total, per-process and
+ * per-XID series, the GPU info series, the agent's own health).
+ *
+ * Ownership: gw_metrics_prepare() fills a caller-embedded struct that
+ * borrows the counters; gw_metrics_render() appends to a caller's buffer.
+ * Threading: render is reentrant (one buffer per call).
+ */
+#ifndef GW_EXPORT_GPU_METRICS_H
+#define GW_EXPORT_GPU_METRICS_H
+
+#include "collect/sampler.h"
+#include "export/counters.h"
+#include "export/expfmt.h"
+
+struct gw_metrics {
+	const struct gw_counters *counters;
+	int *field_of; /* per counter: table index of its field, or a special source (< 0) */
+	char hostname[256];
+	char driver[96];
+	const char *version;
+	bool simulated;
+	bool native;   /* include gpuwatch_* families */
+	bool dcgm;     /* include DCGM_FI_* families */
+};
+
+int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters, struct gw_nvml *nv);
+void gw_metrics_release(struct gw_metrics *m);
+
+int gw_metrics_render(const struct gw_metrics *m, const struct gw_frame *f, enum gw_expfmt_kind kind,
+		      struct gw_buf *out);
+
+#endif

@@ -1,0 +1,160 @@
+/* The agent's exposition: counters CSV, DCGM label order, native families, sampler frames. */
+#include "collect/sampler.h"
+#include "export/gpu_metrics.h"
+#include "harness.h"
+
+#include <stdlib.h>
+
+static void test_counters_parse(void)
+{
+	struct gw_counters c;
+	struct gw_err err;
+	gw_err_clear(&err);
+	const char *ok = "# comment\n\n  DCGM_FI_DEV_GPU_TEMP ,  gauge , GPU temperature (in C).\n"
+			 "DCGM_FI_DEV_POWER_USAGE, gauge, Power, in W, with commas\n"
+			 "DCGM_FI_DRIVER_VERSION, label, Driver Version\r\n";
+	CHECK_INT_EQ(gw_counters_parse(&c, ok, "t.csv", &err), 0);
+	CHECK_INT_EQ(c.n, 3);
+	if (c.n == 3) {
+		CHECK_STR_EQ(c.v[0].name, "DCGM_FI_DEV_GPU_TEMP");
+		CHECK_STR_EQ(c.v[0].help, "GPU temperature (in C).");
+		CHECK_STR_EQ(c.v[1].help, "Power, in W, with commas");
+		CHECK(c.v[2].label);
+	}
+	gw_counters_release(&c);
+	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_GPU_TEMP, gauge, x\nDCGM_FI_DEV_X, gaugez, y\n", "t.csv", &err),
+		     GW_EPARSE);
+	CHECK_STR_EQ(err.msg, "t.csv:2: unknown metric type \"gaugez\" (gauge, counter, histogram, summary, label)");
+	CHECK_INT_EQ(gw_counters_parse(&c, "\n\nGPU_TEMP, gauge, x\n", "t.csv", &err), GW_EPARSE);
+	CHECK(strstr(err.msg, "t.csv:3:") != NULL);
+	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_GPU_TEMP gauge x\n", "t.csv", &err), GW_EPARSE);
+	CHECK(strstr(err.msg, "t.csv:1: expected") != NULL);
+	CHECK_INT_EQ(gw_counters_parse(&c, "# only comments\n", "t.csv", &err), GW_EPARSE);
+	CHECK_INT_EQ(gw_counters_load(&c, "/nonexistent/counters.csv", &err), GW_EIO);
+	CHECK(strstr(err.msg, "/nonexistent/counters.csv") != NULL);
+	CHECK_INT_EQ(gw_counters_default(&c), 0);
+	CHECK(c.n > 15);
+	gw_counters_release(&c);
+}
+
+static struct gw_nvml *open_sim(const char *spec, struct gw_gpu **gpus, unsigned int *n)
+{
+	struct gw_nvml *nv = NULL;
+	struct gw_err err;
+	struct gw_nvml_opts o = {.sim = spec};
+	if (gw_nvml_open(&nv, &o, &err) != 0 || gw_nvml_gpus_list(nv, gpus, n, &err) != 0) {
+		fprintf(stderr, "open %s: %s\n", spec, err.msg);
+		return NULL;
+	}
+	return nv;
+}
+
+static void test_render(void)
+{
+	struct gw_gpu *gpus;
+	unsigned int n;
+	struct gw_nvml *nv = open_sim("2xH200:training", &gpus, &n);
+	CHECK(nv != NULL);
+	if (!nv)
+		return;
+	struct gw_sampler *s;
+	struct gw_err err;
+	struct gw_sampler_opts so = {.interval_ms = 1000, .no_events = true};
+	CHECK_INT_EQ(gw_sampler_new(&s, nv, gpus, n, &so, &err), 0);
+	CHECK_INT_EQ(gw_sampler_tick(s, 1700000000000), 0);
+	const struct gw_frame *f = gw_sampler_acquire(s);
+	CHECK(f != NULL && f->ngpus == 2 && f->t_ms == 1700000000000);
+	struct gw_counters c;
+	gw_counters_default(&c);
+	struct gw_metrics m;
+	CHECK_INT_EQ(gw_metrics_prepare(&m, &c, nv), 0);
+	snprintf(m.hostname, sizeof(m.hostname), "node1");
+	struct gw_buf b;
+	gw_buf_init(&b, 1 << 22);
+	CHECK_INT_EQ(gw_metrics_render(&m, f, GW_EXPFMT_TEXT, &b), 0);
+	char want[512];
+	snprintf(want, sizeof(want),
+		 "DCGM_FI_DEV_GPU_TEMP{gpu=\"1\",UUID=\"%s\",pci_bus_id=\"%s\",device=\"nvidia1\","
+		 "modelName=\"NVIDIA H200\",Hostname=\"node1\",DCGM_FI_DRIVER_VERSION=\"590.48.01\"} ",
+		 gpus[1].uuid, gpus[1].bus_id);
+	CHECK(strstr(b.data, want) != NULL);
+	CHECK(strstr(b.data, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n") != NULL);
+	CHECK(strstr(b.data, "DCGM_FI_DEV_FB_TOTAL{gpu=\"0\"") != NULL);
+	CHECK(strstr(b.data, "\nDCGM_FI_DEV_XID_ERRORS{gpu=\"0\"") != NULL);
+	/* Power in W with six decimals, as dcgm-exporter prints doubles. */
+	const char *p = strstr(b.data, "\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"");
+	CHECK(p != NULL);
+	if (p) {
+		const char *val = strchr(strchr(p, '}'), ' ') + 1;
+		const char *dot = strchr(val, '.');
+		CHECK(dot && strspn(dot + 1, "0123456789") == 6);
+	}
+	CHECK(strstr(b.data, "# TYPE gpuwatch_energy_consumed_joules_total counter\n") != NULL);
+	CHECK(strstr(b.data, "gpuwatch_gpu_lost{gpu=\"1\"") != NULL);
+	CHECK(strstr(b.data, "gpuwatch_build_info{version=") != NULL);
+	CHECK(strstr(b.data, "simulated=\"true\"") != NULL);
+
+	/* A counters file with one field exports just that DCGM family. */
+	struct gw_counters one;
+	CHECK_INT_EQ(gw_counters_parse(&one, "DCGM_FI_DEV_GPU_TEMP, gauge, T\n", "one", &err), 0);
+	struct gw_metrics m1;
+	gw_metrics_prepare(&m1, &one, nv);
+	m1.native = false;
+	gw_buf_reset(&b);
+	CHECK_INT_EQ(gw_metrics_render(&m1, f, GW_EXPFMT_TEXT, &b), 0);
+	CHECK(strncmp(b.data, "# HELP DCGM_FI_DEV_GPU_TEMP T\n# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n", 62) == 0);
+	CHECK(strstr(b.data, "DCGM_FI_DRIVER_VERSION") == NULL); /* no label row: no label */
+	CHECK(strstr(b.data, "POWER_USAGE") == NULL);
+	/* OpenMetrics ends with # EOF. */
+	gw_buf_reset(&b);
+	CHECK_INT_EQ(gw_metrics_render(&m, f, GW_EXPFMT_OPENMETRICS, &b), 0);
+	CHECK(b.len > 6 && strcmp(b.data + b.len - 6, "# EOF\n") == 0);
+
+	gw_metrics_release(&m1);
+	gw_counters_release(&one);
+	gw_buf_release(&b);
+	gw_metrics_release(&m);
+	gw_counters_release(&c);
+	gw_sampler_release(s, f);
+	gw_sampler_free(s);
+	free(gpus);
+	gw_nvml_close(nv);
+}
+
+static void test_frames_and_readers(void)
+{
+	struct gw_gpu *gpus;
+	unsigned int n;
+	struct gw_nvml *nv = open_sim("1xH100:training", &gpus, &n);
+	if (!nv)
+		return;
+	struct gw_sampler *s;
+	struct gw_err err;
+	struct gw_sampler_opts so = {.no_events = true};
+	gw_sampler_new(&s, nv, gpus, n, &so, &err);
+	/* Readers holding frames never block ticks; with every frame held, a tick is skipped. */
+	const struct gw_frame *held[4] = {0};
+	for (int i = 0; i < 4; i++) {
+		CHECK_INT_EQ(gw_sampler_tick(s, 1000 * (i + 1)), 0);
+		held[i] = gw_sampler_acquire(s);
+		CHECK(held[i] && held[i]->t_ms == 1000 * (i + 1));
+	}
+	CHECK_INT_EQ(gw_sampler_tick(s, 5000), GW_EOVERFLOW);
+	for (int i = 0; i < 4; i++)
+		gw_sampler_release(s, held[i]);
+	CHECK_INT_EQ(gw_sampler_tick(s, 6000), 0);
+	const struct gw_frame *f = gw_sampler_acquire(s);
+	CHECK(f->t_ms == 6000 && f->seq == 5);
+	gw_sampler_release(s, f);
+	gw_sampler_free(s);
+	free(gpus);
+	gw_nvml_close(nv);
+}
+
+int main(void)
+{
+	RUN(test_counters_parse);
+	RUN(test_render);
+	RUN(test_frames_and_readers);
+	return harness_done();
+}

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Build gpuwatch and show the GPUs of this machine, or the simulated fleet
-# when no NVIDIA driver is present.
+# Build gpuwatch and run the agent on this machine's GPUs, or on the
+# simulated fleet (clearly labelled) when no NVIDIA driver is present.
+# Usage: scripts/quickstart.sh [agent options], e.g. -a :9400
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
+sim=()
 if build/gpuwatch smi -L >/dev/null 2>&1; then
-	exec build/gpuwatch smi
+	build/gpuwatch smi
+else
+	echo "gpuwatch: no NVIDIA driver found; running on the SIMULATED fleet (--sim 8xH200:training)"
+	sim=(--sim 8xH200:training)
+	build/gpuwatch "${sim[@]}" smi
 fi
-echo "gpuwatch: no NVIDIA driver found; showing the SIMULATED fleet (--sim 8xH200:training)"
+addr=${GPUWATCH_ADDRESS:-:9400}
 echo
-build/gpuwatch --sim 8xH200:training smi
-echo
-echo "SIMULATED device monitor (Ctrl-C to stop):"
-exec build/gpuwatch --sim 8xH200:training dmon
+echo "agent: http://localhost:${addr##*:}/ (metrics at /metrics); Ctrl-C to stop"
+exec build/gpuwatch "${sim[@]}" agent -a "$addr" "$@"

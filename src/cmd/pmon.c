@@ -3,7 +3,8 @@
  * nvidia-smi pmon's columns. Utilisation comes from
  * nvmlDeviceGetProcessUtilization with the last timestamp seen per GPU, so
  * each sample shows only what ran since the previous one ("-" when a
- * process had no sample); a GPU without processes prints one "-" row.
+ * process had no sample, or none on that engine); a GPU without processes
+ * prints one "-" row.
  */
 #include "cmd/smi_monrun.h"
 #include "collect/procs.h"
@@ -91,8 +92,12 @@ static void cell(int id, const struct gw_proc *p, const nvmlProcessUtilizationSa
 	case P_DEC:
 		if (u) {
 			unsigned int v = id == P_SM ? u->smUtil : id == P_MEM ? u->memUtil : id == P_ENC ? u->encUtil : u->decUtil;
-			snprintf(c, n, "%u", v);
-			return;
+			/* an engine the process had no sample on (NVML_VALUE_NOT_AVAILABLE)
+			 * prints "-" like a process without samples; 0 is a real 0 */
+			if (v <= 100) {
+				snprintf(c, n, "%u", v);
+				return;
+			}
 		}
 		break;
 	default:

@@ -53,7 +53,7 @@ static void *open_sim(char *path, size_t n, struct gw_err *err)
 	}
 	char dir[PATH_MAX];
 	if (exe_dir(dir, sizeof(dir)) == 0) {
-		const char *rel[] = {"/", "/../lib/gpuwatch/", "/../lib/"};
+		const char *rel[] = {"/", "/../lib/gpuwatch/", "/../lib/", "/../"};
 		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 			int len = snprintf(path, n, "%s%s%s", dir, rel[i], GW_SIM_LIBRARY_NAME);
 			if (len < 0 || (size_t)len >= n)

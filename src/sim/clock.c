@@ -4,7 +4,9 @@
  * Virtual time t (seconds since gwsim_configure) drives everything. In real
  * mode t = (monotonic now - start) * speed + offset, so `smi -l 1` sees values
  * move; in manual mode t moves only through gwsim_clock_advance(), so tests
- * can produce days of history in milliseconds. Time never runs backwards for
+ * can produce days of history in milliseconds; in step mode t is whole
+ * seconds counted in polls (sim.h), so a dmon loop reads one virtual second
+ * per line deterministically. Time never runs backwards for
  * a GPU: physics.c ignores an earlier t.
  */
 #include "sim.h"
@@ -21,9 +23,19 @@ double gwsim_mono(void)
 
 double gwsim_now_t(void)
 {
-	if (gwsim.clock_mode == GWSIM_CLOCK_MANUAL)
+	if (gwsim.clock_mode != GWSIM_CLOCK_REAL)
 		return gwsim.t_manual;
 	return (gwsim_mono() - gwsim.mono0) * gwsim.speed + gwsim.t_offset;
+}
+
+void gwsim_clock_poll(void)
+{
+	if (gwsim.clock_mode != GWSIM_CLOCK_STEP)
+		return;
+	double now = gwsim_mono();
+	if (now - gwsim.last_call >= GWSIM_STEP_GAP)
+		gwsim.t_manual += 1.0;
+	gwsim.last_call = now;
 }
 
 unsigned long long gwsim_t_to_us(double t)
@@ -36,7 +48,7 @@ GWSIM_EXPORT int gwsim_clock_advance(double seconds)
 	if (!(seconds >= 0))
 		return -1;
 	pthread_mutex_lock(&gwsim.lock);
-	if (gwsim.clock_mode == GWSIM_CLOCK_MANUAL)
+	if (gwsim.clock_mode != GWSIM_CLOCK_REAL)
 		gwsim.t_manual += seconds;
 	else
 		gwsim.t_offset += seconds;

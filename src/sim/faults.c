@@ -101,6 +101,7 @@ nvmlReturn_t gwsim_enter(nvmlDevice_t d, const char *func, struct gwsim_gpu **ou
 	struct gwsim_gpu *g = gpu_of(d);
 	if (!g)
 		return NVML_ERROR_INVALID_ARGUMENT;
+	gwsim_clock_poll();
 	double t = gwsim_now_t();
 	gwsim_advance(g, t);
 	if (g->h.lost)
@@ -120,6 +121,7 @@ nvmlReturn_t gwsim_enter_sys(const char *func)
 	pthread_mutex_lock(&gwsim.lock);
 	if (gwsim.init_count <= 0)
 		return NVML_ERROR_UNINITIALIZED;
+	gwsim_clock_poll();
 	char base[64];
 	gwsim_base_name(func, base, sizeof(base));
 	return rule_check(base, -1, gwsim_now_t());

@@ -102,12 +102,13 @@ GWSIM_DEV(nvmlDeviceGetViolationStatus, (nvmlDevice_t d, nvmlPerfPolicyType_t po
 	  violation(g, policy, time))
 
 /* ---- memory ---------------------------------------------------------------- */
-/* The driver's free is one MiB more than total - reserved - used in every
- * capture (H200, H100, L40S, RTX: idle and load); kept so smi matches. */
+/* The driver's free is one MiB more than total - reserved - used in most
+ * captures (H200, H100, L40S, RTX 2080 idle), two in the GeForce ones
+ * under load and the RTX 4080 idle: mem_free_extra_mib adds the second. */
 static unsigned long long mem_free(const struct gwsim_gpu *g, unsigned long long used)
 {
 	unsigned long long total = g->st.mem_total_mib * MIB, res = g->st.mem_reserved_mib * MIB;
-	unsigned long long free_b = total > res + used ? total - res - used + MIB : 0;
+	unsigned long long free_b = total > res + used ? total - res - used + (1 + g->st.mem_free_extra_mib) * MIB : 0;
 	return free_b > total - used ? total - used : free_b;
 }
 

@@ -107,9 +107,28 @@ GWSIM_DEV(nvmlDeviceGetSamples,
 	   unsigned int *sampleCount, nvmlSample_t *samples_out),
 	  samples(g, type, lastSeenTimeStamp, sampleValType, sampleCount, samples_out))
 
-static bool has_util(const struct gwsim_proc *p, double t)
+/* A process's value of one engine over ring samples k0..k1: the mean of its
+ * sequence (NAN entries skipped), else the GPU's mean times its share (sm,
+ * mem), else no sample (NVML_VALUE_NOT_AVAILABLE_UINT, pmon's "-"). */
+static unsigned int proc_engine(const struct gwsim_gpu *g, const struct gwsim_pseq *seq, double share, int type,
+				long long k0, long long k1)
 {
-	return gwsim_proc_alive(p, t) && (p->sm_share > 0 || p->sm_pct >= 0);
+	double sum = 0;
+	unsigned int n = 0;
+	for (long long k = k0; k <= k1; k++) {
+		double v;
+		if (seq->n)
+			v = seq->v[gwsim_seq_index((double)k / GWSIM_SAMPLE_HZ, seq->n)];
+		else if (type >= 0 && share > 0)
+			v = g->d.ring[k % GWSIM_RING].v[type] * share;
+		else
+			continue;
+		if (isnan(v))
+			continue;
+		sum += v;
+		n++;
+	}
+	return n ? (unsigned int)floor(sum / n + 0.5) : NVML_VALUE_NOT_AVAILABLE_UINT;
 }
 
 static nvmlReturn_t proc_util(const struct gwsim_gpu *g, nvmlProcessUtilizationSample_t *u, unsigned int *count,
@@ -117,40 +136,34 @@ static nvmlReturn_t proc_util(const struct gwsim_gpu *g, nvmlProcessUtilizationS
 {
 	if (!count)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	double t = g->d.t;
-	unsigned int np = 0;
-	for (unsigned int i = 0; i < g->nprocs; i++)
-		np += has_util(&g->procs[i], t);
 	long long k0 = first_new(g, last_seen);
-	long long n = g->d.ring_k - k0 + 1;
-	if (np == 0 || n <= 0)
+	long long k1 = g->d.ring_k;
+	nvmlProcessUtilizationSample_t v[GWSIM_MAX_PROCS];
+	unsigned int np = 0;
+	for (unsigned int i = 0; k0 <= k1 && i < g->nprocs; i++) {
+		const struct gwsim_proc *p = &g->procs[i];
+		if (!gwsim_proc_alive(p, g->d.t))
+			continue;
+		nvmlProcessUtilizationSample_t *s = &v[np];
+		memset(s, 0, sizeof(*s));
+		s->pid = p->pid;
+		s->timeStamp = sample_us(k1);
+		s->smUtil = proc_engine(g, &p->sm, p->sm_share, NVML_GPU_UTILIZATION_SAMPLES, k0, k1);
+		s->memUtil = proc_engine(g, &p->mem, p->mem_share, NVML_MEMORY_UTILIZATION_SAMPLES, k0, k1);
+		s->encUtil = proc_engine(g, &p->enc, 0, -1, k0, k1);
+		s->decUtil = proc_engine(g, &p->dec, 0, -1, k0, k1);
+		if (s->smUtil != NVML_VALUE_NOT_AVAILABLE_UINT || s->memUtil != NVML_VALUE_NOT_AVAILABLE_UINT ||
+		    s->encUtil != NVML_VALUE_NOT_AVAILABLE_UINT || s->decUtil != NVML_VALUE_NOT_AVAILABLE_UINT)
+			np++;
+	}
+	if (np == 0)
 		return NVML_ERROR_NOT_FOUND;
 	if (!u || *count < np) {
 		*count = np;
 		return NVML_ERROR_INSUFFICIENT_SIZE;
 	}
-	double sm = 0, mem = 0;
-	for (long long k = k0; k <= g->d.ring_k; k++) {
-		sm += g->d.ring[k % GWSIM_RING].v[NVML_GPU_UTILIZATION_SAMPLES];
-		mem += g->d.ring[k % GWSIM_RING].v[NVML_MEMORY_UTILIZATION_SAMPLES];
-	}
-	sm /= (double)n;
-	mem /= (double)n;
-	unsigned int j = 0;
-	for (unsigned int i = 0; i < g->nprocs; i++) {
-		const struct gwsim_proc *p = &g->procs[i];
-		if (!has_util(p, t))
-			continue;
-		memset(&u[j], 0, sizeof(u[j]));
-		u[j].pid = p->pid;
-		u[j].timeStamp = sample_us(g->d.ring_k);
-		u[j].smUtil = (unsigned int)(p->sm_pct >= 0 ? p->sm_pct : floor(sm * p->sm_share + 0.5));
-		u[j].memUtil = (unsigned int)(p->mem_pct >= 0 ? p->mem_pct : floor(mem * p->mem_share + 0.5));
-		u[j].encUtil = (unsigned int)p->enc_pct;
-		u[j].decUtil = (unsigned int)p->dec_pct;
-		j++;
-	}
-	*count = j;
+	memcpy(u, v, np * sizeof(v[0]));
+	*count = np;
 	return NVML_SUCCESS;
 }
 

@@ -33,9 +33,22 @@ bool gwsim_pinned(const struct gwsim_gpu *g, enum gwsim_pin p)
 	return (g->pins.mask >> p) & 1U;
 }
 
+int gwsim_seq_index(double t, unsigned int n)
+{
+	double i = ceil(t - 1e-9) - 1;
+	if (n == 0 || i < 0)
+		return 0;
+	return i >= n ? (int)n - 1 : (int)i;
+}
+
+double gwsim_pin_at(const struct gwsim_gpu *g, enum gwsim_pin p, double t)
+{
+	return g->pins.v[p][gwsim_seq_index(t, g->pins.n[p])];
+}
+
 double gwsim_pin(const struct gwsim_gpu *g, enum gwsim_pin p)
 {
-	return g->pins.v[p];
+	return gwsim_pin_at(g, p, g->d.t);
 }
 
 bool gwsim_proc_alive(const struct gwsim_proc *p, double t)
@@ -135,7 +148,7 @@ static void state(const struct gwsim_gpu *g, const struct gwsim_load *l, double 
 	if (p->mask) {
 #define PIN(id, field)                                                                             \
 	if ((p->mask >> GWSIM_PIN_##id) & 1U)                                                      \
-		n->field = p->v[GWSIM_PIN_##id];
+		n->field = gwsim_pin_at(g, GWSIM_PIN_##id, t);
 		PIN(POWER, power_mw)
 		PIN(POWER_INSTANT, power_mw)
 		PIN(UTIL_GPU, util_gpu)
@@ -155,9 +168,9 @@ static void state(const struct gwsim_gpu *g, const struct gwsim_load *l, double 
 		PIN(POWER_AVG, power_avg_mw)
 #undef PIN
 		if (gwsim_pinned(g, GWSIM_PIN_REASONS))
-			n->reasons = (unsigned long long)p->v[GWSIM_PIN_REASONS];
+			n->reasons = (unsigned long long)gwsim_pin_at(g, GWSIM_PIN_REASONS, t);
 		if (gwsim_pinned(g, GWSIM_PIN_POWER) && !gwsim_pinned(g, GWSIM_PIN_POWER_AVG))
-			n->power_avg_mw = p->v[GWSIM_PIN_POWER];
+			n->power_avg_mw = gwsim_pin_at(g, GWSIM_PIN_POWER, t);
 	}
 }
 
@@ -196,7 +209,7 @@ static void integrate(struct gwsim_gpu *g, double t0, double t1)
 	d->temp_c += (st->temp_ambient + r * p / 1000.0 - d->temp_c) * a;
 	d->mem_temp_c += (st->mem_temp_base + st->mem_temp_r * p / 1000.0 - d->mem_temp_c) * a;
 	if (gwsim_pinned(g, GWSIM_PIN_TEMP))
-		d->temp_c = gwsim_pin(g, GWSIM_PIN_TEMP);
+		d->temp_c = gwsim_pin_at(g, GWSIM_PIN_TEMP, t1);
 	d->power_avg_mw += (p - d->power_avg_mw) * (1.0 - exp(-dt / AVG_WINDOW));
 	double ns = dt * 1e9;
 	if (n.reasons & nvmlClocksEventReasonSwPowerCap)

@@ -3,6 +3,8 @@
  *
  *   [sim]            seed, clock, speed, driver, nvml, cuda, epoch,
  *                    init_error, missing, fleet, fault (every GPU)
+ *   include = FILE   (any section) reads FILE first, relative to this file:
+ *                    an overlay changes a few keys of a base scenario
  *   [gpu N]          model, workload, load, any key of scenario_keys.c,
  *   [gpu N-M|*]      health keys, process, fault, unsupported, ret.FUNC
  *
@@ -12,6 +14,8 @@
 #include "scenario.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,7 @@ struct ctx {
 	bool in_sim;
 	unsigned int lo, hi; /* GPU selector [lo, hi]; hi == UINT_MAX: all */
 	bool all;
+	int depth; /* include nesting */
 	char *err;
 	size_t errlen;
 };
@@ -104,8 +109,10 @@ static int sim_key(struct ctx *c, const char *k, char *v)
 			gwsim.clock_mode = GWSIM_CLOCK_MANUAL;
 		else if (strcasecmp(v, "real") == 0)
 			gwsim.clock_mode = GWSIM_CLOCK_REAL;
+		else if (strcasecmp(v, "step") == 0)
+			gwsim.clock_mode = GWSIM_CLOCK_STEP;
 		else
-			FAIL(c, "clock wants real or manual, not \"%s\"", v);
+			FAIL(c, "clock wants real, manual or step, not \"%s\"", v);
 	} else if (strcmp(k, "speed") == 0) {
 		if (gwsim_parse_num(v, &x) != 0 || x <= 0)
 			FAIL(c, "speed wants a positive number");
@@ -144,6 +151,32 @@ static int sim_key(struct ctx *c, const char *k, char *v)
 	return 1;
 }
 
+/* "99" or "99,99,-,79": one value per virtual second, "-" for no sample. */
+static int parse_pseq(const char *v, struct gwsim_pseq *out)
+{
+	out->n = 0;
+	for (const char *p = v;; p++) {
+		size_t len = strcspn(p, ",");
+		if (len == 0 || out->n >= GWSIM_SEQ_MAX)
+			return -1;
+		char word[32];
+		double x;
+		if (len >= sizeof(word))
+			return -1;
+		memcpy(word, p, len);
+		word[len] = '\0';
+		if (strcmp(word, "-") == 0)
+			out->v[out->n++] = NAN;
+		else if (gwsim_parse_num(word, &x) == 0 && x >= 0 && x <= 100)
+			out->v[out->n++] = (float)x;
+		else
+			return -1;
+		p += len;
+		if (!*p)
+			return 0;
+	}
+}
+
 static int add_process(struct ctx *c, struct gwsim_gpu *g, char *v)
 {
 	char *w[16];
@@ -169,9 +202,7 @@ static int add_process(struct ctx *c, struct gwsim_gpu *g, char *v)
 	}
 	if (n < 4)
 		FAIL(c, "process wants PID NAME TYPE MEMORY_MIB [sm=PCT] [mem=PCT] [cgroup=PATH] ...");
-	if (g->nprocs >= GWSIM_MAX_PROCS)
-		FAIL(c, "too many processes on GPU %u (max %d)", g->index, GWSIM_MAX_PROCS);
-	struct gwsim_proc p = {.sm_share = 1.0, .mem_share = 1.0, .sm_pct = -1, .mem_pct = -1};
+	struct gwsim_proc p = {.sm_share = 1.0, .mem_share = 1.0};
 	double x;
 	if (gwsim_parse_num(w[0], &x) != 0 || x <= 0)
 		FAIL(c, "bad pid \"%s\"", w[0]);
@@ -196,13 +227,13 @@ static int add_process(struct ctx *c, struct gwsim_gpu *g, char *v)
 		if (strcmp(w[i], "cgroup") == 0)
 			snprintf(p.cgroup, sizeof(p.cgroup), "%s", eq);
 		else if (strcmp(w[i], "sm") == 0)
-			bad = gwsim_parse_num(eq, &p.sm_pct);
+			bad = parse_pseq(eq, &p.sm);
 		else if (strcmp(w[i], "mem") == 0)
-			bad = gwsim_parse_num(eq, &p.mem_pct);
+			bad = parse_pseq(eq, &p.mem);
 		else if (strcmp(w[i], "enc") == 0)
-			bad = gwsim_parse_num(eq, &p.enc_pct);
+			bad = parse_pseq(eq, &p.enc);
 		else if (strcmp(w[i], "dec") == 0)
-			bad = gwsim_parse_num(eq, &p.dec_pct);
+			bad = parse_pseq(eq, &p.dec);
 		else if (strcmp(w[i], "share") == 0)
 			bad = gwsim_parse_num(eq, &p.sm_share), p.mem_share = p.sm_share;
 		else if (strcmp(w[i], "leak") == 0)
@@ -214,11 +245,18 @@ static int add_process(struct ctx *c, struct gwsim_gpu *g, char *v)
 		else
 			FAIL(c, "unknown process option \"%s\" (cgroup, sm, mem, enc, dec, share, leak, start, end)", w[i]);
 		if (bad)
-			FAIL(c, "bad value for process option %s", w[i]);
+			FAIL(c, "bad value for process option %s (sm, mem, enc, dec: PCT[,PCT|-]...)", w[i]);
 	}
-	/* "-" in pmon: a process without kernels gets no utilisation samples */
-	if (p.sm_pct < 0 && p.sm_share <= 0)
-		p.sm_share = 0;
+	/* A pid listed again (an overlay) replaces the earlier line in place:
+	 * the list's order is the driver's, which --query-compute-apps shows. */
+	for (unsigned int i = 0; i < g->nprocs; i++) {
+		if (g->procs[i].pid == p.pid) {
+			g->procs[i] = p;
+			return 0;
+		}
+	}
+	if (g->nprocs >= GWSIM_MAX_PROCS)
+		FAIL(c, "too many processes on GPU %u (max %d)", g->index, GWSIM_MAX_PROCS);
 	g->procs[g->nprocs++] = p;
 	return 0;
 }
@@ -404,6 +442,26 @@ static int apply_gpus(struct ctx *c, const char *k, char *v)
 	return 0;
 }
 
+static int load(const char *path, int depth, char *err, size_t errlen);
+
+/* FILE relative to the including file's directory; its sections do not
+ * leak: the includer's current section is restored afterwards. */
+static int include(struct ctx *c, const char *v)
+{
+	if (c->depth >= 4)
+		FAIL(c, "includes nest too deep (max 4)");
+	char path[PATH_MAX];
+	const char *slash = strrchr(c->path, '/');
+	int n = v[0] == '/' || !slash ? snprintf(path, sizeof(path), "%s", v)
+				       : snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - c->path), c->path, v);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		FAIL(c, "include path too long");
+	char m[GWSIM_ERRLEN];
+	if (load(path, c->depth + 1, m, sizeof(m)) != 0)
+		FAIL(c, "%s", m);
+	return 0;
+}
+
 static int line(struct ctx *c, char *s)
 {
 	for (char *h = s; (h = strchr(h, '#')); h++) {
@@ -422,6 +480,8 @@ static int line(struct ctx *c, char *s)
 		FAIL(c, "expected KEY = VALUE");
 	*eq = '\0';
 	char *k = trim(s), *v = trim(eq + 1);
+	if (strcmp(k, "include") == 0)
+		return include(c, v);
 	if (c->in_sim) {
 		if (strcmp(k, "fault") == 0)
 			return fault_line(c, -1, v);
@@ -437,14 +497,14 @@ static int line(struct ctx *c, char *s)
 	return apply_gpus(c, k, v);
 }
 
-int gwsim_scenario_load(const char *path, char *err, size_t errlen)
+static int load(const char *path, int depth, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(err, errlen, "cannot open scenario file %s", path);
 		return -1;
 	}
-	struct ctx c = {.path = path, .lo = UINT32_MAX, .hi = UINT32_MAX, .err = err, .errlen = errlen};
+	struct ctx c = {.path = path, .depth = depth, .lo = UINT32_MAX, .hi = UINT32_MAX, .err = err, .errlen = errlen};
 	char buf[2048];
 	int rc = 0;
 	while (rc == 0 && fgets(buf, sizeof(buf), f)) {
@@ -458,4 +518,9 @@ int gwsim_scenario_load(const char *path, char *err, size_t errlen)
 	}
 	fclose(f);
 	return rc;
+}
+
+int gwsim_scenario_load(const char *path, char *err, size_t errlen)
+{
+	return load(path, 0, err, errlen);
 }

@@ -36,6 +36,7 @@ static const struct skey skeys[] = {
 	U("pcie_width", pcie_width), U("pcie_width_max", pcie_width_max),
 	U("mem_total_mib", mem_total_mib), U("mem_reserved_mib", mem_reserved_mib),
 	U("bar1_total_mib", bar1_total_mib), U("bar1_used_mib", bar1_used_mib), U("mem_base_mib", mem_base_mib),
+	U("mem_free_extra_mib", mem_free_extra_mib),
 	U("power_default_mw", power_default_mw), U("power_min_mw", power_min_mw), U("power_max_mw", power_max_mw),
 	U("power_limit_mw", power_limit_mw), U("power_idle_mw", power_idle_mw), U("power_full_mw", power_full_mw),
 	U("clock_max_sm_mhz", clk_max_sm), U("clock_max_mem_mhz", clk_max_mem), U("clock_max_video_mhz", clk_max_video),
@@ -137,6 +138,37 @@ static int set_static(struct gwsim_static *st, const struct skey *k, const char 
 }
 
 /* 1: handled, 0: not a table key, -1: bad value (err says why). */
+/* One value, or up to GWSIM_SEQ_MAX separated by blanks or commas: one per
+ * virtual second (sim.h). */
+static int set_pin(struct gwsim_gpu *g, int pin, const char *key, const char *v, char *err, size_t errlen)
+{
+	unsigned int n = 0;
+	const char *p = v;
+	for (;;) {
+		p += strspn(p, " \t,");
+		if (!*p)
+			break;
+		char word[64];
+		size_t len = strcspn(p, " \t,");
+		if (len >= sizeof(word) || n >= GWSIM_SEQ_MAX)
+			return snprintf(err, errlen, "%s: at most %d values of up to 63 characters", key, GWSIM_SEQ_MAX), -1;
+		memcpy(word, p, len);
+		word[len] = '\0';
+		p += len;
+		const char *w = word;
+		if (pin == GWSIM_PIN_PSTATE && (*w == 'P' || *w == 'p'))
+			w++;
+		if (gwsim_parse_num(w, &g->pins.v[pin][n]) != 0)
+			return snprintf(err, errlen, "%s wants numbers, not \"%s\"", key, word), -1;
+		n++;
+	}
+	if (n == 0)
+		return snprintf(err, errlen, "%s wants a number", key), -1;
+	g->pins.n[pin] = (unsigned char)n;
+	g->pins.mask |= 1ULL << pin;
+	return 1;
+}
+
 int gwsim_key_set(struct gwsim_gpu *g, const char *key, const char *v, char *err, size_t errlen)
 {
 	if (strcmp(key, "cc") == 0) {
@@ -153,15 +185,7 @@ int gwsim_key_set(struct gwsim_gpu *g, const char *key, const char *v, char *err
 	for (int i = 0; i < GWSIM_PIN__COUNT; i++) {
 		if (strcmp(key, pin_keys[i]) != 0)
 			continue;
-		double num;
-		const char *s = v;
-		if (i == GWSIM_PIN_PSTATE && (*s == 'P' || *s == 'p'))
-			s++;
-		if (gwsim_parse_num(s, &num) != 0)
-			return snprintf(err, errlen, "%s wants a number, not \"%s\"", key, v), -1;
-		g->pins.v[i] = num;
-		g->pins.mask |= 1ULL << i;
-		return 1;
+		return set_pin(g, i, key, v, err, errlen);
 	}
 	return 0;
 }

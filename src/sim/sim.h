@@ -42,6 +42,8 @@
 #define GWSIM_RING 120                 /* driver-side samples kept: 20 s */
 #define GWSIM_SAMPLE_HZ 6.0            /* driver samples per second */
 #define GWSIM_ERRLEN 256
+#define GWSIM_SEQ_MAX 16               /* values in one time-sequenced pin */
+#define GWSIM_STEP_GAP 0.2             /* s of real silence that ends a poll (step clock) */
 
 /* ---- workloads ----------------------------------------------------------- */
 enum gwsim_workload {
@@ -110,6 +112,7 @@ struct gwsim_static {
 	unsigned int retired_pages, remap, remap_banks;
 	unsigned long long supported_reasons;
 	unsigned int mem_base_mib; /* used memory no process owns (display, driver) */
+	unsigned int mem_free_extra_mib; /* free beyond total - reserved - used + 1 (GeForce captures: 1) */
 	unsigned int enc_supported;
 };
 
@@ -163,9 +166,19 @@ enum gwsim_pin {
 	GWSIM_PIN__COUNT
 };
 
+/* A pin holds one value or a sequence stepping once per virtual second:
+ * value i covers virtual time (i, i + 1] (t <= 0 uses the first, times past
+ * the end the last), so the poll at t = 1 of a step clock reads value 0. */
 struct gwsim_pins {
 	uint64_t mask; /* bit per enum gwsim_pin */
-	double v[GWSIM_PIN__COUNT];
+	unsigned char n[GWSIM_PIN__COUNT]; /* values in the sequence (1: constant) */
+	double v[GWSIM_PIN__COUNT][GWSIM_SEQ_MAX];
+};
+
+/* A per-process utilisation sequence (pmon): NAN = no sample that second. */
+struct gwsim_pseq {
+	unsigned char n; /* 0: not given */
+	float v[GWSIM_SEQ_MAX];
 };
 
 /* ---- processes ----------------------------------------------------------- */
@@ -178,8 +191,9 @@ struct gwsim_proc {
 	double leak_mib_s;  /* growth, MiB per second */
 	double sm_share;    /* share of the GPU's utilisation, 0..1; 0: no samples */
 	double mem_share;
-	double sm_pct, mem_pct; /* exact per-process utilisation (%); < 0: from share */
-	double enc_pct, dec_pct; /* exact, % (default 0) */
+	/* exact per-process utilisation (%), stepping per virtual second like
+	 * pins; sm/mem not given: from share; enc/dec not given: no sample */
+	struct gwsim_pseq sm, mem, enc, dec;
 	double start, end;  /* virtual seconds; end <= start: forever */
 };
 #define GWSIM_PROC_COMPUTE 1U
@@ -299,7 +313,10 @@ struct gwsim_gpm_sample {
 
 #define GWSIM_GPM_MAGIC 0x67706D73U
 
-enum gwsim_clock_mode { GWSIM_CLOCK_REAL, GWSIM_CLOCK_MANUAL };
+/* STEP: virtual time is whole seconds, starting at 1 and advancing by one
+ * whenever NVML calls resume after GWSIM_STEP_GAP of real silence, so each
+ * poll of a dmon/pmon/-l loop reads the next second, whatever the load. */
+enum gwsim_clock_mode { GWSIM_CLOCK_REAL, GWSIM_CLOCK_MANUAL, GWSIM_CLOCK_STEP };
 
 struct gwsim_sim {
 	pthread_mutex_t lock;
@@ -316,6 +333,7 @@ struct gwsim_sim {
 	double mono0;      /* real monotonic seconds at configure */
 	double t_manual;   /* virtual seconds (manual mode) */
 	double t_offset;   /* added by gwsim_clock_advance in real mode */
+	double last_call;  /* real monotonic seconds of the last NVML call (step mode) */
 	double epoch_us;   /* wall clock at t = 0, us since the epoch */
 	/* fleet */
 	unsigned int ngpus;
@@ -353,6 +371,7 @@ int gwsim_scenario_load(const char *path, char *err, size_t errlen);
 
 /* clock.c */
 double gwsim_now_t(void); /* current virtual time, lock held */
+void gwsim_clock_poll(void); /* every NVML call, lock held: steps a step clock */
 double gwsim_mono(void);
 unsigned long long gwsim_t_to_us(double t);
 
@@ -372,7 +391,9 @@ double gwsim_power_usage(const struct gwsim_gpu *g);
 /* physics.c */
 void gwsim_advance(struct gwsim_gpu *g, double t);
 bool gwsim_pinned(const struct gwsim_gpu *g, enum gwsim_pin p);
-double gwsim_pin(const struct gwsim_gpu *g, enum gwsim_pin p);
+double gwsim_pin(const struct gwsim_gpu *g, enum gwsim_pin p); /* at g->d.t */
+double gwsim_pin_at(const struct gwsim_gpu *g, enum gwsim_pin p, double t);
+int gwsim_seq_index(double t, unsigned int n);
 double gwsim_proc_mem(const struct gwsim_proc *p, double t);
 bool gwsim_proc_alive(const struct gwsim_proc *p, double t);
 

@@ -3,7 +3,7 @@
  *
  * Grammar: ITEM[,ITEM]... where ITEM is COUNTxMODEL[:WORKLOAD] (COUNT
  * defaults to 1, model names are case-insensitive with aliases) or one of
- * the options seed=N, speed=N, clock=real|manual. Anything richer is a
+ * the options seed=N, speed=N, clock=real|manual|step. Anything richer is a
  * scenario file (scenario.c).
  */
 #include "sim.h"
@@ -39,6 +39,10 @@ static int parse_option(const char *item, char *err, size_t errlen)
 		}
 		if (strcasecmp(v, "real") == 0) {
 			gwsim.clock_mode = GWSIM_CLOCK_REAL;
+			return 0;
+		}
+		if (strcasecmp(v, "step") == 0) {
+			gwsim.clock_mode = GWSIM_CLOCK_STEP;
 			return 0;
 		}
 	} else {

@@ -203,8 +203,6 @@ static void proc_add(struct gwsim_gpu *g, unsigned int pid, const char *name, do
 	p->mem_mib = floor(mem_mib);
 	p->sm_share = 1.0;
 	p->mem_share = 1.0;
-	p->sm_pct = -1;
-	p->mem_pct = -1;
 }
 
 /* Processes a workload runs when the scenario did not list any. */

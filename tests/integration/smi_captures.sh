@@ -2,8 +2,13 @@
 # gpuwatch on the simulator's scenario for each real nvidia-smi capture must
 # print what nvidia-smi printed: the default table (date line aside), the
 # query-compute-apps CSV (timestamps aside), -L, and the dmon and pmon
-# sections. Scenarios are looked up as
-#   $GW_TEST_DATA/data/scenarios/<capture name without .txt>.<idle|load>.*
+# sections. Each capture maps to the simulator scenario written for it,
+#   $GW_TEST_DATA/data/scenarios/<model>-<idle|load>.scn
+# nvidia-smi took each section at its own moment, so a section may have an
+# overlay that includes the base and pins what changed by then:
+#   <model>-<idle|load>.<table|apps|mon>.scn    (mon: dmon and pmon)
+# The mon overlays use the simulator's step clock (one virtual second
+# per poll) and per-second pinned sequences (docs/SIMULATOR.md).
 # Skips (77) when the captures or the scenarios are not there.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
@@ -35,18 +40,24 @@ compare() { # NAME WANT_FILE GOT_FILE
 	fi
 }
 
+# scn BASE WHAT: the overlay for that section when there is one, else the base
+scn() {
+	local o=${1%.scn}.$2.scn
+	if [ -f "$o" ]; then echo "$o"; else echo "$1"; fi
+}
+
 check_state() { # CAPTURE STATE SCENARIO OUTDIR
-	local cap=$1 st=$2 scn=$3 d=$4
+	local cap=$1 st=$2 base=$3 d=$4
 	section "$cap" "$st :: nvidia-smi (default table)" | tail -n +2 >"$d/table.want"
-	"$BIN" --sim "$scn" smi 2>/dev/null | tail -n +2 >"$d/table.got"
+	"$BIN" --sim "$(scn "$base" table)" smi 2>/dev/null | tail -n +2 >"$d/table.got"
 	section "$cap" "$st :: query-compute-apps" | sed 's/^[^,]*, //' >"$d/apps.want"
-	"$BIN" --sim "$scn" smi --format=csv \
+	"$BIN" --sim "$(scn "$base" apps)" smi --format=csv \
 		--query-compute-apps=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,process_name,used_gpu_memory \
 		2>/dev/null | sed 's/^[^,]*, //' >"$d/apps.got"
 	section "$cap" "$st :: pmon" >"$d/pmon.want"
-	"$BIN" --sim "$scn" pmon -c 5 >"$d/pmon.got" 2>/dev/null &
+	"$BIN" --sim "$(scn "$base" mon)" pmon -c 5 >"$d/pmon.got" 2>/dev/null &
 	section "$cap" "$st :: dmon" >"$d/dmon.want"
-	"$BIN" --sim "$scn" dmon -c 5 >"$d/dmon.got" 2>/dev/null &
+	"$BIN" --sim "$(scn "$base" mon)" dmon -c 5 >"$d/dmon.got" 2>/dev/null &
 	wait
 }
 
@@ -54,9 +65,17 @@ fails=0
 checked=0
 for cap in "$CAP"/*.txt; do
 	name=$(basename "$cap" .txt)
+	case "$name" in
+	*nvidia-h200__590.48.01) model=h200 ;;
+	*nvidia-h100-80gb-hbm3__590.48.01) model=h100 ;;
+	*nvidia-l40s__595.80) model=l40s ;;
+	*nvidia-geforce-rtx-4080-super__595.71.05) model=rtx4080 ;;
+	*nvidia-geforce-rtx-2080-super__595.71.05) model=rtx2080 ;;
+	*) continue ;; # MIG and the 610 driver capture: no scenario yet
+	esac
 	for st in idle load; do
-		scn=$(ls "$SCN/$name.$st".* 2>/dev/null | head -1)
-		[ -n "$scn" ] || continue
+		scn="$SCN/$model-$st.scn"
+		[ -f "$scn" ] || continue
 		d="$tmp/$name.$st"
 		mkdir -p "$d"
 		check_state "$cap" "$st" "$scn" "$d" &

@@ -15,7 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-timeout -s INT 3 "$BIN" --sim "$scn" smi --query-gpu=index,temperature.gpu --format=csv,noheader -lms 250 \
+# --preserve-status: without it timeout answers 124 whatever gpuwatch exits with
+timeout --preserve-status -s INT 3 "$BIN" --sim "$scn" smi --query-gpu=index,temperature.gpu --format=csv,noheader -lms 250 \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" = 15 ] || fail "exit $rc after a lost GPU, want 15"

@@ -96,9 +96,9 @@ static void h_root(void *ctx, const struct gw_http_request *req, struct gw_http_
 }
 
 static const struct gw_http_route routes[] = {
-	{"/metrics", GW_HTTP_GET, false, h_metrics},
-	{"/health", GW_HTTP_GET, false, h_health},
-	{"/", GW_HTTP_GET, false, h_root},
+	{"/metrics", GW_HTTP_GET, false, h_metrics, NULL},
+	{"/health", GW_HTTP_GET, false, h_health, NULL},
+	{"/", GW_HTTP_GET, false, h_root, NULL},
 };
 
 /* Build the new counters and metrics aside, then swap them in under the lock. */

@@ -234,7 +234,7 @@ static enum MHD_Result dispatch(struct gw_http *srv, struct MHD_Connection *conn
 		struct gw_http_request req = {method, url, args, nargs, conn};
 		struct gw_http_response resp = {.status = 200};
 		gw_buf_init(&resp.body, srv->opts.max_response);
-		route->fn(srv->opts.ctx, &req, &resp);
+		route->fn(route->ctx ? route->ctx : srv->opts.ctx, &req, &resp);
 		ret = send_resp(conn, &resp);
 		gw_buf_release(&resp.body);
 	}

@@ -56,6 +56,7 @@ struct gw_http_route {
 	unsigned int methods; /* GW_HTTP_GET | ... */
 	bool prefix;          /* path is a prefix ("/api/v1/label/") */
 	gw_http_handler_fn fn;
+	void *ctx;            /* handler's context; NULL: the server's ctx */
 };
 
 struct gw_http_opts {

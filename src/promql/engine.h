@@ -51,6 +51,13 @@ struct gw_querier {
 	void *ctx;
 	int (*select)(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
 		      struct gw_arena *arena, struct gw_series_set *out, struct gw_err *err);
+	/*
+	 * Optional: like select() but only the labels of series with samples in
+	 * [mint, maxt] (n = 0 in each), for the series and label APIs. NULL:
+	 * callers use select() and ignore the samples.
+	 */
+	int (*series)(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
+		      struct gw_arena *arena, struct gw_series_set *out, struct gw_err *err);
 };
 
 struct gw_vsample {

@@ -24,9 +24,9 @@ static void hello(void *ctx, const struct gw_http_request *req, struct gw_http_r
 }
 
 static const struct gw_http_route routes[] = {
-	{"/health", GW_HTTP_GET, false, hello},
-	{"/api/v1/query", GW_HTTP_GET | GW_HTTP_POST, false, echo_args},
-	{"/api/v1/label/", GW_HTTP_GET, true, echo_args},
+	{"/health", GW_HTTP_GET, false, hello, NULL},
+	{"/api/v1/query", GW_HTTP_GET | GW_HTTP_POST, false, echo_args, NULL},
+	{"/api/v1/label/", GW_HTTP_GET, true, echo_args, NULL},
 };
 
 /* Send raw bytes, return the whole response (malloc'd). */

@@ -1,0 +1,21 @@
+/*
+ * json.h - the few JSON writing helpers the HTTP API needs, appending to a
+ * capped gw_buf: escaped strings, Prometheus' sample values (quoted
+ * strings, "NaN", "+Inf", shortest digits without exponent) and its
+ * timestamps (seconds with a millisecond fraction, unquoted).
+ * Threading: none; the buffer is the caller's.
+ */
+#ifndef GW_API_JSON_H
+#define GW_API_JSON_H
+
+#include "core/buf.h"
+#include "promql/labels.h"
+
+#include <stdint.h>
+
+void gw_json_str(struct gw_buf *b, const char *s);
+void gw_json_value(struct gw_buf *b, double v);   /* "1.5", "NaN", "+Inf" */
+void gw_json_time(struct gw_buf *b, int64_t ms);  /* 1435781451.781 */
+void gw_json_labels(struct gw_buf *b, const struct gw_labels *l);
+
+#endif

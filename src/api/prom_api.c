@@ -1,0 +1,560 @@
+/*
+ * prom_api.c - handlers of Prometheus' query API (see prom_api.h).
+ */
+#include "api/prom_api.h"
+
+#include "api/json.h"
+#include "promql/print.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_POINTS 11000
+
+static int64_t default_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int64_t now_of(const struct gw_api *api)
+{
+	return api->now_ms ? api->now_ms() : default_now();
+}
+
+int gw_api_parse_time(const char *s, int64_t *ms)
+{
+	if (!s || !*s)
+		return GW_EINVAL;
+	char *end;
+	double v = strtod(s, &end);
+	if (*end == '\0' && isfinite(v)) {
+		*ms = (int64_t)llround(v * 1000.0);
+		return 0;
+	}
+	/* RFC 3339: 2015-07-01T20:10:51.781Z or with +hh:mm */
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!p)
+		return GW_EINVAL;
+	int64_t frac = 0;
+	if (*p == '.') {
+		int digits = 0;
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			if (digits < 3)
+				frac = frac * 10 + (*p - '0');
+		while (digits > 0 && digits < 3) {
+			frac *= 10;
+			digits++;
+		}
+	}
+	int64_t off = 0;
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int hh, mm;
+		if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2)
+			return GW_EINVAL;
+		off = (int64_t)(hh * 3600 + mm * 60) * (*p == '+' ? 1 : -1);
+		p += 6;
+	} else {
+		return GW_EINVAL;
+	}
+	if (*p)
+		return GW_EINVAL;
+	*ms = ((int64_t)timegm(&tm) - off) * 1000 + frac;
+	return 0;
+}
+
+int gw_api_parse_duration(const char *s, int64_t *ms)
+{
+	if (!s || !*s)
+		return GW_EINVAL;
+	char *end;
+	double v = strtod(s, &end);
+	if (*end == '\0' && isfinite(v)) {
+		if (v * 1000 > 9.2e18 || v * 1000 < -9.2e18)
+			return GW_EINVAL;
+		*ms = (int64_t)llround(v * 1000.0);
+		return 0;
+	}
+	return gw_promql_duration(s, strlen(s), ms) == 0 ? 0 : GW_EINVAL;
+}
+
+/* ---- responses --------------------------------------------------------------- */
+
+static void error_reply(struct gw_http_response *r, int status, const char *type, const char *msg)
+{
+	r->status = status;
+	r->content_type = "application/json";
+	gw_buf_reset(&r->body);
+	gw_buf_printf(&r->body, "{\"status\":\"error\",\"errorType\":\"%s\",\"error\":", type);
+	gw_json_str(&r->body, msg);
+	gw_buf_puts(&r->body, "}");
+}
+
+static void bad_param(struct gw_http_response *r, const char *param, const char *why)
+{
+	char msg[GW_ERR_MSG_MAX + 64];
+	snprintf(msg, sizeof(msg), "invalid parameter \"%s\": %s", param, why);
+	error_reply(r, 400, "bad_data", msg);
+}
+
+static void success_begin(struct gw_http_response *r)
+{
+	r->status = 200;
+	r->content_type = "application/json";
+	gw_buf_puts(&r->body, "{\"status\":\"success\",\"data\":");
+}
+
+static void success_end(struct gw_http_response *r)
+{
+	gw_buf_puts(&r->body, "}");
+	if (r->body.len >= r->body.limit)
+		error_reply(r, 422, "execution", "response too large");
+}
+
+static void eval_error(struct gw_http_response *r, int rc, const struct gw_err *err)
+{
+	if (rc == GW_ETIMEOUT)
+		error_reply(r, 503, "timeout", err->msg[0] ? err->msg : "query timed out");
+	else if (rc == GW_EPARSE)
+		error_reply(r, 400, "bad_data", err->msg);
+	else
+		error_reply(r, 422, "execution", err->msg[0] ? err->msg : gw_strerror(rc));
+}
+
+static void write_points(struct gw_buf *b, const struct gw_series *s)
+{
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < s->n; i++) {
+		gw_buf_puts(b, i ? ",[" : "[");
+		gw_json_time(b, s->t[i]);
+		gw_buf_putc(b, ',');
+		gw_json_value(b, s->v[i]);
+		gw_buf_putc(b, ']');
+	}
+	gw_buf_putc(b, ']');
+}
+
+static int series_cmp(const void *a, const void *b)
+{
+	return gw_labels_cmp(&((const struct gw_series *)a)->labels, &((const struct gw_series *)b)->labels);
+}
+
+static void write_matrix(struct gw_buf *b, struct gw_matrix *m)
+{
+	qsort(m->s, m->n, sizeof(*m->s), series_cmp);
+	gw_buf_puts(b, "{\"resultType\":\"matrix\",\"result\":[");
+	for (size_t i = 0; i < m->n; i++) {
+		if (i)
+			gw_buf_putc(b, ',');
+		gw_buf_puts(b, "{\"metric\":");
+		gw_json_labels(b, &m->s[i].labels);
+		gw_buf_puts(b, ",\"values\":");
+		write_points(b, &m->s[i]);
+		gw_buf_putc(b, '}');
+	}
+	gw_buf_puts(b, "]}");
+}
+
+/* ---- parameters -------------------------------------------------------------- */
+
+static bool opts_with_timeout(const struct gw_api *api, const struct gw_http_request *req,
+			      struct gw_http_response *r, struct gw_pq_opts *o)
+{
+	*o = api->opts;
+	const char *t = gw_http_arg(req, "timeout");
+	if (t) {
+		int64_t ms;
+		if (gw_api_parse_duration(t, &ms) != 0 || ms <= 0) {
+			bad_param(r, "timeout", "cannot parse to a valid duration");
+			return false;
+		}
+		if (!o->timeout_ms || ms < o->timeout_ms)
+			o->timeout_ms = ms;
+	}
+	return true;
+}
+
+static bool time_param(const struct gw_http_request *req, struct gw_http_response *r, const char *name,
+		       int64_t def, int64_t *out)
+{
+	const char *s = gw_http_arg(req, name);
+	if (!s || !*s) {
+		*out = def;
+		return true;
+	}
+	if (gw_api_parse_time(s, out) == 0)
+		return true;
+	char why[160];
+	snprintf(why, sizeof(why), "cannot parse \"%.100s\" to a valid timestamp", s);
+	bad_param(r, name, why);
+	return false;
+}
+
+static struct gw_pq_node *parse_query(const struct gw_http_request *req, struct gw_http_response *r)
+{
+	const char *q = gw_http_arg(req, "query");
+	if (!q) {
+		bad_param(r, "query", "missing");
+		return NULL;
+	}
+	struct gw_pq_node *root = NULL;
+	struct gw_err err;
+	gw_err_clear(&err);
+	if (gw_promql_parse(q, &root, &err) != 0) {
+		bad_param(r, "query", err.msg);
+		return NULL;
+	}
+	return root;
+}
+
+/* ---- handlers ------------------------------------------------------------------ */
+
+static void h_query(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
+{
+	struct gw_api *api = ctx;
+	struct gw_pq_opts o;
+	int64_t t;
+	if (!opts_with_timeout(api, req, r, &o) || !time_param(req, r, "time", now_of(api), &t))
+		return;
+	struct gw_pq_node *root = parse_query(req, r);
+	if (!root)
+		return;
+	struct gw_arena a;
+	gw_arena_init(&a, api->arena_limit ? api->arena_limit : (size_t)512 << 20);
+	struct gw_err err;
+	gw_err_clear(&err);
+	struct gw_pq_result res;
+	int rc = gw_promql_instant(root, &api->q, t, &o, &a, &res, &err);
+	if (rc) {
+		eval_error(r, rc, &err);
+	} else {
+		struct gw_buf *b = &r->body;
+		success_begin(r);
+		switch (res.type) {
+		case GW_PQ_T_SCALAR:
+		case GW_PQ_T_STRING:
+			gw_buf_printf(b, "{\"resultType\":\"%s\",\"result\":[",
+				      res.type == GW_PQ_T_SCALAR ? "scalar" : "string");
+			gw_json_time(b, t);
+			gw_buf_putc(b, ',');
+			if (res.type == GW_PQ_T_SCALAR)
+				gw_json_value(b, res.scalar);
+			else
+				gw_json_str(b, res.string);
+			gw_buf_puts(b, "]}");
+			break;
+		case GW_PQ_T_VECTOR:
+			gw_buf_puts(b, "{\"resultType\":\"vector\",\"result\":[");
+			for (size_t i = 0; i < res.vector.n; i++) {
+				if (i)
+					gw_buf_putc(b, ',');
+				gw_buf_puts(b, "{\"metric\":");
+				gw_json_labels(b, &res.vector.s[i].labels);
+				gw_buf_puts(b, ",\"value\":[");
+				gw_json_time(b, t);
+				gw_buf_putc(b, ',');
+				gw_json_value(b, res.vector.s[i].v);
+				gw_buf_puts(b, "]}");
+			}
+			gw_buf_puts(b, "]}");
+			break;
+		default:
+			write_matrix(b, &res.matrix);
+			break;
+		}
+		success_end(r);
+	}
+	gw_promql_free(root);
+	gw_arena_release(&a);
+}
+
+static void h_query_range(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
+{
+	struct gw_api *api = ctx;
+	struct gw_pq_opts o;
+	int64_t start, end, step;
+	if (!opts_with_timeout(api, req, r, &o))
+		return;
+	const char *ss = gw_http_arg(req, "start"), *es = gw_http_arg(req, "end"), *st = gw_http_arg(req, "step");
+	if (!ss || !es || !st) {
+		bad_param(r, !ss ? "start" : !es ? "end" : "step", "missing");
+		return;
+	}
+	if (!time_param(req, r, "start", 0, &start) || !time_param(req, r, "end", 0, &end))
+		return;
+	if (end < start) {
+		error_reply(r, 400, "bad_data", "end timestamp must not be before start time");
+		return;
+	}
+	if (gw_api_parse_duration(st, &step) != 0) {
+		char why[160];
+		snprintf(why, sizeof(why), "cannot parse \"%.100s\" to a valid duration", st);
+		bad_param(r, "step", why);
+		return;
+	}
+	if (step <= 0) {
+		error_reply(r, 400, "bad_data",
+			    "zero or negative query resolution step widths are not accepted. Try a positive integer");
+		return;
+	}
+	if ((end - start) / step > MAX_POINTS) {
+		error_reply(r, 400, "bad_data",
+			    "exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query "
+			    "resolution (?step=XX)");
+		return;
+	}
+	struct gw_pq_node *root = parse_query(req, r);
+	if (!root)
+		return;
+	if (root->type != GW_PQ_T_SCALAR && root->type != GW_PQ_T_VECTOR) {
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+			 "invalid parameter \"query\": invalid expression type \"%s\" for range query, must be "
+			 "Scalar or instant Vector",
+			 gw_pq_type_name(root->type));
+		error_reply(r, 400, "bad_data", msg);
+		gw_promql_free(root);
+		return;
+	}
+	struct gw_arena a;
+	gw_arena_init(&a, api->arena_limit ? api->arena_limit : (size_t)512 << 20);
+	struct gw_err err;
+	gw_err_clear(&err);
+	struct gw_matrix m;
+	int rc = gw_promql_range(root, &api->q, start, end, step, &o, &a, &m, &err);
+	if (rc) {
+		eval_error(r, rc, &err);
+	} else {
+		success_begin(r);
+		write_matrix(&r->body, &m);
+		success_end(r);
+	}
+	gw_promql_free(root);
+	gw_arena_release(&a);
+}
+
+/* ---- series and labels ------------------------------------------------------------ */
+
+/* Series matching every match[] selector (union), with samples in [start, end]. */
+static int match_series(struct gw_api *api, const struct gw_http_request *req, struct gw_http_response *r,
+			bool required, struct gw_arena *a, struct gw_series **out, size_t *nout)
+{
+	int64_t start, end;
+	*out = NULL;
+	*nout = 0;
+	if (!time_param(req, r, "start", INT64_MIN / 4, &start) || !time_param(req, r, "end", INT64_MAX / 4, &end))
+		return -1;
+	size_t nsel = 0;
+	for (size_t i = 0; i < req->nargs; i++)
+		nsel += strcmp(req->args[i].name, "match[]") == 0;
+	if (nsel == 0 && required) {
+		error_reply(r, 400, "bad_data", "no match[] parameter provided");
+		return -1;
+	}
+	struct gw_strmap seen;
+	gw_strmap_init(&seen, a);
+	size_t cap = 0;
+	for (size_t i = 0; i < req->nargs || (nsel == 0 && i == 0); i++) {
+		const char *sel = nsel ? req->args[i].value : "{__name__=~\".+\"}";
+		if (nsel && strcmp(req->args[i].name, "match[]") != 0)
+			continue;
+		struct gw_pq_node *n = NULL;
+		struct gw_err err;
+		gw_err_clear(&err);
+		if (gw_promql_parse(sel, &n, &err) != 0 || n->kind != GW_PQ_VECTOR_SEL) {
+			bad_param(r, "match[]", n ? "expected a vector selector" : err.msg);
+			gw_promql_free(n);
+			return -1;
+		}
+		size_t nm = n->u.sel.nmatchers + (n->u.sel.name ? 1 : 0), k = 0;
+		struct gw_matcher *m = gw_arena_alloc(a, (nm ? nm : 1) * sizeof(*m));
+		int rc = m ? 0 : GW_ENOMEM;
+		if (rc == 0 && n->u.sel.name)
+			rc = gw_matcher_init(&m[k++], GW_METRIC_NAME, n->u.sel.name, GW_PQ_EQ, &err);
+		for (size_t j = 0; rc == 0 && j < n->u.sel.nmatchers; j++)
+			rc = gw_matcher_init(&m[k++], n->u.sel.matchers[j].name, n->u.sel.matchers[j].value,
+					     n->u.sel.matchers[j].op, &err);
+		struct gw_series_set set = {NULL, 0};
+		if (rc == 0)
+			rc = (api->q.series ? api->q.series : api->q.select)(api->q.ctx, m, k, start, end, a, &set, &err);
+		for (size_t j = 0; j < k; j++)
+			gw_matcher_release(&m[j]);
+		gw_promql_free(n);
+		if (rc) {
+			eval_error(r, rc == GW_EPARSE ? GW_EPARSE : rc, &err);
+			return -1;
+		}
+		for (size_t j = 0; j < set.n; j++) {
+			if (!api->q.series && set.s[j].n == 0)
+				continue; /* select() fallback: no samples in the range */
+			size_t len;
+			const char *key = gw_labels_key_all(a, &set.s[j].labels, &len);
+			if (gw_strmap_get_or_put(&seen, key, len, (long)*nout) != (long)*nout)
+				continue;
+			if (*nout == cap) {
+				cap = cap ? cap * 2 : 64;
+				struct gw_series *ns = gw_arena_alloc(a, cap * sizeof(*ns));
+				if (!ns) {
+					error_reply(r, 422, "execution", "too many series");
+					return -1;
+				}
+				if (*nout)
+					memcpy(ns, *out, *nout * sizeof(*ns));
+				*out = ns;
+			}
+			(*out)[(*nout)++] = set.s[j];
+		}
+		if (nsel == 0)
+			break;
+	}
+	return 0;
+}
+
+static void h_series(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
+{
+	struct gw_arena a;
+	gw_arena_init(&a, (size_t)256 << 20);
+	struct gw_series *s;
+	size_t n;
+	if (match_series(ctx, req, r, true, &a, &s, &n) == 0) {
+		qsort(s, n, sizeof(*s), series_cmp);
+		success_begin(r);
+		gw_buf_putc(&r->body, '[');
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				gw_buf_putc(&r->body, ',');
+			gw_json_labels(&r->body, &s[i].labels);
+		}
+		gw_buf_putc(&r->body, ']');
+		success_end(r);
+	}
+	gw_arena_release(&a);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted distinct strings: label names (name == NULL) or the values of one label. */
+static void write_distinct(struct gw_http_response *r, struct gw_arena *a, const struct gw_series *s, size_t n,
+			   const char *name)
+{
+	struct gw_strmap seen;
+	gw_strmap_init(&seen, a);
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += name ? 1 : s[i].labels.n;
+	const char **v = gw_arena_alloc(a, (total ? total : 1) * sizeof(*v));
+	size_t nv = 0;
+	for (size_t i = 0; v && i < n; i++) {
+		for (size_t j = 0; j < s[i].labels.n; j++) {
+			const struct gw_lpair *p = &s[i].labels.p[j];
+			const char *str = name ? (strcmp(p->name, name) == 0 ? p->value : NULL) : p->name;
+			if (str && gw_strmap_get_or_put(&seen, str, strlen(str), (long)nv) == (long)nv)
+				v[nv++] = str;
+		}
+	}
+	qsort(v, nv, sizeof(*v), str_cmp);
+	success_begin(r);
+	gw_buf_putc(&r->body, '[');
+	for (size_t i = 0; i < nv; i++) {
+		if (i)
+			gw_buf_putc(&r->body, ',');
+		gw_json_str(&r->body, v[i]);
+	}
+	gw_buf_putc(&r->body, ']');
+	success_end(r);
+}
+
+static void h_labels(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
+{
+	struct gw_arena a;
+	gw_arena_init(&a, (size_t)256 << 20);
+	struct gw_series *s;
+	size_t n;
+	if (match_series(ctx, req, r, false, &a, &s, &n) == 0)
+		write_distinct(r, &a, s, n, NULL);
+	gw_arena_release(&a);
+}
+
+static bool label_name_ok(const char *s)
+{
+	if (!*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+static void h_label_values(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
+{
+	const char *rest = req->path + strlen("/api/v1/label/");
+	const char *slash = strchr(rest, '/');
+	if (!slash || strcmp(slash, "/values") != 0) {
+		error_reply(r, 404, "not_found", "unknown endpoint");
+		return;
+	}
+	char name[256];
+	snprintf(name, sizeof(name), "%.*s", (int)(slash - rest < 255 ? slash - rest : 255), rest);
+	if (!label_name_ok(name)) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "invalid label name: \"%s\"", name);
+		error_reply(r, 400, "bad_data", msg);
+		return;
+	}
+	struct gw_arena a;
+	gw_arena_init(&a, (size_t)256 << 20);
+	struct gw_series *s;
+	size_t n;
+	if (match_series(ctx, req, r, false, &a, &s, &n) == 0)
+		write_distinct(r, &a, s, n, name);
+	gw_arena_release(&a);
+}
+
+static void h_metadata(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
+{
+	struct gw_api *api = ctx;
+	success_begin(r);
+	if (api->metadata)
+		api->metadata(api->metadata_ctx, gw_http_arg(req, "metric"), &r->body);
+	else
+		gw_buf_puts(&r->body, "{}");
+	success_end(r);
+}
+
+static void h_buildinfo(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
+{
+	struct gw_api *api = ctx;
+	success_begin(r);
+	/* No "features" key: Grafana would take its presence for Mimir. */
+	gw_buf_puts(&r->body, "{\"version\":");
+	gw_json_str(&r->body, api->version ? api->version : "");
+	gw_buf_puts(&r->body, ",\"revision\":\"\",\"branch\":\"\",\"buildUser\":\"\",\"buildDate\":\"\","
+			      "\"goVersion\":\"\"}");
+	success_end(r);
+}
+
+void gw_api_routes(struct gw_api *api, struct gw_http_route *routes)
+{
+	const unsigned int gp = GW_HTTP_GET | GW_HTTP_POST;
+	struct gw_http_route r[GW_API_NROUTES] = {
+		{"/api/v1/query", gp, false, h_query, api},
+		{"/api/v1/query_range", gp, false, h_query_range, api},
+		{"/api/v1/series", gp, false, h_series, api},
+		{"/api/v1/labels", gp, false, h_labels, api},
+		{"/api/v1/label/", GW_HTTP_GET, true, h_label_values, api},
+		{"/api/v1/metadata", GW_HTTP_GET, false, h_metadata, api},
+		{"/api/v1/status/buildinfo", GW_HTTP_GET, false, h_buildinfo, api},
+	};
+	memcpy(routes, r, sizeof(r));
+}

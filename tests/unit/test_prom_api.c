@@ -1,0 +1,193 @@
+/* Prometheus' query API over a memstore, through a real HTTP server. */
+#include "api/prom_api.h"
+#include "harness.h"
+#include "http_client.h"
+#include "store/memstore.h"
+
+static int64_t fixed_now(void)
+{
+	return 1000 * 1000; /* t = 1000 s */
+}
+
+struct fixture {
+	struct gw_memstore *m;
+	struct gw_api api;
+	struct gw_http *srv;
+	unsigned short port;
+	struct gw_http_route routes[GW_API_NROUTES];
+};
+
+static void meta(void *ctx, const char *metric, struct gw_buf *out)
+{
+	gw_buf_puts(out, "{\"gpu_temp\":[{\"type\":\"gauge\",\"help\":\"GPU temperature.\",\"unit\":\"\"}]}");
+}
+
+static int setup(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->m = gw_memstore_new();
+	struct gw_lpair a[] = {{"__name__", "gpu_temp"}, {"gpu", "0"}, {"instance", "n1"}};
+	struct gw_lpair b[] = {{"__name__", "gpu_temp"}, {"gpu", "1"}, {"instance", "n1"}};
+	struct gw_lpair c[] = {{"__name__", "fb_used"}, {"gpu", "0"}, {"instance", "n1"}};
+	long ia = gw_memstore_series(f->m, a, 3), ib = gw_memstore_series(f->m, b, 3),
+	     ic = gw_memstore_series(f->m, c, 3);
+	for (int i = 0; i <= 100; i++) { /* every 10 s from 0 to 1000 s */
+		gw_memstore_append(f->m, ia, i * 10000, 50 + i % 3);
+		gw_memstore_append(f->m, ib, i * 10000, 80.5);
+		gw_memstore_append(f->m, ic, i * 10000, 1000 * i);
+	}
+	f->api.q = gw_memstore_querier(f->m);
+	f->api.version = "9.9.9";
+	f->api.now_ms = fixed_now;
+	f->api.metadata = meta;
+	gw_api_routes(&f->api, f->routes);
+	struct gw_http_opts o = {.listen = "127.0.0.1:0", .routes = f->routes, .nroutes = GW_API_NROUTES};
+	struct gw_err err;
+	if (gw_http_start(&f->srv, &o, &err) != 0)
+		return -1;
+	f->port = gw_http_port(f->srv);
+	return 0;
+}
+
+static void teardown(struct fixture *f)
+{
+	gw_http_stop(f->srv);
+	gw_memstore_free(f->m);
+}
+
+static void expect(struct fixture *f, const char *path, int status, const char *body)
+{
+	char *r = http_get(f->port, path);
+	if (http_status(r) != status || strcmp(http_body(r), body) != 0)
+		fprintf(stderr, "GET %s\n", path);
+	CHECK_INT_EQ(http_status(r), status);
+	CHECK_STR_EQ(http_body(r), body);
+	free(r);
+}
+
+static void test_query(void)
+{
+	struct fixture f;
+	CHECK_INT_EQ(setup(&f), 0);
+	expect(&f, "/api/v1/query?query=gpu_temp%7Bgpu%3D%221%22%7D&time=500",
+	       200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{\"__name__\":"
+	       "\"gpu_temp\",\"gpu\":\"1\",\"instance\":\"n1\"},\"value\":[500,\"80.5\"]}]}}");
+	/* Default time is now; a scalar; RFC 3339 time. */
+	expect(&f, "/api/v1/query?query=1%2B1", 200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[1000,\"2\"]}}");
+	expect(&f, "/api/v1/query?query=time()&time=1970-01-01T00:01:40.5Z", 200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[100.500,\"100.5\"]}}");
+	expect(&f, "/api/v1/query?query=%22s%22&time=1", 200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"string\",\"result\":[1,\"s\"]}}");
+	expect(&f, "/api/v1/query?query=sum(fb_used)%20%2F%200&time=10", 200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},"
+	       "\"value\":[10,\"+Inf\"]}]}}");
+	expect(&f, "/api/v1/query?query=fb_used%5B20s%5D&time=100", 200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{\"__name__\":"
+	       "\"fb_used\",\"gpu\":\"0\",\"instance\":\"n1\"},\"values\":[[80,\"8000\"],[90,\"9000\"],[100,"
+	       "\"10000\"]]}]}}");
+	/* POST form, as Grafana sends it. */
+	char *r = http_post_form(f.port, "/api/v1/query", "query=avg(gpu_temp)&time=20");
+	CHECK_INT_EQ(http_status(r), 200);
+	CHECK_STR_EQ(http_body(r), "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":"
+				   "{},\"value\":[20,\"66.25\"]}]}}");
+	free(r);
+	teardown(&f);
+}
+
+static void test_query_range(void)
+{
+	struct fixture f;
+	CHECK_INT_EQ(setup(&f), 0);
+	expect(&f, "/api/v1/query_range?query=fb_used%2F1000&start=0&end=30&step=15s", 200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{\"gpu\":\"0\","
+	       "\"instance\":\"n1\"},\"values\":[[0,\"0\"],[15,\"1\"],[30,\"3\"]]}]}}");
+	expect(&f, "/api/v1/query_range?query=up&start=0&end=20000&step=1", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"exceeded maximum resolution of 11,000 "
+	       "points per timeseries. Try decreasing the query resolution (?step=XX)\"}");
+	expect(&f, "/api/v1/query_range?query=up&start=10&end=5&step=1", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"end timestamp must not be before "
+	       "start time\"}");
+	expect(&f, "/api/v1/query_range?query=up&start=0&end=5&step=0", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"zero or negative query resolution step "
+	       "widths are not accepted. Try a positive integer\"}");
+	expect(&f, "/api/v1/query_range?query=up&start=x&end=5&step=1", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"start\\\": cannot "
+	       "parse \\\"x\\\" to a valid timestamp\"}");
+	expect(&f, "/api/v1/query_range?query=up%5B5m%5D&start=0&end=5&step=1", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"query\\\": invalid "
+	       "expression type \\\"range vector\\\" for range query, must be Scalar or instant Vector\"}");
+	teardown(&f);
+}
+
+static void test_errors(void)
+{
+	struct fixture f;
+	CHECK_INT_EQ(setup(&f), 0);
+	expect(&f, "/api/v1/query?query=sum(", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"query\\\": 1:5: "
+	       "parse error: unexpected end of input\"}");
+	expect(&f, "/api/v1/query", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"query\\\": "
+	       "missing\"}");
+	/* An execution error: many-to-many matching. */
+	char *r = http_get(f.port, "/api/v1/query?query=gpu_temp%20%2B%20on(instance)%20gpu_temp&time=10");
+	CHECK_INT_EQ(http_status(r), 422);
+	CHECK(strstr(http_body(r), "\"errorType\":\"execution\"") != NULL);
+	free(r);
+	teardown(&f);
+}
+
+static void test_series_and_labels(void)
+{
+	struct fixture f;
+	CHECK_INT_EQ(setup(&f), 0);
+	expect(&f, "/api/v1/labels", 200, "{\"status\":\"success\",\"data\":[\"__name__\",\"gpu\",\"instance\"]}");
+	expect(&f, "/api/v1/label/__name__/values", 200, "{\"status\":\"success\",\"data\":[\"fb_used\",\"gpu_temp\"]}");
+	expect(&f, "/api/v1/label/gpu/values?match[]=gpu_temp", 200, "{\"status\":\"success\",\"data\":[\"0\",\"1\"]}");
+	expect(&f, "/api/v1/label/gpu/values?match[]=fb_used", 200, "{\"status\":\"success\",\"data\":[\"0\"]}");
+	expect(&f, "/api/v1/label/gpu/values?start=2000&end=3000", 200, "{\"status\":\"success\",\"data\":[]}");
+	expect(&f, "/api/v1/series?match[]=gpu_temp%7Bgpu%3D~%221%7C2%22%7D&match[]=fb_used", 200,
+	       "{\"status\":\"success\",\"data\":[{\"__name__\":\"fb_used\",\"gpu\":\"0\",\"instance\":\"n1\"},"
+	       "{\"__name__\":\"gpu_temp\",\"gpu\":\"1\",\"instance\":\"n1\"}]}");
+	expect(&f, "/api/v1/series", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"no match[] parameter provided\"}");
+	expect(&f, "/api/v1/label/bad-name/values", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid label name: \\\"bad-name\\\"\"}");
+	expect(&f, "/api/v1/status/buildinfo", 200,
+	       "{\"status\":\"success\",\"data\":{\"version\":\"9.9.9\",\"revision\":\"\",\"branch\":\"\","
+	       "\"buildUser\":\"\",\"buildDate\":\"\",\"goVersion\":\"\"}}");
+	expect(&f, "/api/v1/metadata", 200,
+	       "{\"status\":\"success\",\"data\":{\"gpu_temp\":[{\"type\":\"gauge\",\"help\":\"GPU temperature.\","
+	       "\"unit\":\"\"}]}}");
+	teardown(&f);
+}
+
+static void test_time_parsing(void)
+{
+	int64_t ms;
+	CHECK_INT_EQ(gw_api_parse_time("1435781451.781", &ms), 0);
+	CHECK_INT_EQ(ms, 1435781451781LL);
+	CHECK_INT_EQ(gw_api_parse_time("2015-07-01T20:10:51.781Z", &ms), 0);
+	CHECK_INT_EQ(ms, 1435781451781LL);
+	CHECK_INT_EQ(gw_api_parse_time("2015-07-01T22:10:51+02:00", &ms), 0);
+	CHECK_INT_EQ(ms, 1435781451000LL);
+	CHECK(gw_api_parse_time("yesterday", &ms) != 0);
+	CHECK(gw_api_parse_time("2015-07-01T20:10:51", &ms) != 0);
+	CHECK_INT_EQ(gw_api_parse_duration("15s", &ms), 0);
+	CHECK_INT_EQ(ms, 15000);
+	CHECK_INT_EQ(gw_api_parse_duration("0.5", &ms), 0);
+	CHECK_INT_EQ(ms, 500);
+	CHECK(gw_api_parse_duration("5parsecs", &ms) != 0);
+}
+
+int main(void)
+{
+	RUN(test_query);
+	RUN(test_query_range);
+	RUN(test_errors);
+	RUN(test_series_and_labels);
+	RUN(test_time_parsing);
+	return harness_done();
+}

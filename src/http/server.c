@@ -1,13 +1,58 @@
 #include "http/server.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_ARGS 256
+
+/*
+ * libmicrohttpd is loaded when the first server starts, not linked: it
+ * brings GnuTLS and a dozen libraries whose loading would cost every
+ * short-lived command (smi, dmon) several milliseconds of start-up.
+ */
+#define MHD_SONAME "libmicrohttpd.so.12"
+#define MHD_FUNCS(X)                                                                              \
+	X(MHD_start_daemon)                                                                       \
+	X(MHD_stop_daemon)                                                                        \
+	X(MHD_get_daemon_info)                                                                    \
+	X(MHD_lookup_connection_value)                                                            \
+	X(MHD_get_connection_values)                                                              \
+	X(MHD_create_response_from_buffer)                                                        \
+	X(MHD_add_response_header)                                                                \
+	X(MHD_queue_response)                                                                     \
+	X(MHD_destroy_response)
+
+static struct {
+#define MHD_MEMBER(name) __typeof__(&name) name;
+	MHD_FUNCS(MHD_MEMBER)
+#undef MHD_MEMBER
+} mhd;
+static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
+static char mhd_error[256];
+
+static void mhd_load(void)
+{
+	void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(mhd_error, sizeof(mhd_error), "cannot load %s (install libmicrohttpd12): %s", MHD_SONAME,
+			 dlerror());
+		return;
+	}
+#define MHD_RESOLVE(name)                                                                         \
+	*(void **)&mhd.name = dlsym(h, #name);                                                    \
+	if (!mhd.name) {                                                                          \
+		snprintf(mhd_error, sizeof(mhd_error), "%s lacks %s", MHD_SONAME, #name);         \
+		return;                                                                           \
+	}
+	MHD_FUNCS(MHD_RESOLVE)
+#undef MHD_RESOLVE
+}
 
 struct gw_http {
 	struct MHD_Daemon *daemon;
@@ -31,7 +76,7 @@ const char *gw_http_arg(const struct gw_http_request *req, const char *name)
 
 const char *gw_http_header(const struct gw_http_request *req, const char *name)
 {
-	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+	return mhd.MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
 void gw_http_reply_text(struct gw_http_response *resp, int status, const char *text)
@@ -156,18 +201,18 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, struct gw_http_res
 	char *data = r->body.data;
 	r->body.data = NULL; /* ownership moves to libmicrohttpd */
 	struct MHD_Response *mr =
-		MHD_create_response_from_buffer(len, data ? data : (char *)"", data ? MHD_RESPMEM_MUST_FREE
+		mhd.MHD_create_response_from_buffer(len, data ? data : (char *)"", data ? MHD_RESPMEM_MUST_FREE
 										   : MHD_RESPMEM_PERSISTENT);
 	if (!mr) {
 		free(data);
 		return MHD_NO;
 	}
 	if (r->content_type)
-		MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+		mhd.MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
 	for (size_t i = 0; i < r->nheaders; i++)
-		MHD_add_response_header(mr, r->headers[i][0], r->headers[i][1]);
-	enum MHD_Result ret = MHD_queue_response(conn, (unsigned int)r->status, mr);
-	MHD_destroy_response(mr);
+		mhd.MHD_add_response_header(mr, r->headers[i][0], r->headers[i][1]);
+	enum MHD_Result ret = mhd.MHD_queue_response(conn, (unsigned int)r->status, mr);
+	mhd.MHD_destroy_response(mr);
 	return ret;
 }
 
@@ -202,7 +247,7 @@ static const struct gw_http_route *find_route(const struct gw_http *srv, const c
 
 static bool is_form(struct MHD_Connection *conn)
 {
-	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *ct = mhd.MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	return ct && strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0;
 }
 
@@ -223,7 +268,7 @@ static enum MHD_Result dispatch(struct gw_http *srv, struct MHD_Connection *conn
 	struct gw_http_arg *args = NULL;
 	size_t nargs = 0;
 	struct collect c = {&args, &nargs, 0};
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &c);
+	mhd.MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &c);
 	if (c.rc == 0 && st->body.len && is_form(conn))
 		c.rc = gw_http_parse_form(st->body.data, st->body.len, &args, &nargs, MAX_ARGS);
 	enum MHD_Result ret;
@@ -330,6 +375,9 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, bool *v6, st
 int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct gw_err *err)
 {
 	*out = NULL;
+	pthread_once(&mhd_once, mhd_load);
+	if (mhd_error[0])
+		return gw_err_set(err, GW_ENOLIB, "%s", mhd_error);
 	struct sockaddr_storage ss;
 	bool v6 = false;
 	int rc = parse_listen(opts->listen ? opts->listen : ":9400", &ss, &v6, err);
@@ -352,7 +400,7 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	if (v6)
 		flags |= MHD_USE_IPv6;
-	srv->daemon = MHD_start_daemon(
+	srv->daemon = mhd.MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_NOTIFY_COMPLETED, on_complete, srv, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned int)srv->opts.timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)srv->opts.max_conns,
@@ -363,7 +411,7 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 		return gw_err_set(err, GW_EIO, "cannot listen on %s (address in use or not permitted)",
 				  opts->listen ? opts->listen : ":9400");
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	const union MHD_DaemonInfo *info = mhd.MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info ? info->port : 0;
 	*out = srv;
 	return 0;
@@ -373,7 +421,7 @@ void gw_http_stop(struct gw_http *srv)
 {
 	if (!srv)
 		return;
-	MHD_stop_daemon(srv->daemon);
+	mhd.MHD_stop_daemon(srv->daemon);
 	free(srv);
 }
 

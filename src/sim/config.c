@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -134,8 +135,11 @@ void gwsim_reset(void)
 {
 	struct gwsim_sim *s = &gwsim;
 	pthread_mutex_t keep = s->lock;
-	memset((char *)s + sizeof(s->lock), 0, sizeof(*s) - sizeof(s->lock));
+	/* The state is ~1 MB of zeroed bss at load: clearing it untouched costs page faults, not work. */
+	if (s->dirty)
+		memset((char *)s + sizeof(s->lock), 0, sizeof(*s) - sizeof(s->lock));
 	s->lock = keep;
+	s->dirty = true;
 	s->seed = 1;
 	snprintf(s->driver, sizeof(s->driver), "590.48.01");
 	s->nvml[0] = '\0';
@@ -209,8 +213,31 @@ static void fill_identity(struct gwsim_gpu *g)
 		st->power_limit_mw = st->power_default_mw;
 }
 
+/*
+ * A real-clock fleet without a pinned epoch starts "warm": as if its
+ * workloads had been running for a while (10 min plus the position in the
+ * current hour, so two processes a minute apart see the same fleet a minute
+ * apart), each GPU in the thermal steady state of its load and its energy
+ * counter as after a few days of uptime. Without this every one-shot
+ * `smi` would show the first second of a cold start.
+ */
+#define WARM_BASE_S 600.0
+#define WARM_UPTIME_S (3 * 86400.0)
+
+static void warm_start(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double w = WARM_BASE_S + fmod((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9, 3600.0);
+	gwsim.t_offset = w;
+	gwsim.epoch_us -= w * 1e6; /* epoch + t stays the wall clock */
+	for (unsigned int i = 0; i < gwsim.ngpus; i++)
+		gwsim_warm_start(&gwsim.gpus[i], w, WARM_UPTIME_S + w);
+}
+
 void gwsim_fleet_finish(void)
 {
+	bool warm = gwsim.clock_mode == GWSIM_CLOCK_REAL && gwsim.epoch_us < 0;
 	if (gwsim.epoch_us < 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -239,6 +266,8 @@ void gwsim_fleet_finish(void)
 		d->ring_k = -1;
 	}
 	gwsim.mono0 = gwsim_mono();
+	if (warm)
+		warm_start();
 	gwsim.configured = true;
 }
 

@@ -241,6 +241,25 @@ static void integrate(struct gwsim_gpu *g, double t0, double t1)
 	d->t = t1;
 }
 
+void gwsim_warm_start(struct gwsim_gpu *g, double t, double uptime_s)
+{
+	struct gwsim_dyn *d = &g->d;
+	const struct gwsim_static *st = &g->st;
+	struct gwsim_load l;
+	struct gwsim_now n;
+	gwsim_workload_eval(g, t, &l);
+	state(g, &l, t, &n);
+	double p = n.power_mw;
+	double r = st->thermal_r * (g->wl == GWSIM_WL_THERMAL ? THERMAL_BAD : 1.0);
+	d->t = t;
+	d->temp_c = st->temp_ambient + r * p / 1000.0;
+	d->mem_temp_c = st->mem_temp_base + st->mem_temp_r * p / 1000.0;
+	if (gwsim_pinned(g, GWSIM_PIN_TEMP))
+		d->temp_c = gwsim_pin_at(g, GWSIM_PIN_TEMP, t);
+	d->power_avg_mw = p;
+	d->energy_mj = p * uptime_s; /* mW * s = mJ: as if it had drawn this since the driver loaded */
+}
+
 void gwsim_advance(struct gwsim_gpu *g, double t)
 {
 	struct gwsim_dyn *d = &g->d;

@@ -321,6 +321,7 @@ enum gwsim_clock_mode { GWSIM_CLOCK_REAL, GWSIM_CLOCK_MANUAL, GWSIM_CLOCK_STEP }
 struct gwsim_sim {
 	pthread_mutex_t lock;
 	bool configured;
+	bool dirty; /* state was written since the library loaded: reset must clear it */
 	int init_count;
 	nvmlReturn_t init_error;
 	uint64_t seed;
@@ -377,6 +378,8 @@ unsigned long long gwsim_t_to_us(double t);
 
 /* workload.c */
 void gwsim_workload_eval(const struct gwsim_gpu *g, double t, struct gwsim_load *out);
+/* Put a GPU at virtual time t in the thermal steady state of its load there. */
+void gwsim_warm_start(struct gwsim_gpu *g, double t, double uptime_s);
 void gwsim_workload_procs(struct gwsim_gpu *g);
 
 /* nvml_system.c */

@@ -1,5 +1,6 @@
 #include "export/gpu_metrics.h"
 
+#include "export/series.h"
 #include "fields/fields_table.h"
 
 #include <stdio.h>
@@ -61,32 +62,22 @@ void gw_metrics_release(struct gw_metrics *m)
 	m->field_of = NULL;
 }
 
-/* DCGM's units: MiB for memory, W (double) for power, the rest as kept. */
+/* DCGM's units (gw_series_dcgm_value); dcgm-exporter prints doubles as "%f". */
 static bool dcgm_value(const struct gw_field *f, const struct gw_value *v, char *buf, size_t n)
 {
 	if (v->state != GW_V_OK || v->kind == GW_VK_STR)
 		return false;
-	double x = v->kind == GW_VK_FLOAT ? v->d : (double)v->i;
-	switch (f->cunit) {
-	case GW_CU_BYTES:
-		snprintf(buf, n, "%lld", (long long)(v->i / 1048576));
-		break;
-	case GW_CU_MW:
-		snprintf(buf, n, "%f", x / 1000.0);
-		break;
-	default:
-		if (v->kind == GW_VK_FLOAT)
-			snprintf(buf, n, "%f", x);
-		else
-			snprintf(buf, n, "%lld", (long long)v->i);
-		break;
-	}
+	double x = gw_series_dcgm_value(f, v);
+	if (f->cunit == GW_CU_MW || v->kind == GW_VK_FLOAT)
+		snprintf(buf, n, "%f", x);
+	else
+		snprintf(buf, n, "%lld", (long long)x);
 	return true;
 }
 
 struct glabels {
 	char gpu[16], device[24];
-	struct gw_label l[8];
+	struct gw_label l[12];
 	size_t n;
 };
 
@@ -262,6 +253,16 @@ static void render_procs(const struct gw_frame *f, struct gw_expfmt *w)
 			gl.l[gl.n++] = (struct gw_label){"pid", pid};
 			gl.l[gl.n++] = (struct gw_label){"process", gw_proc_basename(p->name)};
 			gl.l[gl.n++] = (struct gw_label){"type", p->compute && p->graphics ? "C+G" : p->compute ? "C" : "G"};
+			/* Attribution labels only when known: an empty label would read as a value. */
+			const struct {
+				const char *name, *value;
+			} owner[] = {{"container", p->attr.container},
+				     {"pod_uid", p->attr.pod_uid},
+				     {"slurm_job", p->attr.slurm_job},
+				     {"user", p->attr.user}};
+			for (size_t k = 0; k < sizeof(owner) / sizeof(owner[0]); k++)
+				if (owner[k].value[0])
+					gl.l[gl.n++] = (struct gw_label){owner[k].name, owner[k].value};
 			gw_expfmt_sample(w, gl.l, gl.n, (double)p->used_bytes);
 		}
 	}

@@ -84,6 +84,13 @@ int gw_field_read(const struct gw_field *f, const struct gw_read_ctx *c, struct 
 size_t gw_field_format(const struct gw_field *f, const struct gw_value *v, unsigned int flags, char *buf,
 		       size_t n);
 
+/*
+ * Read a value printed as nvidia-smi prints it (unit optional) back into the
+ * canonical unit. "[N/A]" and other bracketed texts give state NA. Returns 0
+ * or GW_EPARSE when the text is not a value of this field.
+ */
+int gw_field_parse(const struct gw_field *f, const char *text, size_t len, struct gw_value *v);
+
 /* The CSV header cell: canonical name plus " [unit]" unless GW_FMT_NOUNITS. */
 size_t gw_field_header(const struct gw_field *f, unsigned int flags, char *buf, size_t n);
 

@@ -1,0 +1,57 @@
+#include "export/series.h"
+
+#include <stdio.h>
+
+double gw_series_dcgm_value(const struct gw_field *f, const struct gw_value *v)
+{
+	double x = v->kind == GW_VK_FLOAT ? v->d : (double)v->i;
+	switch (f->cunit) {
+	case GW_CU_BYTES:
+		return (double)(v->i / 1048576); /* MiB, truncated as nvidia-smi and DCGM report */
+	case GW_CU_MW:
+		return x / 1000.0;
+	default:
+		return x;
+	}
+}
+
+static int emit(const char *name, const struct gw_series_gpu *g, bool dcgm, const struct gw_lpair *extra,
+		size_t nextra, int64_t t, double v, gw_series_emit_fn fn, void *ctx)
+{
+	struct gw_lpair l[16];
+	size_t n = 0;
+	l[n++] = (struct gw_lpair){GW_METRIC_NAME, name};
+	l[n++] = (struct gw_lpair){"gpu", g->index};
+	if (dcgm) {
+		l[n++] = (struct gw_lpair){"UUID", g->uuid};
+		l[n++] = (struct gw_lpair){"pci_bus_id", g->bus_id};
+		l[n++] = (struct gw_lpair){"modelName", g->model};
+		if (g->hostname)
+			l[n++] = (struct gw_lpair){"Hostname", g->hostname};
+	} else {
+		l[n++] = (struct gw_lpair){"uuid", g->uuid};
+		l[n++] = (struct gw_lpair){"pci_bus_id", g->bus_id};
+		l[n++] = (struct gw_lpair){"model", g->model};
+	}
+	for (size_t i = 0; i < nextra && n < 16; i++)
+		l[n++] = extra[i];
+	/* Drop empty values: Prometheus treats an empty label as absent. */
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (l[i].value && *l[i].value)
+			l[w++] = l[i];
+	return fn(ctx, l, w, t, v);
+}
+
+int gw_series_emit(const struct gw_field *f, const struct gw_value *v, const struct gw_series_gpu *g,
+		   const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx)
+{
+	if (v->state != GW_V_OK || v->kind == GW_VK_STR)
+		return 0;
+	int rc = 0;
+	if (f->prom && (f->ptype == GW_PT_GAUGE || f->ptype == GW_PT_COUNTER))
+		rc = emit(f->prom, g, false, extra, nextra, t_ms, gw_field_prom_value(f, v), fn, ctx);
+	if (rc == 0 && f->dcgm)
+		rc = emit(f->dcgm, g, true, extra, nextra, t_ms, gw_series_dcgm_value(f, v), fn, ctx);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * series.h - the stored form of a GPU's values: the same series /metrics
+ * exposes, so a query written for the scraped metrics works against the
+ * agent's own history (and against imported nvidia-smi logs).
+ *
+ * For one field value of one GPU, gw_series_emit() calls back once per
+ * series it feeds: the native gpuwatch_* family (base units) and the DCGM
+ * family (DCGM's units), each with the GPU's labels plus the caller's extra
+ * labels (instance, job). Labels are passed in a scratch array valid only
+ * during the callback. Threading: reentrant.
+ */
+#ifndef GW_EXPORT_SERIES_H
+#define GW_EXPORT_SERIES_H
+
+#include "fields/fields_table.h"
+#include "promql/labels.h"
+
+#include <stdint.h>
+
+struct gw_series_gpu {
+	const char *index; /* "0" */
+	const char *uuid;
+	const char *bus_id;
+	const char *model;
+	const char *hostname;
+	const char *driver;
+};
+
+typedef int (*gw_series_emit_fn)(void *ctx, const struct gw_lpair *labels, size_t n, int64_t t_ms, double v);
+
+/*
+ * Emit the series of one field value (nothing when the value is not valid
+ * or is a string). extra: labels added to every series (instance, job).
+ * Returns the first non-zero callback result, or 0.
+ */
+int gw_series_emit(const struct gw_field *f, const struct gw_value *v, const struct gw_series_gpu *g,
+		   const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx);
+
+/* The value of a field in DCGM's units (MiB, W, ...), as /metrics prints it. */
+double gw_series_dcgm_value(const struct gw_field *f, const struct gw_value *v);
+
+#endif

@@ -1,0 +1,166 @@
+/* Importing nvidia-smi CSV logs: headers, units, blocks, mess, bad lines. */
+#include "harness.h"
+#include "store/import_smi.h"
+#include "store/memstore.h"
+
+#include <stdlib.h>
+
+struct sink {
+	struct gw_memstore *m;
+	size_t bad;
+	size_t bad_lines[16];
+};
+
+static int to_mem(void *ctx, const struct gw_lpair *l, size_t n, int64_t t, double v)
+{
+	struct sink *s = ctx;
+	long id = gw_memstore_series(s->m, l, n);
+	return id < 0 ? (int)id : gw_memstore_append(s->m, id, t, v);
+}
+
+static void on_bad(void *ctx, size_t line, const char *why)
+{
+	struct sink *s = ctx;
+	if (s->bad < 16)
+		s->bad_lines[s->bad] = line;
+	s->bad++;
+}
+
+static int run(const char *text, const char *fields, struct sink *s, struct gw_import_stats *st)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct gw_import_opts o = {.fields = fields, .instance = "node1", .job = "import", .emit = to_mem,
+				   .ctx = s, .on_bad_line = on_bad};
+	struct gw_err err;
+	int rc = gw_import_smi(f, &o, st, &err);
+	fclose(f);
+	return rc;
+}
+
+/* Value of one series at time t (ms), via PromQL. */
+static double query(struct gw_memstore *m, const char *q, int64_t t)
+{
+	struct gw_pq_node *root = NULL;
+	struct gw_err err;
+	if (gw_promql_parse(q, &root, &err) != 0)
+		return -12345;
+	struct gw_arena a;
+	gw_arena_init(&a, 1 << 24);
+	struct gw_querier qr = gw_memstore_querier(m);
+	struct gw_pq_result r;
+	double v = -1;
+	if (gw_promql_instant(root, &qr, t, NULL, &a, &r, &err) == 0 && r.type == GW_PQ_T_VECTOR && r.vector.n == 1)
+		v = r.vector.s[0].v;
+	gw_promql_free(root);
+	gw_arena_release(&a);
+	return v;
+}
+
+static void test_timestamped_csv(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	const char *log = "timestamp, index, name, utilization.gpu [%], memory.used [MiB], power.draw [W]\r\n"
+			  "2026/07/03 22:11:09.763, 0, NVIDIA H200, 100 %, 32362 MiB, 627.40 W\r\n"
+			  "2026/07/03 22:11:09.763, 1, NVIDIA H200, [N/A], 0 MiB, 77.00 W\r\n"
+			  "2026/07/03 22:11:10.763, 0, NVIDIA H200, 99 %, 32400 MiB, [Not Supported]\r\n"
+			  "2026/07/03 22:11:11.763, 0, NVIDIA H2"; /* truncated last line */
+	struct sink s = {.m = gw_memstore_new()};
+	struct gw_import_stats st;
+	CHECK_INT_EQ(run(log, NULL, &s, &st), 0);
+	CHECK_INT_EQ(st.rows, 3);
+	CHECK_INT_EQ(st.bad_lines, 1);
+	CHECK_INT_EQ(s.bad_lines[0], 5);
+	int64_t t0 = 1783116669763LL; /* 2026-07-03 22:11:09.763 UTC */
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",instance=\"node1\",job=\"import\"}", t0), 100, 0);
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"}", t0), 627.4, 1e-9);
+	CHECK_DBL_NEAR(query(s.m, "gpuwatch_memory_used_bytes{gpu=\"0\"}", t0 + 1000), 32400.0 * 1048576, 0);
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_FB_USED{gpu=\"1\"}", t0), 0, 0);
+	/* [N/A] is absent, not 0. */
+	CHECK_DBL_NEAR(query(s.m, "count(DCGM_FI_DEV_GPU_UTIL{gpu=\"1\"})", t0), -1, 0);
+	gw_memstore_free(s.m);
+}
+
+static void test_article_blocks(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	/* The reference article's loop: date blocks, a GPU query, then a compute-apps query. */
+	const char *log = "======= Wed Dec  2 17:58:17 UTC 2026 =======\n"
+			  "index, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB]\n"
+			  "0, NVIDIA H100 80GB HBM3, 97 %, 70000 MiB, 81559 MiB\n"
+			  "1, NVIDIA H100 80GB HBM3, 95 %, 69000 MiB, 81559 MiB\n"
+			  "pid, process_name, used_gpu_memory [MiB]\n"
+			  "4242, python, 69990 MiB\n"
+			  "======= 2026-12-02 17:58:27 =======\n"
+			  "index, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB]\n"
+			  "0, NVIDIA H100 80GB HBM3, 12 %, 70000 MiB, 81559 MiB\n"
+			  "0, NVIDIA H100 80GB HBM3, bogus %, 70000 MiB, 81559 MiB\n";
+	struct sink s = {.m = gw_memstore_new()};
+	struct gw_import_stats st;
+	CHECK_INT_EQ(run(log, NULL, &s, &st), 0);
+	CHECK_INT_EQ(st.rows, 3);
+	CHECK_INT_EQ(st.skipped_lines, 2);
+	CHECK_INT_EQ(st.bad_lines, 1);
+	CHECK_INT_EQ(s.bad_lines[0], 10);
+	int64_t t = 1796234297000LL; /* 2026-12-02 17:58:17 UTC */
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\"}", t), 95, 0);
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"}", t + 10000), 12, 0);
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_FB_USED{gpu=\"0\"} / DCGM_FI_DEV_FB_TOTAL{gpu=\"0\"}", t), 70000.0 / 81559, 1e-12);
+	gw_memstore_free(s.m);
+}
+
+static void test_noheader_nounits(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	const char *log = "======= 2026-12-02T10:00:00Z =======\n0, 55, 300.5\n1, 60, 301\n"
+			  "======= 2026-12-02T12:00:05+02:00 =======\n0, 56, 299\n";
+	struct sink s = {.m = gw_memstore_new()};
+	struct gw_import_stats st;
+	CHECK_INT_EQ(run(log, "index,temperature.gpu,power.draw", &s, &st), 0);
+	CHECK_INT_EQ(st.rows, 3);
+	CHECK_INT_EQ(st.bad_lines, 0);
+	int64_t t = 1796205600000LL; /* 2026-12-02T10:00:00Z */
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_GPU_TEMP{gpu=\"1\"}", t), 60, 0);
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"}", t + 5000), 56, 0);
+	/* Without a header or --fields: every line is reported, nothing imported. */
+	struct sink s2 = {.m = gw_memstore_new()};
+	CHECK_INT_EQ(run("0, 55, 300.5\n1, 60, 301\n", NULL, &s2, &st), 0);
+	CHECK_INT_EQ(st.bad_lines, 2);
+	CHECK_INT_EQ(gw_memstore_nseries(s2.m), 0);
+	/* An unknown --fields name is refused up front. */
+	FILE *f = fmemopen((void *)"x", 1, "r");
+	struct gw_import_opts o = {.fields = "index,nosuch.field", .emit = to_mem, .ctx = &s2};
+	struct gw_err err;
+	CHECK_INT_EQ(gw_import_smi(f, &o, &st, &err), GW_EINVAL);
+	CHECK(strstr(err.msg, "nosuch.field") != NULL);
+	fclose(f);
+	gw_memstore_free(s.m);
+	gw_memstore_free(s2.m);
+}
+
+static void test_dates(void)
+{
+	int64_t ms;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	CHECK_INT_EQ(gw_import_parse_date("Wed Dec  2 17:58:17 UTC 2026", &ms), 0);
+	CHECK_INT_EQ(ms, 1796234297000LL);
+	CHECK_INT_EQ(gw_import_parse_date("Wed Dec  2 17:58:17 2026", &ms), 0);
+	CHECK_INT_EQ(ms, 1796234297000LL);
+	CHECK_INT_EQ(gw_import_parse_date("2026-12-02 17:58:17", &ms), 0);
+	CHECK_INT_EQ(ms, 1796234297000LL);
+	CHECK_INT_EQ(gw_import_parse_date("2026/12/02 17:58:17.250", &ms), 0);
+	CHECK_INT_EQ(ms, 1796234297250LL);
+	CHECK(gw_import_parse_date("yesterday at noon", &ms) != 0);
+}
+
+int main(void)
+{
+	RUN(test_timestamped_csv);
+	RUN(test_article_blocks);
+	RUN(test_noheader_nounits);
+	RUN(test_dates);
+	return harness_done();
+}

@@ -55,6 +55,13 @@ int ev_call(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val 
 int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
 int ev_binary(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
 
+/* eval_range.c: a call whose argument is a range vector; 1 = absent_over_time found nothing. */
+int ev_call_range(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
+/* absent()'s result labels: the equality matchers of its selector. */
+int ev_absent_labels(struct ev *e, const struct gw_pq_node *arg, int64_t ts, struct pq_val *out);
+/* Functions that keep the metric name of their input. */
+bool ev_keeps_name(enum gw_pq_func_id id);
+
 /* quantile over values (sorted in place), Prometheus' interpolation. */
 double pq_quantile(double q, double *v, size_t n);
 

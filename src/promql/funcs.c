@@ -3,7 +3,7 @@
 #include <string.h>
 
 static const struct gw_pq_func funcs[] = {
-#define GW_PQ_FUNC_ROW(id, name, ret, var, n, a0, a1, a2, a3) {GW_PQ_F_##id, name, ret, var, n, {a0, a1, a2, a3}},
+#define GW_PQ_FUNC_ROW(id, name, ret, var, n, a0, a1, a2, a3, a4) {GW_PQ_F_##id, name, ret, var, n, {a0, a1, a2, a3, a4}},
 	GW_PQ_FUNCS(GW_PQ_FUNC_ROW)
 #undef GW_PQ_FUNC_ROW
 };

@@ -1,0 +1,325 @@
+/*
+ * eval_range.c - PromQL's range-vector functions, as Prometheus 2.42
+ * computes them: extrapolated rate/increase/delta, instant irate/idelta,
+ * regression for deriv/predict_linear, holt_winters, changes/resets, the
+ * *_over_time family, and absent()/absent_over_time() labels.
+ */
+#include "promql/eval_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- range-vector functions (one series in, one value out) ----------------- */
+
+struct rng {
+	const struct gw_series *s;
+	int64_t ts;        /* evaluation time */
+	int64_t range_ms;  /* of the matrix selector */
+	int64_t range_end; /* reference time of the selection (ts - offset, or @) */
+	double arg;        /* scalar argument (quantile, predict duration) */
+	double arg2;
+};
+
+static bool extrapolated(const struct rng *r, bool counter, bool rate, double *out)
+{
+	const struct gw_series *s = r->s;
+	if (s->n < 2)
+		return false;
+	double result = s->v[s->n - 1] - s->v[0];
+	if (counter) {
+		double last = 0;
+		for (size_t i = 0; i < s->n; i++) {
+			if (s->v[i] < last)
+				result += last;
+			last = s->v[i];
+		}
+	}
+	int64_t range_start = r->range_end - r->range_ms;
+	double to_start = (double)(s->t[0] - range_start) / 1000;
+	double to_end = (double)(r->range_end - s->t[s->n - 1]) / 1000;
+	double sampled = (double)(s->t[s->n - 1] - s->t[0]) / 1000;
+	double avg_step = sampled / (double)(s->n - 1);
+	if (counter && result > 0 && s->v[0] >= 0) {
+		double to_zero = sampled * (s->v[0] / result);
+		if (to_zero < to_start)
+			to_start = to_zero;
+	}
+	double threshold = avg_step * 1.1, interval = sampled;
+	interval += to_start < threshold ? to_start : avg_step / 2;
+	interval += to_end < threshold ? to_end : avg_step / 2;
+	result = result * (interval / sampled);
+	if (rate)
+		result /= (double)r->range_ms / 1000;
+	*out = result;
+	return true;
+}
+
+static bool instant_value(const struct rng *r, bool rate, double *out)
+{
+	const struct gw_series *s = r->s;
+	if (s->n < 2)
+		return false;
+	double last = s->v[s->n - 1], prev = s->v[s->n - 2];
+	double v = rate && last < prev ? last : last - prev;
+	int64_t dt = s->t[s->n - 1] - s->t[s->n - 2];
+	if (dt == 0)
+		return false;
+	if (rate)
+		v /= (double)dt / 1000;
+	*out = v;
+	return true;
+}
+
+static void kahan(double x, double *sum, double *c)
+{
+	double t = *sum + x;
+	if (fabs(*sum) >= fabs(x))
+		*c += (*sum - t) + x;
+	else
+		*c += (x - t) + *sum;
+	*sum = t;
+}
+
+static void regression(const struct gw_series *s, int64_t intercept_time, double *slope, double *intercept)
+{
+	double n = 0, sx = 0, cx = 0, sy = 0, cy = 0, sxy = 0, cxy = 0, sx2 = 0, cx2 = 0;
+	double init = s->v[0];
+	bool const_y = true;
+	for (size_t i = 0; i < s->n; i++) {
+		if (const_y && i > 0 && s->v[i] != init)
+			const_y = false;
+		n += 1;
+		double x = (double)(s->t[i] - intercept_time) / 1e3;
+		kahan(x, &sx, &cx);
+		kahan(s->v[i], &sy, &cy);
+		kahan(x * s->v[i], &sxy, &cxy);
+		kahan(x * x, &sx2, &cx2);
+	}
+	if (const_y) {
+		*slope = isinf(init) ? NAN : 0;
+		*intercept = isinf(init) ? NAN : init;
+		return;
+	}
+	sx += cx;
+	sy += cy;
+	sxy += cxy;
+	sx2 += cx2;
+	double cov = sxy - sx * sy / n, var = sx2 - sx * sx / n;
+	*slope = cov / var;
+	*intercept = sy / n - *slope * sx / n;
+}
+
+static double holt_winters(const struct gw_series *s, double sf, double tf, bool *ok)
+{
+	*ok = s->n >= 2 && sf > 0 && sf < 1 && tf > 0 && tf < 1;
+	if (!*ok)
+		return 0;
+	double s0 = 0, s1 = s->v[0], b = s->v[1] - s->v[0];
+	for (size_t i = 1; i < s->n; i++) {
+		double x = sf * s->v[i];
+		if (i > 1)
+			b = tf * (s1 - s0) + (1 - tf) * b; /* trend from the previous smoothed values */
+		double y = (1 - sf) * (s1 + b);
+		s0 = s1;
+		s1 = x + y;
+	}
+	return s1;
+}
+
+/* Returns false when the function yields no value for this series. */
+static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, double *out)
+{
+	const struct gw_series *s = r->s;
+	switch (id) {
+	case GW_PQ_F_RATE:
+		return extrapolated(r, true, true, out);
+	case GW_PQ_F_INCREASE:
+		return extrapolated(r, true, false, out);
+	case GW_PQ_F_DELTA:
+		return extrapolated(r, false, false, out);
+	case GW_PQ_F_IRATE:
+		return instant_value(r, true, out);
+	case GW_PQ_F_IDELTA:
+		return instant_value(r, false, out);
+	case GW_PQ_F_DERIV: {
+		if (s->n < 2)
+			return false;
+		double icpt;
+		regression(s, s->t[0], out, &icpt);
+		return true;
+	}
+	case GW_PQ_F_PREDICT_LINEAR: {
+		if (s->n < 2)
+			return false;
+		double slope, icpt;
+		regression(s, r->ts, &slope, &icpt);
+		*out = slope * r->arg + icpt;
+		return true;
+	}
+	case GW_PQ_F_HOLT_WINTERS: {
+		bool ok;
+		*out = holt_winters(s, r->arg, r->arg2, &ok);
+		return ok;
+	}
+	case GW_PQ_F_CHANGES:
+	case GW_PQ_F_RESETS: {
+		double c = 0;
+		for (size_t i = 1; i < s->n; i++) {
+			double a = s->v[i - 1], b = s->v[i];
+			if (id == GW_PQ_F_CHANGES ? (b != a && !(isnan(a) && isnan(b))) : b < a)
+				c++;
+		}
+		*out = c;
+		return true;
+	}
+	case GW_PQ_F_AVG_OVER_TIME: {
+		double mean = s->v[0], count = 1;
+		for (size_t i = 1; i < s->n; i++) {
+			double v = s->v[i];
+			count++;
+			if (isinf(mean)) {
+				if (isinf(v) && (mean > 0) == (v > 0))
+					continue;
+				if (!isinf(v) && !isnan(v))
+					continue;
+			}
+			mean += v / count - mean / count;
+		}
+		*out = mean;
+		return true;
+	}
+	case GW_PQ_F_SUM_OVER_TIME: {
+		double sum = 0;
+		for (size_t i = 0; i < s->n; i++)
+			sum += s->v[i];
+		*out = sum;
+		return true;
+	}
+	case GW_PQ_F_COUNT_OVER_TIME:
+		*out = (double)s->n;
+		return true;
+	case GW_PQ_F_MIN_OVER_TIME:
+	case GW_PQ_F_MAX_OVER_TIME: {
+		double m = s->v[0];
+		for (size_t i = 1; i < s->n; i++) {
+			double v = s->v[i];
+			if ((id == GW_PQ_F_MAX_OVER_TIME ? v > m : v < m) || isnan(m))
+				m = v;
+		}
+		*out = m;
+		return true;
+	}
+	case GW_PQ_F_LAST_OVER_TIME:
+		*out = s->v[s->n - 1];
+		return true;
+	case GW_PQ_F_PRESENT_OVER_TIME:
+		*out = 1;
+		return true;
+	case GW_PQ_F_STDDEV_OVER_TIME:
+	case GW_PQ_F_STDVAR_OVER_TIME: {
+		double count = 0, mean = 0, aux = 0;
+		for (size_t i = 0; i < s->n; i++) {
+			count++;
+			double delta = s->v[i] - mean;
+			mean += delta / count;
+			aux += delta * (s->v[i] - mean);
+		}
+		*out = id == GW_PQ_F_STDDEV_OVER_TIME ? sqrt(aux / count) : aux / count;
+		return true;
+	}
+	case GW_PQ_F_QUANTILE_OVER_TIME: {
+		double *vals = gw_arena_alloc(e->a, s->n * sizeof(double));
+		if (!vals)
+			return false;
+		memcpy(vals, s->v, s->n * sizeof(double));
+		*out = pq_quantile(r->arg, vals, s->n);
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* The matrix selector (or subquery) argument, for its range and reference time. */
+static void matrix_arg_times(struct ev *e, const struct gw_pq_node *m, int64_t ts, int64_t *range, int64_t *end)
+{
+	while (m->kind == GW_PQ_PAREN)
+		m = m->u.paren;
+	*range = m->u.range.range_ms;
+	if (m->kind == GW_PQ_MATRIX_SEL) {
+		const struct gw_pq_node *vs = m->u.range.vs;
+		*end = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, ts, vs->u.sel.offset_ms);
+	} else {
+		*end = ev_ref_time(e, m->u.range.at, m->u.range.at_ms, ts, m->u.range.offset_ms);
+	}
+}
+
+int ev_call_range(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	const struct gw_pq_func *f = n->u.call.func;
+	size_t mi = f->args[0] == GW_PQ_T_MATRIX ? 0 : 1; /* quantile_over_time(q, m) */
+	struct pq_val m, a1 = {0}, a2 = {0};
+	if (ev_eval(e, n->u.call.args[mi], ts, &m))
+		return e->rc;
+	if (f->id == GW_PQ_F_QUANTILE_OVER_TIME && ev_eval(e, n->u.call.args[0], ts, &a1))
+		return e->rc;
+	if ((f->id == GW_PQ_F_PREDICT_LINEAR || f->id == GW_PQ_F_HOLT_WINTERS) &&
+	    ev_eval(e, n->u.call.args[1], ts, &a1))
+		return e->rc;
+	if (f->id == GW_PQ_F_HOLT_WINTERS && ev_eval(e, n->u.call.args[2], ts, &a2))
+		return e->rc;
+	struct rng r = {.ts = ts, .arg = a1.scalar, .arg2 = a2.scalar};
+	matrix_arg_times(e, n->u.call.args[mi], ts, &r.range_ms, &r.range_end);
+	struct vbuild b = {0};
+	if (f->id == GW_PQ_F_ABSENT_OVER_TIME) {
+		out->type = GW_PQ_T_VECTOR;
+		if (m.mat.n)
+			return 0;
+		return 1; /* caller builds the absent() labels */
+	}
+	for (size_t i = 0; i < m.mat.n; i++) {
+		r.s = &m.mat.s[i];
+		double v;
+		if (!range_fn(e, f->id, &r, &v))
+			continue;
+		struct gw_labels l = ev_keeps_name(f->id) ? r.s->labels : gw_labels_drop_name(e->a, &r.s->labels);
+		if (vb_push(e, &b, l, ts, v))
+			return e->rc;
+	}
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&b);
+	return ev_check_unique(e, &out->vec);
+}
+
+/* absent(): labels from the selector's equality matchers (unless repeated). */
+int ev_absent_labels(struct ev *e, const struct gw_pq_node *arg, int64_t ts, struct pq_val *out)
+{
+	while (arg->kind == GW_PQ_PAREN)
+		arg = arg->u.paren;
+	if (arg->kind == GW_PQ_MATRIX_SEL)
+		arg = arg->u.range.vs;
+	struct gw_lbuilder b;
+	gw_lb_init(&b, e->a, NULL);
+	if (arg->kind == GW_PQ_VECTOR_SEL) {
+		for (size_t i = 0; i < arg->u.sel.nmatchers; i++) {
+			const struct gw_pq_matcher *m = &arg->u.sel.matchers[i];
+			if (m->op != GW_PQ_EQ || strcmp(m->name, GW_METRIC_NAME) == 0)
+				continue;
+			bool dup = false;
+			for (size_t j = 0; j < arg->u.sel.nmatchers; j++)
+				if (j != i && strcmp(arg->u.sel.matchers[j].name, m->name) == 0)
+					dup = true;
+			if (!dup)
+				gw_lb_set(&b, m->name, m->value);
+		}
+	}
+	struct vbuild vb = {0};
+	if (vb_push(e, &vb, gw_lb_done(&b), ts, 1))
+		return e->rc;
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&vb);
+	return 0;
+}
+

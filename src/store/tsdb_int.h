@@ -1,0 +1,119 @@
+/*
+ * tsdb_int.h - the store's insides, shared by tsdb.c (open, series, append),
+ * tsdb_flush.c (heads to disk), tsdb_load.c (open-time load, retention), tsdb_query.c (reads) and
+ * tsdb_sql.c (schema, connections, label text).
+ *
+ * On disk (format 1), in DIR/gpuwatch.db:
+ *   meta(key TEXT PRIMARY KEY, value TEXT)     "format" = "1"
+ *   series(id INTEGER PRIMARY KEY, labels TEXT UNIQUE)
+ *       labels in canonical text: {a="x",b="y"}, names ascending, values
+ *       escaped as in the exposition format (\\, \", \n)
+ *   chunks(id INTEGER PRIMARY KEY, series_id, kind, mint, maxt, count, data)
+ *       data is one codec.h chunk (ends in its CRC-32); mint/maxt in ms;
+ *       kind 1 = sealed, kind 0 = partial: a piece of a series' open chunk,
+ *       replaced by the sealed chunk when it is cut, read back into the
+ *       head on open. Indexes: (series_id, maxt), (maxt), and partial rows.
+ *
+ * Locking, outermost first:
+ *   wmu       one flush or retention pass at a time; owns the writer
+ *             connection and its statements.
+ *   reg_mu    series creation and the key hash; the page table itself is
+ *             read lock-free (pages never move, nseries is published with
+ *             release/acquire).
+ *   series mu the head of one series. Held only for memory work.
+ *   stat_mu   the last error text.
+ *   pool_mu   idle reader connections.
+ */
+#ifndef GW_STORE_TSDB_INT_H
+#define GW_STORE_TSDB_INT_H
+
+#include "core/buf.h"
+#include "store/tsdb.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+
+#define TS_PAGE_BITS 10
+#define TS_PAGE (1u << TS_PAGE_BITS)
+#define TS_MAX_PAGES 4096 /* 4 M series */
+#define TS_POOL 8         /* idle reader connections kept */
+
+struct ts_series {
+	pthread_mutex_t mu;
+	struct gw_lpair *labels; /* sorted by name; strings owned; immutable */
+	size_t nlabels;
+	char *key; /* canonical label text, owned; immutable */
+	/* Under mu: */
+	int64_t id;      /* series.id on disk; 0 until first written */
+	int64_t *t;      /* head, ms ascending */
+	double *v;
+	size_t n, cap;
+	size_t nflushed; /* head[0, nflushed) is on disk as partial rows */
+	int64_t last_t;  /* newest sample, head or disk; INT64_MIN if none */
+};
+
+struct ts_hslot {
+	uint64_t hash;
+	uint32_t ref1; /* ref + 1; 0 = empty */
+};
+
+struct gw_tsdb {
+	struct gw_tsdb_opts o;
+	char *dbpath;
+	char *dir;
+	bool loaded; /* the database was read at open; false after a degraded open */
+
+	pthread_mutex_t reg_mu;
+	struct ts_series **pages[TS_MAX_PAGES];
+	_Atomic size_t nseries;
+	struct ts_hslot *hash;
+	size_t hcap;
+
+	pthread_mutex_t wmu;
+	sqlite3 *w; /* writer; NULL after a failure until the next flush reopens it */
+	unsigned nflush_since_retain;
+
+	pthread_mutex_t pool_mu;
+	sqlite3 *pool[TS_POOL];
+	size_t npool;
+
+	_Atomic uint64_t appended, dropped, head_samples, flushes, flush_errors;
+	_Atomic uint64_t chunks_written, chunks_deleted, corrupt, db_bytes;
+	_Atomic int64_t max_t, last_flush_t;
+	pthread_mutex_t stat_mu;
+	int last_error;
+	char last_error_msg[GW_ERR_MSG_MAX];
+
+	pthread_t flusher;
+	bool has_flusher, stop;
+	pthread_mutex_t stop_mu;
+	pthread_cond_t stop_cv;
+};
+
+static inline struct ts_series *ts_get(struct gw_tsdb *db, size_t ref)
+{
+	return db->pages[ref >> TS_PAGE_BITS][ref & (TS_PAGE - 1)];
+}
+
+/* tsdb_sql.c */
+int ts_sql_open(struct gw_tsdb *db, bool writer, sqlite3 **out, struct gw_err *err);
+int ts_sql_err(sqlite3 *c, int rc, const char *what, struct gw_err *err);
+int ts_labels_text(const struct gw_lpair *p, size_t n, struct gw_buf *out);
+int ts_labels_parse(const char *s, struct gw_lpair **p, size_t *n);
+sqlite3 *ts_reader_get(struct gw_tsdb *db, struct gw_err *err);
+void ts_reader_put(struct gw_tsdb *db, sqlite3 *c);
+
+/* tsdb.c */
+int ts_make_dirs(const char *path, struct gw_err *err);
+int ts_series_add(struct gw_tsdb *db, struct gw_lpair *sorted, size_t n, char *key, uint64_t *ref);
+void ts_set_error(struct gw_tsdb *db, const struct gw_err *e);
+
+/* tsdb_flush.c */
+void *ts_flusher_main(void *arg);
+
+/* tsdb_load.c: reading the store back on open; retention (under wmu, writer open) */
+int ts_load(struct gw_tsdb *db, struct gw_err *err);
+int ts_retain_locked(struct gw_tsdb *db, struct gw_err *err);
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * tsdb_load.c - reading the store back on open (series, each series' last
+ * time stamp, the partial rows that become the heads again) and retention.
+ */
+#include "store/codec.h"
+#include "store/tsdb_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct idref {
+	int64_t id;
+	size_t ref;
+};
+
+static int idref_cmp(const void *a, const void *b)
+{
+	int64_t x = ((const struct idref *)a)->id, y = ((const struct idref *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static struct ts_series *by_id(struct gw_tsdb *db, const struct idref *m, size_t n, int64_t id)
+{
+	struct idref key = {id, 0};
+	const struct idref *f = bsearch(&key, m, n, sizeof(*m), idref_cmp);
+	return f ? ts_get(db, f->ref) : NULL;
+}
+
+static int load_series(struct gw_tsdb *db, struct idref **map, size_t *nmap, struct gw_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db->w, "SELECT id, labels FROM series ORDER BY id", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ts_sql_err(db->w, rc, "load series", err);
+	size_t cap = 0, n = 0;
+	struct idref *m = NULL;
+	int ret = 0;
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(st, 1);
+		struct gw_lpair *p = NULL;
+		size_t np = 0;
+		if (!text || ts_labels_parse(text, &p, &np) != 0)
+			continue; /* a damaged label row loses that series, not the store */
+		char *key = strdup(text);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			struct idref *nm = realloc(m, cap * sizeof(*nm));
+			if (nm)
+				m = nm;
+			else
+				ret = GW_ENOMEM;
+		}
+		uint64_t ref = 0;
+		if (ret || !key) {
+			for (size_t i = 0; i < np; i++) {
+				free((char *)p[i].name);
+				free((char *)p[i].value);
+			}
+			free(p);
+			free(key);
+			ret = GW_ENOMEM;
+			break;
+		}
+		ret = ts_series_add(db, p, np, key, &ref); /* takes p and key */
+		if (!ret) {
+			ts_get(db, ref)->id = sqlite3_column_int64(st, 0);
+			m[n].id = sqlite3_column_int64(st, 0);
+			m[n].ref = ref;
+			n++;
+		}
+	}
+	sqlite3_finalize(st);
+	if (!ret && rc != SQLITE_DONE)
+		ret = ts_sql_err(db->w, rc, "load series", err);
+	*map = m;
+	*nmap = n;
+	return ret ? gw_err_set(err, ret, "load series: %s", gw_strerror(ret)) : 0;
+}
+
+static int load_last(struct gw_tsdb *db, const struct idref *m, size_t nm, struct gw_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db->w, "SELECT series_id, max(maxt) FROM chunks GROUP BY series_id", -1, &st,
+				    NULL);
+	if (rc != SQLITE_OK)
+		return ts_sql_err(db->w, rc, "load last times", err);
+	int64_t max_t = INT64_MIN;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct ts_series *s = by_id(db, m, nm, sqlite3_column_int64(st, 0));
+		int64_t t = sqlite3_column_int64(st, 1);
+		if (s)
+			s->last_t = t;
+		if (t > max_t)
+			max_t = t;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return ts_sql_err(db->w, rc, "load last times", err);
+	atomic_store(&db->max_t, max_t);
+	atomic_store(&db->last_flush_t, max_t);
+	return 0;
+}
+
+/* The partial rows of each series, in time order, become its head again. */
+static int load_heads(struct gw_tsdb *db, const struct idref *m, size_t nm, struct gw_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db->w, "SELECT series_id, data FROM chunks WHERE kind = 0 ORDER BY series_id, mint",
+				    -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ts_sql_err(db->w, rc, "load heads", err);
+	int64_t *t = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*t));
+	double *v = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*v));
+	int ret = t && v ? 0 : GW_ENOMEM;
+	uint64_t total = 0;
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct ts_series *s = by_id(db, m, nm, sqlite3_column_int64(st, 0));
+		const void *blob = sqlite3_column_blob(st, 1);
+		size_t len = (size_t)sqlite3_column_bytes(st, 1), n = 0;
+		if (!s)
+			continue;
+		if (gw_chunk_decode(blob, len, t, v, GW_CHUNK_MAX_SAMPLES, &n) != 0) {
+			atomic_fetch_add(&db->corrupt, 1);
+			continue;
+		}
+		if (s->n + n > s->cap) {
+			size_t cap = s->cap ? s->cap : 64;
+			while (cap < s->n + n)
+				cap *= 2;
+			int64_t *nt = realloc(s->t, cap * sizeof(*nt));
+			double *nv = nt ? realloc(s->v, cap * sizeof(*nv)) : NULL;
+			if (nt)
+				s->t = nt;
+			if (!nv) {
+				ret = GW_ENOMEM;
+				break;
+			}
+			s->v = nv;
+			s->cap = cap;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (s->n && t[i] <= s->t[s->n - 1])
+				continue; /* overlap would break the order; first copy wins */
+			s->t[s->n] = t[i];
+			s->v[s->n] = v[i];
+			s->n++;
+			total++;
+		}
+		s->nflushed = s->n;
+	}
+	sqlite3_finalize(st);
+	free(t);
+	free(v);
+	if (ret)
+		return gw_err_set(err, ret, "load heads: %s", gw_strerror(ret));
+	if (rc != SQLITE_DONE)
+		return ts_sql_err(db->w, rc, "load heads", err);
+	atomic_fetch_add(&db->head_samples, total);
+	return 0;
+}
+
+int ts_load(struct gw_tsdb *db, struct gw_err *err)
+{
+	struct idref *m = NULL;
+	size_t nm = 0;
+	int rc = load_series(db, &m, &nm, err);
+	if (nm)
+		qsort(m, nm, sizeof(*m), idref_cmp);
+	rc = rc ? rc : load_last(db, m, nm, err);
+	rc = rc ? rc : load_heads(db, m, nm, err);
+	free(m);
+	return rc ? rc : ts_retain_locked(db, err);
+}
+
+static int pragma_int(sqlite3 *c, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(c, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			*out = sqlite3_column_int64(st, 0);
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int used_bytes(sqlite3 *c, int64_t *used, int64_t *rows)
+{
+	int64_t pages = 0, free_pages = 0, psize = 0;
+	int rc = pragma_int(c, "PRAGMA page_count", &pages);
+	rc = rc ? rc : pragma_int(c, "PRAGMA freelist_count", &free_pages);
+	rc = rc ? rc : pragma_int(c, "PRAGMA page_size", &psize);
+	if (rows)
+		rc = rc ? rc : pragma_int(c, "SELECT count(*) FROM chunks WHERE kind = 1", rows);
+	*used = (pages - free_pages) * psize;
+	return rc;
+}
+
+static int exec_changes(sqlite3 *c, sqlite3_stmt *st, uint64_t *deleted)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return rc;
+	*deleted += (uint64_t)sqlite3_changes(c);
+	return SQLITE_OK;
+}
+
+/*
+ * Time: sealed chunks wholly older than the newest sample minus
+ * retention_ms go (data time, not the wall clock, so a store fed from a
+ * simulator or an import ages the same way). Size: the oldest sealed
+ * chunks go until the pages in use fit retention_bytes.
+ */
+int ts_retain_locked(struct gw_tsdb *db, struct gw_err *err)
+{
+	sqlite3 *c = db->w;
+	uint64_t deleted = 0;
+	int rc = SQLITE_OK;
+	int64_t max_t = atomic_load(&db->max_t);
+	if (db->o.retention_ms > 0 && max_t != INT64_MIN) {
+		sqlite3_stmt *st = NULL;
+		rc = sqlite3_prepare_v2(c, "DELETE FROM chunks WHERE kind = 1 AND maxt < ?1", -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, max_t - db->o.retention_ms);
+			rc = exec_changes(c, st, &deleted);
+		}
+		sqlite3_finalize(st);
+	}
+	int64_t used = 0, rows = 0;
+	rc = rc ? rc : used_bytes(c, &used, db->o.retention_bytes ? &rows : NULL);
+	while (rc == SQLITE_OK && db->o.retention_bytes && (uint64_t)used > db->o.retention_bytes && rows > 0) {
+		/* Rows to drop, in proportion to the excess: pages free up only
+		 * when emptied, so aim a little past the limit. */
+		int64_t k = rows * (used - (int64_t)db->o.retention_bytes) / used + 1;
+		sqlite3_stmt *st = NULL;
+		rc = sqlite3_prepare_v2(c,
+					"DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE kind = 1 "
+					"ORDER BY maxt LIMIT ?1)",
+					-1, &st, NULL);
+		uint64_t before = deleted;
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, k);
+			rc = exec_changes(c, st, &deleted);
+		}
+		sqlite3_finalize(st);
+		rows -= (int64_t)(deleted - before);
+		if (rc == SQLITE_OK && deleted == before)
+			break;
+		rc = rc ? rc : sqlite3_exec(c, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
+		rc = rc ? rc : used_bytes(c, &used, NULL);
+	}
+	if (rc == SQLITE_OK && deleted)
+		rc = sqlite3_exec(c, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return ts_sql_err(c, rc, "retention", err);
+	atomic_fetch_add(&db->chunks_deleted, deleted);
+	atomic_store(&db->db_bytes, (uint64_t)used);
+	return 0;
+}
+
+int gw_tsdb_retain(struct gw_tsdb *db, struct gw_err *err)
+{
+	pthread_mutex_lock(&db->wmu);
+	int rc = db->w ? ts_retain_locked(db, err) : gw_err_set(err, GW_EIO, "store not writable now");
+	pthread_mutex_unlock(&db->wmu);
+	return rc;
+}

@@ -1,0 +1,449 @@
+/*
+ * tsdb_query.c - reads: the querier's select() and series(), label names
+ * and values.
+ *
+ * Consistency without a global lock: a query copies each matching head
+ * first and notes the head's first time stamp F, then reads sealed chunks
+ * with mint < F from a fresh SQLite snapshot. Anything the flusher sealed
+ * out of the head before the copy was committed before it, so it is in the
+ * snapshot; anything sealed after the copy starts at or after F and was in
+ * the copy. A sample is therefore never missed, and the merge drops any
+ * duplicate time stamp (keeping the older, on-disk one).
+ */
+#include "store/codec.h"
+#include "store/tsdb_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct vec {
+	int64_t *t;
+	double *v;
+	size_t n, cap;
+};
+
+static int vec_reserve(struct vec *x, size_t more)
+{
+	if (x->n + more <= x->cap)
+		return 0;
+	size_t cap = x->cap ? x->cap : 4096;
+	while (cap < x->n + more)
+		cap *= 2;
+	int64_t *nt = realloc(x->t, cap * sizeof(*nt));
+	if (nt)
+		x->t = nt;
+	double *nv = nt ? realloc(x->v, cap * sizeof(*nv)) : NULL;
+	if (!nv)
+		return GW_ENOMEM;
+	x->v = nv;
+	x->cap = cap;
+	return 0;
+}
+
+static size_t lower_bound(const int64_t *t, size_t n, int64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Index past the last element <= x. */
+static size_t upper_bound(const int64_t *t, size_t n, int64_t x)
+{
+	return x == INT64_MAX ? n : lower_bound(t, n, x + 1);
+}
+
+static bool matches(const struct ts_series *s, const struct gw_matcher *m, size_t nm)
+{
+	struct gw_labels l = {s->labels, s->nlabels};
+	for (size_t j = 0; j < nm; j++) {
+		const char *v = gw_labels_get(&l, m[j].name);
+		if (!gw_matcher_matches(&m[j], v ? v : ""))
+			return false;
+	}
+	return true;
+}
+
+/* Series accepted by the matchers; *out is malloc'd. */
+static int candidates(struct gw_tsdb *db, const struct gw_matcher *m, size_t nm, size_t **out, size_t *n)
+{
+	size_t ns = atomic_load_explicit(&db->nseries, memory_order_acquire), k = 0;
+	size_t *r = malloc((ns ? ns : 1) * sizeof(*r));
+	if (!r)
+		return GW_ENOMEM;
+	for (size_t i = 0; i < ns; i++)
+		if (matches(ts_get(db, i), m, nm))
+			r[k++] = i;
+	*out = r;
+	*n = k;
+	return 0;
+}
+
+struct pair {
+	int64_t t;
+	size_t seq;
+	double v;
+};
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	if (x->t != y->t)
+		return (x->t > y->t) - (x->t < y->t);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Strictly ascending, first of equal time stamps kept; rarely has work. */
+static int normalise(struct vec *x)
+{
+	size_t i = 1;
+	while (i < x->n && x->t[i] > x->t[i - 1])
+		i++;
+	if (i >= x->n)
+		return 0;
+	struct pair *p = malloc(x->n * sizeof(*p));
+	if (!p)
+		return GW_ENOMEM;
+	for (size_t k = 0; k < x->n; k++)
+		p[k] = (struct pair){x->t[k], k, x->v[k]};
+	qsort(p, x->n, sizeof(*p), pair_cmp);
+	size_t o = 0;
+	for (size_t k = 0; k < x->n; k++) {
+		if (o && p[k].t == x->t[o - 1])
+			continue;
+		x->t[o] = p[k].t;
+		x->v[o] = p[k].v;
+		o++;
+	}
+	x->n = o;
+	free(p);
+	return 0;
+}
+
+struct reader {
+	struct gw_tsdb *db;
+	sqlite3 *c;
+	sqlite3_stmt *chunks, *any;
+	int64_t *dt; /* decode scratch, GW_CHUNK_MAX_SAMPLES each */
+	double *dv;
+};
+
+static void reader_init(struct reader *r, struct gw_tsdb *db)
+{
+	memset(r, 0, sizeof(*r));
+	r->db = db;
+}
+
+/* Opened on first use: series never flushed need no disk at all. */
+static int reader_open(struct reader *r, struct gw_err *err)
+{
+	if (r->c)
+		return 0;
+	r->c = ts_reader_get(r->db, err);
+	if (!r->c)
+		return err ? err->code : GW_EIO;
+	int rc = sqlite3_exec(r->c, "BEGIN", NULL, NULL, NULL);
+	rc = rc ? rc
+		: sqlite3_prepare_v2(r->c,
+				     "SELECT data FROM chunks WHERE series_id = ?1 AND kind = 1 AND maxt >= ?2 "
+				     "AND mint <= ?3 AND mint < ?4 ORDER BY maxt",
+				     -1, &r->chunks, NULL);
+	rc = rc ? rc
+		: sqlite3_prepare_v2(r->c,
+				     "SELECT 1 FROM chunks WHERE series_id = ?1 AND maxt >= ?2 AND mint <= ?3 LIMIT 1",
+				     -1, &r->any, NULL);
+	if (rc)
+		return ts_sql_err(r->c, rc, "query", err);
+	return 0;
+}
+
+static void reader_close(struct reader *r)
+{
+	if (!r->c)
+		return;
+	sqlite3_finalize(r->chunks);
+	sqlite3_finalize(r->any);
+	sqlite3_exec(r->c, "COMMIT", NULL, NULL, NULL);
+	ts_reader_put(r->db, r->c);
+	free(r->dt);
+	free(r->dv);
+}
+
+/* Append the series' sealed samples in [mint, maxt] with t < before to x. */
+static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct vec *x,
+		     struct gw_err *err)
+{
+	int rc = reader_open(r, err), ret = 0;
+	if (rc)
+		return rc;
+	if (!r->dt) {
+		r->dt = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*r->dt));
+		r->dv = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*r->dv));
+		if (!r->dt || !r->dv)
+			return gw_err_set(err, GW_ENOMEM, "out of memory");
+	}
+	sqlite3_stmt *st = r->chunks;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, mint);
+	sqlite3_bind_int64(st, 3, maxt);
+	sqlite3_bind_int64(st, 4, before);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t n = 0;
+		const void *blob = sqlite3_column_blob(st, 0);
+		if (gw_chunk_decode(blob, (size_t)sqlite3_column_bytes(st, 0), r->dt, r->dv, GW_CHUNK_MAX_SAMPLES,
+				    &n) != 0) {
+			atomic_fetch_add(&r->db->corrupt, 1); /* skipped; the status shows it */
+			continue;
+		}
+		size_t a = lower_bound(r->dt, n, mint), b = upper_bound(r->dt, n, maxt);
+		if (b > a && vec_reserve(x, b - a) != 0) {
+			ret = gw_err_set(err, GW_ENOMEM, "out of memory");
+			break;
+		}
+		for (size_t i = a; i < b; i++) {
+			if (r->dt[i] >= before)
+				break;
+			x->t[x->n] = r->dt[i];
+			x->v[x->n] = r->dv[i];
+			x->n++;
+		}
+	}
+	sqlite3_reset(st);
+	if (!ret && rc != SQLITE_DONE)
+		ret = ts_sql_err(r->c, rc, "read chunks", err);
+	return ret;
+}
+
+/* Copy the head's samples in [mint, maxt]; *first gets the head's first time (or INT64_MAX). */
+static int read_head(struct ts_series *s, int64_t mint, int64_t maxt, struct vec *h, int64_t *first, int64_t *id)
+{
+	int rc = 0;
+	pthread_mutex_lock(&s->mu);
+	*first = s->n ? s->t[0] : INT64_MAX;
+	*id = s->id;
+	size_t a = lower_bound(s->t, s->n, mint), b = upper_bound(s->t, s->n, maxt);
+	if (b > a) {
+		rc = vec_reserve(h, b - a);
+		if (!rc) {
+			memcpy(h->t + h->n, s->t + a, (b - a) * sizeof(*h->t));
+			memcpy(h->v + h->n, s->v + a, (b - a) * sizeof(*h->v));
+			h->n += b - a;
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+struct hcopy {
+	size_t off, n; /* in the shared head vector */
+	int64_t first, id;
+};
+
+static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
+		       struct gw_arena *arena, struct gw_series_set *out, struct gw_err *err)
+{
+	struct gw_tsdb *db = ctx;
+	size_t *refs = NULL, nc = 0;
+	out->s = NULL;
+	out->n = 0;
+	if (candidates(db, m, nm, &refs, &nc) != 0)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	struct reader r;
+	struct vec x = {0}, h = {0};
+	struct hcopy *hc = calloc(nc ? nc : 1, sizeof(*hc));
+	int rc = hc ? 0 : GW_ENOMEM;
+	reader_init(&r, db);
+	/* Every head before the snapshot (see the top of the file). */
+	for (size_t i = 0; i < nc && !rc; i++) {
+		hc[i].off = h.n;
+		rc = read_head(ts_get(db, refs[i]), mint, maxt, &h, &hc[i].first, &hc[i].id);
+		hc[i].n = h.n - hc[i].off;
+	}
+	out->s = rc ? NULL : gw_arena_alloc(arena, (nc ? nc : 1) * sizeof(*out->s));
+	if (!rc && !out->s)
+		rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
+	for (size_t i = 0; i < nc && !rc; i++) {
+		struct ts_series *s = ts_get(db, refs[i]);
+		x.n = 0;
+		if (hc[i].id && mint < hc[i].first)
+			rc = read_disk(&r, hc[i].id, mint, maxt, hc[i].first, &x, err);
+		rc = rc ? rc : vec_reserve(&x, hc[i].n);
+		if (rc)
+			break;
+		if (hc[i].n) {
+			memcpy(x.t + x.n, h.t + hc[i].off, hc[i].n * sizeof(*x.t));
+			memcpy(x.v + x.n, h.v + hc[i].off, hc[i].n * sizeof(*x.v));
+			x.n += hc[i].n;
+		}
+		rc = normalise(&x);
+		if (rc || x.n == 0)
+			continue;
+		struct gw_series *o = &out->s[out->n];
+		int64_t *t = gw_arena_alloc(arena, x.n * sizeof(*t));
+		double *v = t ? gw_arena_alloc(arena, x.n * sizeof(*v)) : NULL;
+		if (!v) {
+			rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
+			break;
+		}
+		memcpy(t, x.t, x.n * sizeof(*t));
+		memcpy(v, x.v, x.n * sizeof(*v));
+		o->labels = (struct gw_labels){s->labels, s->nlabels};
+		o->t = t;
+		o->v = v;
+		o->n = x.n;
+		out->n++;
+	}
+	if (rc == GW_ENOMEM && (!err || !err->msg[0]))
+		gw_err_set(err, rc, "out of memory");
+	reader_close(&r);
+	free(hc);
+	free(x.t);
+	free(x.v);
+	free(h.t);
+	free(h.v);
+	free(refs);
+	return rc;
+}
+
+static bool head_has(struct ts_series *s, int64_t mint, int64_t maxt, int64_t *id)
+{
+	pthread_mutex_lock(&s->mu);
+	size_t a = lower_bound(s->t, s->n, mint);
+	bool yes = a < s->n && s->t[a] <= maxt;
+	*id = s->id;
+	pthread_mutex_unlock(&s->mu);
+	return yes;
+}
+
+/* Series with a sample in [mint, maxt], labels only; *refs is malloc'd. */
+static int list_series(struct gw_tsdb *db, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
+		       size_t **refs, size_t *n, struct gw_err *err)
+{
+	size_t nc = 0;
+	if (candidates(db, m, nm, refs, &nc) != 0)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	struct reader r;
+	int rc = 0;
+	size_t k = 0;
+	reader_init(&r, db);
+	int64_t *ids = malloc((nc ? nc : 1) * sizeof(*ids));
+	if (!ids)
+		rc = gw_err_set(err, GW_ENOMEM, "out of memory");
+	/* All heads before the snapshot, as in select(); id -1: in the head. */
+	for (size_t i = 0; i < nc && !rc; i++)
+		if (head_has(ts_get(db, (*refs)[i]), mint, maxt, &ids[i]))
+			ids[i] = -1;
+	for (size_t i = 0; i < nc && !rc; i++) {
+		bool yes = ids[i] == -1;
+		if (!yes && ids[i] && (rc = reader_open(&r, err)) == 0) {
+			sqlite3_bind_int64(r.any, 1, ids[i]);
+			sqlite3_bind_int64(r.any, 2, mint);
+			sqlite3_bind_int64(r.any, 3, maxt);
+			int sr = sqlite3_step(r.any);
+			yes = sr == SQLITE_ROW;
+			if (sr != SQLITE_ROW && sr != SQLITE_DONE)
+				rc = ts_sql_err(r.c, sr, "list series", err);
+			sqlite3_reset(r.any);
+		}
+		if (yes)
+			(*refs)[k++] = (*refs)[i];
+	}
+	free(ids);
+	reader_close(&r);
+	*n = k;
+	return rc;
+}
+
+static int tsdb_series(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
+		       struct gw_arena *arena, struct gw_series_set *out, struct gw_err *err)
+{
+	struct gw_tsdb *db = ctx;
+	size_t *refs = NULL, n = 0;
+	out->s = NULL;
+	out->n = 0;
+	int rc = list_series(db, m, nm, mint, maxt, &refs, &n, err);
+	if (!rc) {
+		out->s = gw_arena_alloc(arena, (n ? n : 1) * sizeof(*out->s));
+		if (!out->s)
+			rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct ts_series *s = ts_get(db, refs[i]);
+		out->s[out->n++] = (struct gw_series){.labels = {s->labels, s->nlabels}};
+	}
+	free(refs);
+	return rc;
+}
+
+struct gw_querier gw_tsdb_querier(struct gw_tsdb *db)
+{
+	struct gw_querier q = {db, tsdb_select, tsdb_series};
+	return q;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* name == NULL: label names; else the values of that label. */
+static int collect(struct gw_tsdb *db, const char *name, const struct gw_matcher *m, size_t nm, int64_t mint,
+		   int64_t maxt, struct gw_arena *arena, const char ***out, size_t *n, struct gw_err *err)
+{
+	size_t *refs = NULL, ns = 0, total = 0, k = 0;
+	*out = NULL;
+	*n = 0;
+	int rc = list_series(db, m, nm, mint, maxt, &refs, &ns, err);
+	for (size_t i = 0; i < ns && !rc; i++)
+		total += name ? 1 : ts_get(db, refs[i])->nlabels;
+	const char **v = rc ? NULL : malloc((total ? total : 1) * sizeof(*v));
+	if (!rc && !v)
+		rc = gw_err_set(err, GW_ENOMEM, "out of memory");
+	for (size_t i = 0; i < ns && !rc; i++) {
+		const struct ts_series *s = ts_get(db, refs[i]);
+		for (size_t j = 0; j < s->nlabels; j++) {
+			if (!name)
+				v[k++] = s->labels[j].name;
+			else if (strcmp(s->labels[j].name, name) == 0 && s->labels[j].value[0])
+				v[k++] = s->labels[j].value;
+		}
+	}
+	free(refs);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	qsort(v, k, sizeof(*v), str_cmp);
+	const char **a = gw_arena_alloc(arena, (k ? k : 1) * sizeof(*a));
+	if (!a) {
+		free(v);
+		return gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
+	}
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || strcmp(a[u - 1], v[i]) != 0)
+			a[u++] = v[i];
+	free(v);
+	*out = a;
+	*n = u;
+	return 0;
+}
+
+int gw_tsdb_label_names(struct gw_tsdb *db, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
+			struct gw_arena *arena, const char ***names, size_t *n, struct gw_err *err)
+{
+	return collect(db, NULL, m, nm, mint, maxt, arena, names, n, err);
+}
+
+int gw_tsdb_label_values(struct gw_tsdb *db, const char *name, const struct gw_matcher *m, size_t nm,
+			 int64_t mint, int64_t maxt, struct gw_arena *arena, const char ***values, size_t *n,
+			 struct gw_err *err)
+{
+	return collect(db, name, m, nm, mint, maxt, arena, values, n, err);
+}

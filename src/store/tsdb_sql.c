@@ -1,0 +1,202 @@
+/*
+ * tsdb_sql.c - the store's SQLite side: opening connections with the right
+ * pragmas, the schema and its version check, the reader pool, and the
+ * canonical label text kept in series.labels.
+ */
+#include "store/tsdb_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const SCHEMA =
+	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS series(id INTEGER PRIMARY KEY, labels TEXT NOT NULL UNIQUE);"
+	"CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
+	" kind INTEGER NOT NULL, mint INTEGER NOT NULL, maxt INTEGER NOT NULL,"
+	" count INTEGER NOT NULL, data BLOB NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS chunks_series_maxt ON chunks(series_id, maxt);"
+	"CREATE INDEX IF NOT EXISTS chunks_maxt ON chunks(maxt);"
+	"CREATE INDEX IF NOT EXISTS chunks_partial ON chunks(series_id, mint) WHERE kind = 0;"
+	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', '1');";
+
+int ts_sql_err(sqlite3 *c, int rc, const char *what, struct gw_err *err)
+{
+	int code = GW_EIO;
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM:
+		code = GW_ENOMEM;
+		break;
+	case SQLITE_PERM:
+	case SQLITE_READONLY:
+	case SQLITE_AUTH:
+	case SQLITE_CANTOPEN:
+		code = GW_EPERM;
+		break;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		code = GW_EPARSE;
+		break;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		code = GW_ETIMEOUT;
+		break;
+	}
+	return gw_err_set(err, code, "%s: %s", what, c ? sqlite3_errmsg(c) : sqlite3_errstr(rc));
+}
+
+static int exec(sqlite3 *c, const char *sql, const char *what, struct gw_err *err)
+{
+	int rc = sqlite3_exec(c, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : ts_sql_err(c, rc, what, err);
+}
+
+static int check_format(sqlite3 *c, struct gw_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(c, "SELECT value FROM meta WHERE key = 'format'", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ts_sql_err(c, rc, "read format", err);
+	int ret = 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+		if (!v || strtol(v, NULL, 10) != GW_TSDB_FORMAT_VERSION)
+			ret = gw_err_set(err, GW_ENOTSUP, "store format %s, this build reads %d", v ? v : "?",
+					 GW_TSDB_FORMAT_VERSION);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int ts_sql_open(struct gw_tsdb *db, bool writer, sqlite3 **out, struct gw_err *err)
+{
+	sqlite3 *c = NULL;
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (writer ? SQLITE_OPEN_CREATE : 0);
+	int rc = sqlite3_open_v2(db->dbpath, &c, flags, NULL);
+	if (rc != SQLITE_OK) {
+		int code = ts_sql_err(c, rc, db->dbpath, err);
+		sqlite3_close(c);
+		return code;
+	}
+	/* Waits for checkpoints and the other side's locks: the flusher holds
+	 * the write lock for a few ms per flush. */
+	sqlite3_busy_timeout(c, 5000);
+	int ret = 0;
+	if (writer) {
+		/* auto_vacuum must precede the first table; a no-op afterwards. */
+		ret = exec(c, "PRAGMA auto_vacuum = INCREMENTAL", "auto_vacuum", err);
+		ret = ret ? ret : exec(c, "PRAGMA journal_mode = WAL", "journal_mode", err);
+		ret = ret ? ret
+			  : exec(c, db->o.sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+				 "synchronous", err);
+		ret = ret ? ret : exec(c, SCHEMA, "schema", err);
+	} else {
+		ret = exec(c, "PRAGMA query_only = 1", "query_only", err);
+	}
+	ret = ret ? ret : check_format(c, err);
+	if (ret) {
+		sqlite3_close(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+sqlite3 *ts_reader_get(struct gw_tsdb *db, struct gw_err *err)
+{
+	sqlite3 *c = NULL;
+	pthread_mutex_lock(&db->pool_mu);
+	if (db->npool)
+		c = db->pool[--db->npool];
+	pthread_mutex_unlock(&db->pool_mu);
+	if (!c && ts_sql_open(db, false, &c, err) != 0)
+		return NULL;
+	return c;
+}
+
+void ts_reader_put(struct gw_tsdb *db, sqlite3 *c)
+{
+	pthread_mutex_lock(&db->pool_mu);
+	if (db->npool < TS_POOL) {
+		db->pool[db->npool++] = c;
+		c = NULL;
+	}
+	pthread_mutex_unlock(&db->pool_mu);
+	sqlite3_close(c);
+}
+
+int ts_labels_text(const struct gw_lpair *p, size_t n, struct gw_buf *out)
+{
+	int rc = gw_buf_putc(out, '{');
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = i ? gw_buf_putc(out, ',') : 0;
+		rc = rc ? rc : gw_buf_puts(out, p[i].name);
+		rc = rc ? rc : gw_buf_puts(out, "=\"");
+		for (const char *s = p[i].value; *s && !rc; s++) {
+			if (*s == '\\' || *s == '"')
+				rc = gw_buf_putc(out, '\\');
+			rc = rc ? rc : (*s == '\n' ? gw_buf_puts(out, "\\n") : gw_buf_putc(out, *s));
+		}
+		rc = rc ? rc : gw_buf_putc(out, '"');
+	}
+	return rc ? rc : gw_buf_putc(out, '}');
+}
+
+/* Parse what ts_labels_text wrote; *p and its strings are malloc'd. */
+int ts_labels_parse(const char *s, struct gw_lpair **p, size_t *n)
+{
+	size_t cap = 1;
+	for (const char *q = s; *q; q++)
+		cap += *q == '=';
+	struct gw_lpair *lp = calloc(cap, sizeof(*lp));
+	if (!lp)
+		return GW_ENOMEM;
+	size_t k = 0;
+	int rc = *s == '{' ? 0 : GW_EPARSE;
+	s++;
+	while (!rc && *s && *s != '}') {
+		const char *eq = strchr(s, '=');
+		if (!eq || eq[1] != '"' || k == cap) {
+			rc = GW_EPARSE;
+			break;
+		}
+		char *name = strndup(s, (size_t)(eq - s));
+		char *val = malloc(strlen(eq) + 1);
+		if (!name || !val) {
+			free(name);
+			free(val);
+			rc = GW_ENOMEM;
+			break;
+		}
+		size_t j = 0;
+		for (s = eq + 2; *s && *s != '"'; s++) {
+			if (*s == '\\' && s[1]) {
+				s++;
+				val[j++] = *s == 'n' ? '\n' : *s;
+			} else {
+				val[j++] = *s;
+			}
+		}
+		val[j] = '\0';
+		lp[k].name = name;
+		lp[k].value = val;
+		k++;
+		if (*s != '"') {
+			rc = GW_EPARSE;
+			break;
+		}
+		s++;
+		if (*s == ',')
+			s++;
+	}
+	if (rc) {
+		for (size_t i = 0; i < k; i++) {
+			free((char *)lp[i].name);
+			free((char *)lp[i].value);
+		}
+		free(lp);
+		return rc;
+	}
+	*p = lp;
+	*n = k;
+	return 0;
+}

@@ -1,0 +1,391 @@
+/*
+ * The history store: round trips through disk and head, order, merges,
+ * reopen, retention, corrupt chunks, and failing disks (an unwritable
+ * directory, a file size limit standing in for a full disk).
+ */
+#include "harness.h"
+#include "store/tsdb.h"
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static void fresh_dir(void)
+{
+	char cmd[256];
+	if (dir[0]) {
+		snprintf(cmd, sizeof(cmd), "chmod -R u+rwx %s; rm -rf %s", dir, dir);
+		CHECK_INT_EQ(system(cmd), 0);
+	}
+	snprintf(dir, sizeof(dir), "/tmp/gw_tsdb_XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+}
+
+static struct gw_tsdb *open_db(const struct gw_tsdb_opts *base)
+{
+	struct gw_tsdb_opts o = {0};
+	if (base)
+		o = *base;
+	o.path = dir;
+	if (!o.flush_interval_ms)
+		o.flush_interval_ms = -1; /* tests flush by hand */
+	if (!o.chunk_samples)
+		o.chunk_samples = 100;
+	struct gw_tsdb *db = NULL;
+	struct gw_err err = {0};
+	int rc = gw_tsdb_open(&db, &o, &err);
+	if (rc)
+		fprintf(stderr, "open: %s\n", err.msg);
+	CHECK_INT_EQ(rc, 0);
+	return db;
+}
+
+static uint64_t series(struct gw_tsdb *db, const char *name, const char *gpu)
+{
+	struct gw_lpair l[2] = {{"gpu", gpu}, {"__name__", name}};
+	uint64_t ref = 0;
+	CHECK_INT_EQ(gw_tsdb_series(db, l, 2, &ref), 0);
+	return ref;
+}
+
+static double val(int64_t t, int k)
+{
+	return (double)((t / 1000) % 97) + k * 0.5;
+}
+
+/* Select name{} over [mint, maxt] and check it holds exactly t = from..to step 1 s with val(). */
+static void expect_range(struct gw_tsdb *db, const char *name, int k, int64_t mint, int64_t maxt, int64_t from,
+			 int64_t to)
+{
+	struct gw_matcher m;
+	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", name, GW_PQ_EQ, NULL), 0);
+	struct gw_querier q = gw_tsdb_querier(db);
+	struct gw_arena a;
+	gw_arena_init(&a, 1 << 28);
+	struct gw_series_set set = {0};
+	struct gw_err err = {0};
+	CHECK_INT_EQ(q.select(q.ctx, &m, 1, mint, maxt, &a, &set, &err), 0);
+	size_t want = to >= from ? (size_t)((to - from) / 1000 + 1) : 0;
+	CHECK_INT_EQ(set.n, want ? 1 : 0);
+	if (set.n == 1) {
+		const struct gw_series *s = &set.s[0];
+		CHECK_INT_EQ(s->n, want);
+		size_t bad = 0;
+		for (size_t i = 0; i < s->n && i < want; i++) {
+			int64_t t = from + (int64_t)i * 1000;
+			bad += s->t[i] != t || s->v[i] != val(t, k);
+		}
+		CHECK_INT_EQ(bad, 0);
+		CHECK_STR_EQ(gw_labels_get(&s->labels, "__name__"), name);
+	}
+	gw_arena_release(&a);
+	gw_matcher_release(&m);
+}
+
+static void append_range(struct gw_tsdb *db, uint64_t ref, int k, int64_t from, int64_t to)
+{
+	int bad = 0;
+	for (int64_t t = from; t <= to; t += 1000)
+		bad += gw_tsdb_append(db, ref, t, val(t, k)) != 0;
+	CHECK_INT_EQ(bad, 0);
+}
+
+static void test_roundtrip_reopen(void)
+{
+	fresh_dir();
+	struct gw_tsdb *db = open_db(NULL);
+	uint64_t a = series(db, "temp", "0"), b = series(db, "power", "0");
+	CHECK_INT_EQ(series(db, "temp", "0"), a); /* same labels, same series */
+	CHECK(a != b);
+	append_range(db, a, 0, 1000, 1050000); /* 1050 samples: 10 sealed chunks + 50 in the head */
+	append_range(db, b, 1, 1000, 99000);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	struct gw_tsdb_status st;
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.chunks_written, 10);
+	CHECK_INT_EQ(st.unflushed, 0);
+	CHECK_INT_EQ(st.head_samples, 50 + 99);
+	expect_range(db, "temp", 0, 0, INT64_MAX, 1000, 1050000);
+	expect_range(db, "temp", 0, 95500, 120000, 96000, 120000); /* across a chunk edge */
+	gw_tsdb_close(db);
+
+	db = open_db(NULL);
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.series, 2);
+	CHECK_INT_EQ(st.head_samples, 50 + 99); /* partial rows came back as heads */
+	expect_range(db, "temp", 0, 0, INT64_MAX, 1000, 1050000);
+	expect_range(db, "power", 1, 0, INT64_MAX, 1000, 99000);
+	/* Appends continue after reopen; older time stamps are refused. */
+	uint64_t a2 = series(db, "temp", "0");
+	CHECK_INT_EQ(gw_tsdb_append(db, a2, 1050000, 1.0), GW_EINVAL);
+	append_range(db, a2, 0, 1051000, 1200000);
+	gw_tsdb_close(db); /* close flushes */
+	db = open_db(NULL);
+	expect_range(db, "temp", 0, 0, INT64_MAX, 1000, 1200000);
+	gw_tsdb_close(db);
+}
+
+static void test_order(void)
+{
+	fresh_dir();
+	struct gw_tsdb *db = open_db(NULL);
+	uint64_t a = series(db, "x", "0");
+	CHECK_INT_EQ(gw_tsdb_append(db, a, 10, 1), 0);
+	CHECK_INT_EQ(gw_tsdb_append(db, a, 5, 2), GW_EINVAL);
+	CHECK_INT_EQ(gw_tsdb_append(db, a, 10, 3), GW_EINVAL); /* duplicate: first write wins */
+	CHECK_INT_EQ(gw_tsdb_append(db, a + 7, 20, 3), GW_EINVAL);
+	struct gw_lpair dup[2] = {{"a", "1"}, {"a", "2"}};
+	uint64_t ref;
+	CHECK_INT_EQ(gw_tsdb_series(db, dup, 2, &ref), GW_EINVAL);
+	gw_tsdb_close(db);
+}
+
+/* Sealed chunks, partial rows and unflushed head samples in one answer. */
+static void test_merge_head_and_disk(void)
+{
+	fresh_dir();
+	struct gw_tsdb *db = open_db(NULL);
+	uint64_t a = series(db, "m", "0");
+	append_range(db, a, 0, 1000, 250000);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	append_range(db, a, 0, 251000, 280000); /* head only */
+	expect_range(db, "m", 0, 50000, 270000, 50000, 270000);
+	expect_range(db, "m", 0, 0, INT64_MAX, 1000, 280000);
+	expect_range(db, "m", 0, 400000, 500000, 0, -1); /* nothing there: no series */
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	expect_range(db, "m", 0, 0, INT64_MAX, 1000, 280000);
+	gw_tsdb_close(db);
+}
+
+/* A series that stops is sealed once it has been quiet for a chunk span. */
+static void test_quiet_series_sealed(void)
+{
+	fresh_dir();
+	struct gw_tsdb_opts o = {.chunk_span_ms = 60000};
+	struct gw_tsdb *db = open_db(&o);
+	uint64_t a = series(db, "quiet", "0"), b = series(db, "busy", "0");
+	append_range(db, a, 0, 1000, 10000);
+	append_range(db, b, 0, 1000, 200000);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	struct gw_tsdb_status st;
+	gw_tsdb_status(db, &st);
+	/* busy: 200 samples cut every 60 s -> 3 sealed + head; quiet: sealed whole */
+	CHECK_INT_EQ(st.chunks_written, 4);
+	expect_range(db, "quiet", 0, 0, INT64_MAX, 1000, 10000);
+	expect_range(db, "busy", 0, 0, INT64_MAX, 1000, 200000);
+	gw_tsdb_close(db);
+}
+
+static void test_retention_time(void)
+{
+	fresh_dir();
+	struct gw_tsdb_opts o = {.retention_ms = 300000};
+	struct gw_tsdb *db = open_db(&o);
+	uint64_t a = series(db, "r", "0");
+	append_range(db, a, 0, 1000, 1000000);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	struct gw_tsdb_status st;
+	gw_tsdb_status(db, &st);
+	/* Cutoff 700 s: chunks ending at 100..600 s go, the one ending at 700 s stays (maxt not < cutoff). */
+	CHECK_INT_EQ(st.chunks_deleted, 6);
+	expect_range(db, "r", 0, 0, INT64_MAX, 601000, 1000000);
+	gw_tsdb_close(db);
+}
+
+static void test_retention_size(void)
+{
+	fresh_dir();
+	struct gw_tsdb_opts o = {.retention_bytes = 256 * 1024};
+	struct gw_tsdb *db = open_db(&o);
+	uint64_t a = series(db, "noise", "0");
+	uint64_t x = 88172645463325252ULL;
+	for (int64_t t = 1; t <= 200000; t++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* incompressible values: ~8 B each */
+		CHECK_INT_EQ(gw_tsdb_append(db, a, t * 1000, (double)x / 3.0), 0);
+		if (t % 20000 == 0)
+			CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	}
+	struct gw_tsdb_status st;
+	gw_tsdb_status(db, &st);
+	CHECK(st.db_bytes <= 256 * 1024);
+	CHECK(st.db_bytes > 64 * 1024);
+	CHECK(st.chunks_deleted > 0);
+	struct stat sb;
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
+	CHECK_INT_EQ(stat(path, &sb), 0);
+	CHECK(sb.st_size < 512 * 1024); /* incremental vacuum gives pages back */
+	/* The newest data is all there, the oldest gone. */
+	struct gw_matcher m;
+	gw_matcher_init(&m, "__name__", "noise", GW_PQ_EQ, NULL);
+	struct gw_querier q = gw_tsdb_querier(db);
+	struct gw_arena ar;
+	gw_arena_init(&ar, 1 << 28);
+	struct gw_series_set set = {0};
+	CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &ar, &set, NULL), 0);
+	CHECK_INT_EQ(set.n, 1);
+	if (set.n == 1) {
+		CHECK(set.s[0].t[0] > 1000);
+		CHECK_INT_EQ(set.s[0].t[set.s[0].n - 1], 200000 * 1000LL);
+		CHECK_INT_EQ((set.s[0].t[set.s[0].n - 1] - set.s[0].t[0]) / 1000 + 1, (int64_t)set.s[0].n);
+	}
+	gw_arena_release(&ar);
+	gw_matcher_release(&m);
+	gw_tsdb_close(db);
+}
+
+static void test_corrupt_chunk_skipped(void)
+{
+	fresh_dir();
+	struct gw_tsdb *db = open_db(NULL);
+	uint64_t a = series(db, "c", "0");
+	append_range(db, a, 0, 1000, 300000);
+	gw_tsdb_close(db);
+
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
+	sqlite3 *c = NULL;
+	CHECK_INT_EQ(sqlite3_open(path, &c), SQLITE_OK);
+	/* Flip one byte in the middle of the second sealed chunk (t = 101..200 s). */
+	CHECK_INT_EQ(sqlite3_exec(c,
+				  "UPDATE chunks SET data = substr(data, 1, length(data) / 2) || "
+				  "x'5a' || substr(data, length(data) / 2 + 2) WHERE kind = 1 AND mint = 101000",
+				  NULL, NULL, NULL),
+		     SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_changes(c), 1);
+	sqlite3_close(c);
+
+	db = open_db(NULL);
+	struct gw_matcher m;
+	gw_matcher_init(&m, "__name__", "c", GW_PQ_EQ, NULL);
+	struct gw_querier q = gw_tsdb_querier(db);
+	struct gw_arena ar;
+	gw_arena_init(&ar, 1 << 28);
+	struct gw_series_set set = {0};
+	CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &ar, &set, NULL), 0);
+	CHECK_INT_EQ(set.n, 1);
+	if (set.n == 1) {
+		CHECK_INT_EQ(set.s[0].n, 200);
+		CHECK_INT_EQ(set.s[0].t[99], 100000);
+		CHECK_INT_EQ(set.s[0].t[100], 201000);
+	}
+	struct gw_tsdb_status st;
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.corrupt_chunks, 1);
+	gw_arena_release(&ar);
+	gw_matcher_release(&m);
+	gw_tsdb_close(db);
+}
+
+/* The directory cannot be written at open: appends stay in memory until it can. */
+static void test_unwritable_dir(void)
+{
+	fresh_dir();
+	char sub[128], cmd[400];
+	snprintf(sub, sizeof(sub), "%s/data", dir);
+	bool root = geteuid() == 0;
+	/* chmod does not stop root; a file where the directory should be does. */
+	if (root)
+		snprintf(cmd, sizeof(cmd), "touch %s", sub);
+	else
+		snprintf(cmd, sizeof(cmd), "chmod 0500 %s", dir);
+	CHECK_INT_EQ(system(cmd), 0);
+	struct gw_tsdb_opts o = {.path = sub, .flush_interval_ms = -1, .head_max_samples = 150};
+	struct gw_tsdb *db = NULL;
+	CHECK_INT_EQ(gw_tsdb_open(&db, &o, NULL), 0);
+	if (!db)
+		return;
+	struct gw_tsdb_status st;
+	gw_tsdb_status(db, &st);
+	CHECK(st.last_error != 0);
+	CHECK(st.last_error_msg[0] != '\0');
+	uint64_t a = series(db, "u", "0");
+	append_range(db, a, 0, 1000, 100000);
+	CHECK(gw_tsdb_flush(db, NULL) != 0);
+	CHECK_INT_EQ(gw_tsdb_append(db, a, 101000, 1), 0);
+	append_range(db, a, 0, 102000, 150000);
+	CHECK_INT_EQ(gw_tsdb_append(db, a, 151000, 1), GW_EOVERFLOW); /* bounded */
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.dropped, 1);
+	CHECK_INT_EQ(st.unflushed, 150);
+	CHECK(st.flush_errors >= 2);
+	expect_range(db, "u", 0, 0, 100000, 1000, 100000); /* queries still answer from memory */
+
+	snprintf(cmd, sizeof(cmd), root ? "rm %s" : "chmod 0700 %s", root ? sub : dir);
+	CHECK_INT_EQ(system(cmd), 0);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.last_error, 0);
+	CHECK_INT_EQ(st.unflushed, 0);
+	gw_tsdb_close(db);
+	struct gw_tsdb_opts o2 = {.path = sub, .flush_interval_ms = -1};
+	CHECK_INT_EQ(gw_tsdb_open(&db, &o2, NULL), 0);
+	struct gw_matcher m;
+	gw_matcher_init(&m, "__name__", "u", GW_PQ_EQ, NULL);
+	struct gw_querier q = gw_tsdb_querier(db);
+	struct gw_arena ar;
+	gw_arena_init(&ar, 1 << 24);
+	struct gw_series_set set = {0};
+	CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &ar, &set, NULL), 0);
+	CHECK_INT_EQ(set.n, 1);
+	if (set.n)
+		CHECK_INT_EQ(set.s[0].n, 150);
+	gw_arena_release(&ar);
+	gw_matcher_release(&m);
+	gw_tsdb_close(db);
+}
+
+/* A file size limit makes SQLite's writes fail mid-run, as a full disk does. */
+static void test_disk_full_resumes(void)
+{
+	fresh_dir();
+	struct gw_tsdb *db = open_db(NULL);
+	uint64_t a = series(db, "f", "0");
+	append_range(db, a, 0, 1000, 50000);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	struct rlimit old, lim;
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = 4096;
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK_INT_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	append_range(db, a, 0, 51000, 400000);
+	struct gw_err err = {0};
+	CHECK(gw_tsdb_flush(db, &err) != 0);
+	CHECK(err.msg[0] != '\0');
+	struct gw_tsdb_status st;
+	gw_tsdb_status(db, &st);
+	CHECK(st.last_error != 0);
+	CHECK_INT_EQ(st.unflushed, 400 - 50);
+	CHECK_INT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.last_error, 0);
+	gw_tsdb_close(db);
+	db = open_db(NULL);
+	expect_range(db, "f", 0, 0, INT64_MAX, 1000, 400000);
+	gw_tsdb_close(db);
+}
+
+int main(void)
+{
+	RUN(test_roundtrip_reopen);
+	RUN(test_order);
+	RUN(test_merge_head_and_disk);
+	RUN(test_quiet_series_sealed);
+	RUN(test_retention_time);
+	RUN(test_retention_size);
+	RUN(test_corrupt_chunk_skipped);
+	RUN(test_unwritable_dir);
+	RUN(test_disk_full_resumes);
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx %s; rm -rf %s", dir, dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cleanup of %s failed\n", dir);
+	return harness_done();
+}

@@ -17,7 +17,10 @@ static const struct command commands[] = {
 	{"smi", gw_cmd_smi, "nvidia-smi compatible tables, lists and CSV queries"},
 	{"dmon", gw_cmd_dmon, "device monitor, nvidia-smi dmon compatible"},
 	{"pmon", gw_cmd_pmon, "process monitor, nvidia-smi pmon compatible"},
-	{"agent", gw_cmd_agent, "sampling daemon with a dcgm-exporter compatible /metrics"},
+	{"agent", gw_cmd_agent, "sampling daemon: dcgm-exporter compatible /metrics, history, PromQL API"},
+	{"query", gw_cmd_query, "PromQL over the local store, like promtool query"},
+	{"import", gw_cmd_import, "import nvidia-smi CSV logs into the store"},
+	{"export", gw_cmd_export, "write the store as OpenMetrics (for promtool backfill) or CSV"},
 };
 
 static void usage(FILE *out)

@@ -42,5 +42,8 @@ int gw_cmd_smi(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_dmon(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_pmon(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli);
+int gw_cmd_query(int argc, char **argv, const struct gw_cli *cli);
+int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli);
+int gw_cmd_export(int argc, char **argv, const struct gw_cli *cli);
 
 #endif

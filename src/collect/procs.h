@@ -15,6 +15,7 @@
 #ifndef GW_COLLECT_PROCS_H
 #define GW_COLLECT_PROCS_H
 
+#include "collect/cgroup.h"
 #include "nvml/binding.h"
 
 #include <stdbool.h>
@@ -32,6 +33,7 @@ struct gw_proc {
 	uint64_t used_bytes;      /* device memory of the context, bytes */
 	unsigned int gi, ci;      /* MIG instance ids or GW_PROC_ID_NONE */
 	char name[GW_PROC_NAME_MAX]; /* full path as NVML gives it; "" if unknown */
+	struct gw_attr attr;         /* owner; filled by the sampler when asked, else all "" */
 };
 
 struct gw_procs {

@@ -171,6 +171,9 @@ static void read_gpu(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct
 	if (procs && !ctx->gpu->lost) {
 		struct gw_procs p = {0};
 		if (gw_procs_list(s->nv, ctx->gpu->dev, &p) == 0) {
+			/* On the process cadence only: a few small /proc reads per process. */
+			for (size_t i = 0; s->o.attr && i < p.n; i++)
+				gw_cgroup_attribute(s->o.attr, p.v[i].pid, &p.v[i].attr);
 			gw_procs_release(&fg->procs);
 			fg->procs = p;
 		}

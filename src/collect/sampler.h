@@ -65,6 +65,7 @@ struct gw_sampler_opts {
 	unsigned int slow_interval_ms; /* GW_FL_SLOW fields; default 10000 */
 	unsigned int proc_interval_ms; /* process lists; default 5000 */
 	bool no_events;                /* do not start the XID/ECC event thread */
+	const struct gw_cgroup_src *attr; /* attribute processes (borrowed); NULL: do not */
 };
 
 struct gw_sampler;

@@ -26,7 +26,8 @@
 	X(MHD_create_response_from_buffer)                                                        \
 	X(MHD_add_response_header)                                                                \
 	X(MHD_queue_response)                                                                     \
-	X(MHD_destroy_response)
+	X(MHD_destroy_response)                                                                    \
+	X(MHD_is_feature_supported)
 
 static struct {
 #define MHD_MEMBER(name) __typeof__(&name) name;
@@ -256,6 +257,15 @@ static enum MHD_Result dispatch(struct gw_http *srv, struct MHD_Connection *conn
 {
 	if (st->too_large)
 		return simple(conn, 413, "request body too large\n", 4096);
+	if (srv->opts.web && srv->opts.web->nusers &&
+	    !gw_webcfg_check_basic(srv->opts.web, mhd.MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+										   MHD_HTTP_HEADER_AUTHORIZATION))) {
+		struct gw_http_response r = {0};
+		gw_buf_init(&r.body, 4096);
+		gw_http_reply_text(&r, 401, "Unauthorized\n");
+		gw_http_add_header(&r, "WWW-Authenticate", "Basic realm=\"gpuwatch\"");
+		return send_resp(conn, &r);
+	}
 	const struct gw_http_route *route = find_route(srv, url);
 	if (!route)
 		return simple(conn, 404, "404 page not found\n", 4096);
@@ -400,15 +410,31 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	if (v6)
 		flags |= MHD_USE_IPv6;
+	/* TLS options go in an array so the plain-HTTP call stays the same. */
+	struct MHD_OptionItem tls[3] = {{MHD_OPTION_END, 0, NULL}};
+	bool use_tls = opts->web && opts->web->cert_pem;
+	if (use_tls) {
+		if (mhd.MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			free(srv);
+			return gw_err_set(err, GW_ENOTSUP, "%s was built without TLS support", MHD_SONAME);
+		}
+		flags |= MHD_USE_TLS;
+		tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, opts->web->cert_pem};
+		tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, opts->web->key_pem};
+		tls[2] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	}
 	srv->daemon = mhd.MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_NOTIFY_COMPLETED, on_complete, srv, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned int)srv->opts.timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)srv->opts.max_conns,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->opts.threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		(size_t)(64 * 1024), MHD_OPTION_END);
+		(size_t)(64 * 1024), MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (!srv->daemon) {
 		free(srv);
-		return gw_err_set(err, GW_EIO, "cannot listen on %s (address in use or not permitted)",
+		return gw_err_set(err, GW_EIO,
+				  use_tls ? "cannot listen on %s (address in use or not permitted, or the TLS "
+					    "certificate and key do not load or do not match)"
+					  : "cannot listen on %s (address in use or not permitted)",
 				  opts->listen ? opts->listen : ":9400");
 	}
 	const union MHD_DaemonInfo *info = mhd.MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);

@@ -8,6 +8,11 @@
  * response whose body is a capped gw_buf; they must not block on NVML or
  * anything slow — they read the latest frame or the store.
  *
+ * With a web config (webcfg.h) the server speaks HTTPS through
+ * libmicrohttpd's GnuTLS support, and answers every route with 401 and
+ * `WWW-Authenticate: Basic realm="gpuwatch"` until the request carries a
+ * configured user's password.
+ *
  * Ownership: gw_http_start() returns a server the caller stops with
  * gw_http_stop(); routes and ctx are borrowed for the server's life.
  * Threading: handlers run on libmicrohttpd's worker threads, several at
@@ -18,6 +23,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "http/webcfg.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,6 +75,7 @@ struct gw_http_opts {
 	unsigned int timeout_s;   /* idle connection timeout (default 30) */
 	unsigned int max_conns;   /* simultaneous connections (default 256) */
 	unsigned int threads;     /* worker threads (default 2) */
+	const struct gw_webcfg *web; /* TLS and basic auth (borrowed); NULL: plain HTTP, no auth */
 };
 
 struct gw_http;

@@ -2,21 +2,27 @@
  * agent.c - `gpuwatch agent`: sample every GPU on a schedule and serve a
  * dcgm-exporter compatible /metrics (plus gpuwatch's native metrics),
  * /health and a landing page. Logs go to stderr as key=value lines.
- * SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the counters file.
+ * SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the counters file (not
+ * the web config: TLS and users are read once, at start).
+ * Per-process series carry container, pod_uid, slurm_job and user labels
+ * from collect/cgroup when known.
  */
 #include "cmd/cmd.h"
 
+#include "cmd/agent_history.h"
 #include "collect/sampler.h"
 #include "export/gpu_metrics.h"
 #include "http/server.h"
 #include "version.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct agent {
 	struct gw_sampler *sampler;
@@ -28,6 +34,9 @@ struct agent {
 	unsigned int interval_ms;
 	bool simulated;
 	const char *sim;
+	struct gw_webcfg web;          /* --web.config.file; empty: plain HTTP, no auth */
+	struct gw_cgroup_src attr_src; /* where process attribution reads from */
+	struct agent_history history;  /* the store and the query API; db NULL with --no-history */
 };
 
 static void logf_(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -148,9 +157,28 @@ static void usage(FILE *out)
 		"      --process-interval MS   process lists (default 5000)\n"
 		"  -f, --collectors FILE       dcgm-exporter counters CSV choosing the DCGM families\n"
 		"      --no-native             leave out the gpuwatch_* families\n"
+		"      --web.config.file FILE  TLS and basic auth, Prometheus exporter-toolkit format\n"
+		"                              (also --web-config-file)\n"
+		"      --proc-root DIR         read DIR/proc/PID/{cgroup,status} for process attribution\n"
+		"                              (default /; with --sim the simulator's cgroups are used\n"
+		"                              unless DIR is given)\n"
 		"  -h, --help                  show this help\n\n"
 		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /\n"
 		"Signals: SIGTERM/SIGINT stop; SIGHUP reloads the counters file.\n");
+}
+
+/*
+ * Real GPUs: the host's /proc (or --proc-root's). Simulated GPUs invent
+ * their pids, which may belong to unrelated host processes, so the
+ * simulator's cgroup paths stand in unless --proc-root names a fixture tree.
+ */
+static void attribution_source(struct gw_cgroup_src *src, struct gw_nvml *nv, const char *proc_root)
+{
+	src->root = proc_root ? proc_root : "/";
+	src->read_proc = !nv->simulated || proc_root;
+	src->sim_cgroup = NULL;
+	if (nv->simulated)
+		*(void **)&src->sim_cgroup = dlsym(nv->lib, "gwsim_process_cgroup");
 }
 
 static int parse_ms(const char *opt, const char *s, unsigned int *out)
@@ -166,14 +194,47 @@ static int parse_ms(const char *opt, const char *s, unsigned int *out)
 }
 
 struct agent_args {
-	const char *address, *counters;
+	const char *address, *counters, *web_config, *proc_root;
 	struct gw_sampler_opts so;
 	bool no_native;
+	/* history */
+	const char *storage_path, *instance;
+	int64_t retention_ms;
+	uint64_t retention_bytes;
+	bool no_history;
 };
+
+/* "15d", "12h" -> ms; "10GB", "512MiB", "1048576" -> bytes. */
+static int parse_retention_time(const char *s, int64_t *ms)
+{
+	return gw_promql_duration(s, strlen(s), ms) == 0 && *ms > 0 ? 0 : -1;
+}
+
+static int parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	double v = strtod(s, &end);
+	static const struct {
+		const char *u;
+		double m;
+	} units[] = {{"", 1},   {"B", 1},         {"KB", 1e3},      {"MB", 1e6},      {"GB", 1e9},
+		     {"TB", 1e12}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
+	if (end == s || !(v > 0))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].u) == 0) {
+			*bytes = (uint64_t)(v * units[i].m);
+			return 0;
+		}
+	}
+	return -1;
+}
 
 static int parse_args(int argc, char **argv, struct agent_args *o)
 {
 	o->address = ":9400";
+	o->storage_path = "data";
+	o->retention_ms = 15LL * 24 * 3600 * 1000; /* Prometheus' default */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = NULL;
@@ -185,7 +246,10 @@ static int parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--web.listen-address") == 0 || strcmp(name, "-c") == 0 ||
 			     strcmp(name, "--collect-interval") == 0 || strcmp(name, "--slow-interval") == 0 ||
 			     strcmp(name, "--process-interval") == 0 || strcmp(name, "-f") == 0 ||
-			     strcmp(name, "--collectors") == 0;
+			     strcmp(name, "--collectors") == 0 || strcmp(name, "--web.config.file") == 0 ||
+			     strcmp(name, "--web-config-file") == 0 || strcmp(name, "--proc-root") == 0 ||
+			     strcmp(name, "--storage.path") == 0 || strcmp(name, "--storage.retention.time") == 0 ||
+			     strcmp(name, "--storage.retention.size") == 0 || strcmp(name, "--instance") == 0;
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -213,8 +277,30 @@ static int parse_args(int argc, char **argv, struct agent_args *o)
 				return 2;
 		} else if (strcmp(name, "-f") == 0 || strcmp(name, "--collectors") == 0) {
 			o->counters = val;
+		} else if (strcmp(name, "--web.config.file") == 0 || strcmp(name, "--web-config-file") == 0) {
+			o->web_config = val;
+		} else if (strcmp(name, "--proc-root") == 0) {
+			o->proc_root = val;
 		} else if (strcmp(name, "--no-native") == 0) {
 			o->no_native = true;
+		} else if (strcmp(name, "--storage.path") == 0) {
+			o->storage_path = val;
+		} else if (strcmp(name, "--storage.retention.time") == 0) {
+			if (parse_retention_time(val, &o->retention_ms)) {
+				fprintf(stderr, "gpuwatch agent: --storage.retention.time wants a duration like 15d, got \"%s\"\n",
+					val);
+				return 2;
+			}
+		} else if (strcmp(name, "--storage.retention.size") == 0) {
+			if (parse_size(val, &o->retention_bytes)) {
+				fprintf(stderr, "gpuwatch agent: --storage.retention.size wants a size like 10GB, got \"%s\"\n",
+					val);
+				return 2;
+			}
+		} else if (strcmp(name, "--instance") == 0) {
+			o->instance = val;
+		} else if (strcmp(name, "--no-history") == 0) {
+			o->no_history = true;
 		} else {
 			fprintf(stderr, "gpuwatch agent: unknown option '%s'; see 'gpuwatch agent --help'\n", a);
 			return 2;
@@ -223,18 +309,57 @@ static int parse_args(int argc, char **argv, struct agent_args *o)
 	return 0;
 }
 
+static int start_history(struct agent *a, struct gw_nvml *nv, unsigned int ngpus, const struct agent_args *o)
+{
+	if (o->no_history)
+		return 0;
+	char instance[300];
+	if (!o->instance) {
+		/* Prometheus names a target host:port; the agent's own history does the same. */
+		char host[256];
+		if (gethostname(host, sizeof(host) - 1) != 0)
+			snprintf(host, sizeof(host), "localhost");
+		const char *port = strrchr(o->address, ':');
+		snprintf(instance, sizeof(instance), "%s:%s", host, port ? port + 1 : o->address);
+	}
+	struct agent_history_opts ho = {.path = o->storage_path,
+					.retention_ms = o->retention_ms,
+					.retention_bytes = o->retention_bytes,
+					.instance = o->instance ? o->instance : instance};
+	struct gw_err err;
+	gw_err_clear(&err);
+	if (agent_history_open(&a->history, &ho, nv, ngpus, &err) != 0 ||
+	    agent_history_start(&a->history, a->sampler, a->interval_ms) != 0) {
+		logf_("error", "msg=\"cannot open the history store\" path=%s err=\"%s\" hint=\"--storage.path DIR, or "
+			       "--no-history\"",
+		      o->storage_path, err.msg);
+		return 1;
+	}
+	logf_("info", "msg=\"keeping history\" path=%s retention_ms=%lld", o->storage_path, (long long)o->retention_ms);
+	return 0;
+}
+
 static int serve(struct agent *a, struct gw_nvml *nv, const struct agent_args *o)
 {
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_http *srv = NULL;
-	struct gw_http_opts ho = {.listen = o->address, .routes = routes, .nroutes = 3, .ctx = a};
+	/* The agent's own routes, then the query API when history is kept. */
+	struct gw_http_route all[3 + GW_API_NROUTES];
+	size_t nroutes = 0;
+	for (size_t i = 0; i < 3; i++)
+		all[nroutes++] = routes[i];
+	if (a->history.db)
+		for (size_t i = 0; i < GW_API_NROUTES; i++)
+			all[nroutes++] = a->history.routes[i];
+	struct gw_http_opts ho = {.listen = o->address, .routes = all, .nroutes = nroutes, .ctx = a, .web = &a->web};
 	if (gw_http_start(&srv, &ho, &err) != 0) {
 		logf_("error", "msg=\"cannot serve\" err=\"%s\"", err.msg);
 		return 1;
 	}
-	logf_("info", "msg=listening address=%s port=%u interval_ms=%u simulated=%s", o->address,
-	      gw_http_port(srv), a->interval_ms, a->simulated ? "true" : "false");
+	logf_("info", "msg=listening address=%s port=%u interval_ms=%u simulated=%s tls=%s basic_auth_users=%zu",
+	      o->address, gw_http_port(srv), a->interval_ms, a->simulated ? "true" : "false",
+	      a->web.cert_pem ? "true" : "false", a->web.nusers);
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -273,12 +398,28 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
+	/* A bad web config stops the agent before anything starts: serving
+	 * without the TLS or auth the operator asked for would be worse. */
+	struct gw_webcfg web = {0};
+	struct gw_err werr;
+	gw_err_clear(&werr);
+	if (o.web_config && gw_webcfg_load(&web, o.web_config, &werr) != 0) {
+		logf_("error", "msg=\"bad web config\" file=%s err=\"%s\"", o.web_config, werr.msg);
+		return 1;
+	}
 	struct gw_nvml *nv = NULL;
 	rc = gw_cli_open_nvml(cli, &nv);
-	if (rc)
+	if (rc) {
+		gw_webcfg_release(&web);
 		return rc;
-	struct agent a = {
-		.counters_path = o.counters, .simulated = nv->simulated, .sim = cli->sim, .native = !o.no_native};
+	}
+	struct agent a = {.counters_path = o.counters,
+			  .simulated = nv->simulated,
+			  .sim = cli->sim,
+			  .native = !o.no_native,
+			  .web = web};
+	attribution_source(&a.attr_src, nv, o.proc_root);
+	o.so.attr = &a.attr_src;
 	pthread_rwlock_init(&a.lock, NULL);
 	struct gw_err err;
 	gw_err_clear(&err);
@@ -295,8 +436,12 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	} else {
 		a.interval_ms = o.so.interval_ms ? o.so.interval_ms : 1000;
 		logf_("info", "msg=sampling gpus=%u", n);
-		rc = serve(&a, nv, &o);
+		rc = start_history(&a, nv, n, &o);
+		if (rc == 0)
+			rc = serve(&a, nv, &o);
 	}
+	if (a.history.db)
+		agent_history_close(&a.history); /* stops storing, flushes */
 	gw_sampler_free(a.sampler);
 	gw_metrics_release(&a.metrics);
 	if (a.counters) {
@@ -304,6 +449,7 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 		free(a.counters);
 	}
 	pthread_rwlock_destroy(&a.lock);
+	gw_webcfg_release(&a.web);
 	free(gpus);
 	gw_nvml_close(nv);
 	return rc;

@@ -7,17 +7,7 @@ set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 DATA=${GW_TEST_DATA:?GW_TEST_DATA must point at tests/}
 command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 77; }
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$(dirname "$0")/../lib/common.sh"
 C3=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 C9=9999999999999999999999999999999999999999999999999999999999999999
 

@@ -11,22 +11,7 @@ command -v prometheus >/dev/null && command -v promtool >/dev/null && command -v
 	echo "skipped: prometheus, promtool or curl not installed (scripts/deps.sh test installs them)"
 	exit 77
 }
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() { # URL seconds
-	for _ in $(seq $(($2 * 10))); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
-	return 1
-}
+. "$(dirname "$0")/../lib/common.sh"
 
 # Two H200s with pinned values (GPU 1 hotter and busier).
 cat >"$tmp/fleet.scn" <<'SCN'

@@ -1,6 +1,7 @@
 /* The HTTP server layer: routing, arguments, limits — over real sockets. */
 #include "harness.h"
 #include "http/server.h"
+#include "http_client.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -29,32 +30,9 @@ static const struct gw_http_route routes[] = {
 	{"/api/v1/label/", GW_HTTP_GET, true, echo_args, NULL},
 };
 
-/* Send raw bytes, return the whole response (malloc'd). */
 static char *roundtrip(unsigned short port, const char *raw, size_t len)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		close(fd);
-		return strdup("");
-	}
-	size_t off = 0;
-	while (off < len) {
-		ssize_t n = write(fd, raw + off, len - off);
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	shutdown(fd, SHUT_WR);
-	size_t cap = 1 << 16, got = 0;
-	char *buf = malloc(cap + 1);
-	ssize_t n;
-	while (got < cap && (n = read(fd, buf + got, cap - got)) > 0)
-		got += (size_t)n;
-	buf[got] = '\0';
-	close(fd);
-	return buf;
+	return http_roundtrip(port, raw, len);
 }
 
 static char *request(unsigned short port, const char *req)

@@ -162,8 +162,17 @@ static void usage(FILE *out)
 		"      --proc-root DIR         read DIR/proc/PID/{cgroup,status} for process attribution\n"
 		"                              (default /; with --sim the simulator's cgroups are used\n"
 		"                              unless DIR is given)\n"
+		"History (an embedded store answering Prometheus' query API):\n"
+		"      --storage.path DIR      data directory (default data/)\n"
+		"      --storage.retention.time D   keep this long (default 15d)\n"
+		"      --storage.retention.size N   keep at most this much (e.g. 10GB; default no limit)\n"
+		"      --storage.flush-interval D   write to disk this often (default 5s; a crash loses\n"
+		"                              at most this much history)\n"
+		"      --instance NAME         instance label of stored series (default host:port)\n"
+		"      --no-history            live metrics only: no store, no query API\n"
 		"  -h, --help                  show this help\n\n"
-		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /\n"
+		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /,\n"
+		"/api/v1/{query,query_range,series,labels,label/NAME/values,metadata,status/buildinfo}\n"
 		"Signals: SIGTERM/SIGINT stop; SIGHUP reloads the counters file.\n");
 }
 
@@ -200,6 +209,7 @@ struct agent_args {
 	/* history */
 	const char *storage_path, *instance;
 	int64_t retention_ms;
+	int64_t flush_interval_ms;
 	uint64_t retention_bytes;
 	bool no_history;
 };
@@ -235,6 +245,12 @@ static int parse_args(int argc, char **argv, struct agent_args *o)
 	o->address = ":9400";
 	o->storage_path = "data";
 	o->retention_ms = 15LL * 24 * 3600 * 1000; /* Prometheus' default */
+	/*
+	 * Every flush writes a row per series to SQLite: at 8 GPUs (~1,100 series)
+	 * a 1 s flush costs about 0.9 % of a core more than 5 s. A crash loses at
+	 * most one interval of history; the live metrics lose nothing.
+	 */
+	o->flush_interval_ms = 5000;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = NULL;
@@ -249,7 +265,8 @@ static int parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--collectors") == 0 || strcmp(name, "--web.config.file") == 0 ||
 			     strcmp(name, "--web-config-file") == 0 || strcmp(name, "--proc-root") == 0 ||
 			     strcmp(name, "--storage.path") == 0 || strcmp(name, "--storage.retention.time") == 0 ||
-			     strcmp(name, "--storage.retention.size") == 0 || strcmp(name, "--instance") == 0;
+			     strcmp(name, "--storage.retention.size") == 0 || strcmp(name, "--instance") == 0 ||
+			     strcmp(name, "--storage.flush-interval") == 0;
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -297,6 +314,13 @@ static int parse_args(int argc, char **argv, struct agent_args *o)
 					val);
 				return 2;
 			}
+		} else if (strcmp(name, "--storage.flush-interval") == 0) {
+			if (gw_promql_duration(val, strlen(val), &o->flush_interval_ms) != 0 || o->flush_interval_ms < 100) {
+				fprintf(stderr, "gpuwatch agent: --storage.flush-interval wants a duration of 100ms or more, "
+						"got \"%s\"\n",
+					val);
+				return 2;
+			}
 		} else if (strcmp(name, "--instance") == 0) {
 			o->instance = val;
 		} else if (strcmp(name, "--no-history") == 0) {
@@ -325,6 +349,7 @@ static int start_history(struct agent *a, struct gw_nvml *nv, unsigned int ngpus
 	struct agent_history_opts ho = {.path = o->storage_path,
 					.retention_ms = o->retention_ms,
 					.retention_bytes = o->retention_bytes,
+					.flush_interval_ms = o->flush_interval_ms,
 					.instance = o->instance ? o->instance : instance};
 	struct gw_err err;
 	gw_err_clear(&err);

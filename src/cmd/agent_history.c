@@ -38,7 +38,10 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 		       unsigned int ngpus, struct gw_err *err)
 {
 	memset(h, 0, sizeof(*h));
-	struct gw_tsdb_opts to = {.path = o->path, .retention_ms = o->retention_ms, .retention_bytes = o->retention_bytes};
+	struct gw_tsdb_opts to = {.path = o->path,
+				  .retention_ms = o->retention_ms,
+				  .retention_bytes = o->retention_bytes,
+				  .flush_interval_ms = o->flush_interval_ms};
 	int rc = gw_tsdb_open(&h->db, &to, err);
 	if (rc)
 		return rc;

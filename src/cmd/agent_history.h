@@ -42,6 +42,7 @@ struct agent_history {
 struct agent_history_opts {
 	const char *path;     /* --storage.path */
 	int64_t retention_ms; /* --storage.retention.time */
+	int64_t flush_interval_ms; /* --storage.flush-interval: a kill -9 loses at most this much */
 	uint64_t retention_bytes;
 	const char *instance; /* the instance label (default hostname:port) */
 	const char *job;      /* the job label (default "gpuwatch") */

@@ -304,7 +304,13 @@ GWSIM_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_
 		double left = deadline - gwsim_mono();
 		if (left <= 0)
 			return NVML_ERROR_TIMEOUT;
-		struct timespec ts = {0, (long)(fmin(left, 0.005) * 1e9)};
+		/*
+		 * A real driver blocks here until an event comes. Poll 10 times a
+		 * second: faults are due at whole virtual times, and waking more often
+		 * would make the simulator, not gpuwatch, what the agent's CPU figures
+		 * measure.
+		 */
+		struct timespec ts = {0, (long)(fmin(left, 0.1) * 1e9)};
 		nanosleep(&ts, NULL);
 	}
 }

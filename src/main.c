@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{"query", gw_cmd_query, "PromQL over the local store, like promtool query"},
 	{"import", gw_cmd_import, "import nvidia-smi CSV logs into the store"},
 	{"export", gw_cmd_export, "write the store as OpenMetrics (for promtool backfill) or CSV"},
+	{"top", gw_cmd_top, "live terminal view: every GPU, its history and its processes"},
 };
 
 static void usage(FILE *out)

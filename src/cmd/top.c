@@ -1,0 +1,436 @@
+/*
+ * top.c - `gpuwatch top`: the live terminal view of every GPU of the node,
+ * its recent history and the processes behind the load.
+ *
+ * The sampler thread reads NVML; this file runs the UI thread: it copies
+ * each new frame into the model (src/ui/model.h), reacts to keys and
+ * redraws (src/ui/draw.h). It waits in getch() with a timeout that ends
+ * just after the sampler's next tick, so an idle top wakes once per
+ * refresh. Changing the refresh interval restarts the sampler with the new
+ * interval; the history is kept (charts are by time, not by sample).
+ *
+ * The terminal is put back on every way out: q, Ctrl-C (a key in raw
+ * mode), and SIGINT/SIGTERM/SIGHUP from outside, which set a flag the loop
+ * sees at its next wake-up (getch returns early when a signal arrives).
+ */
+#include "cmd/cmd.h"
+#include "collect/sampler.h"
+#include "core/err.h"
+#include "ui/draw.h"
+#include "ui/format.h"
+
+#include <curses.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <locale.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HIST_SAMPLES 3600 /* an hour at the default 1 s */
+
+/*
+ * The one mutable file-scope variable: a signal handler can only talk to
+ * the program through a volatile sig_atomic_t, and top is one per process.
+ */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static const unsigned int intervals_ms[] = {100, 200, 500, 1000, 2000, 5000, 10000};
+static const int64_t windows_ms[] = {60000, 300000, 900000, 3600000};
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+struct top {
+	struct gw_nvml *nv;
+	struct gw_gpu *gpus;
+	unsigned int ngpus;
+	struct gw_cgroup_src attr;
+	struct gw_sampler *sampler;
+	struct gw_ui_model model;
+	struct gw_ui_view view;
+	/* a signal waiting for confirmation */
+	int pending_sig;
+	unsigned int pending_pid;
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: gpuwatch [--sim SPEC] top [OPTIONS]\n\n"
+	      "Live view of every GPU of this node: utilisation, memory, power, clocks,\n"
+	      "throttle reasons and XID/ECC events, charts of the last minutes, and the\n"
+	      "processes on the GPUs with their owners (user, container, pod, Slurm job).\n\n"
+	      "    -d, --delay SECONDS   refresh interval, 0.1 .. 10 [default 1]\n"
+	      "    -w, --window MINUTES  history window of the charts: 1, 5, 15, 60 [default 5]\n"
+	      "    -c, --compact         one line per GPU (default: chosen by terminal size)\n"
+	      "        --ascii           ASCII drawing even in a UTF-8 locale\n"
+	      "        --no-color        no colour (also when NO_COLOR is set)\n"
+	      "        --remote HOST:PORT,...  several agents' GPUs together: not yet\n"
+	      "        --prometheus URL  GPUs from a Prometheus server: not yet\n"
+	      "    -h, --help            this help\n\n"
+	      "Keys: ? help, q quit, +/- refresh, w window, c layout, Enter detail,\n"
+	      "Tab processes, </> sort column, r reverse, / filter, T/K signal.\n",
+	      out);
+}
+
+/* Simulated GPUs invent their pids; the simulator's cgroups stand in (as in the agent). */
+static void attribution_source(struct gw_cgroup_src *src, struct gw_nvml *nv)
+{
+	src->root = "/";
+	src->read_proc = !nv->simulated;
+	src->sim_cgroup = NULL;
+	if (nv->simulated)
+		*(void **)&src->sim_cgroup = dlsym(nv->lib, "gwsim_process_cgroup");
+}
+
+/* Start a sampler at interval_ms with the terminal signals blocked in its threads. */
+static int start_sampler(struct top *t, unsigned int interval_ms, struct gw_err *err)
+{
+	struct gw_sampler_opts so = {0};
+	so.interval_ms = interval_ms;
+	so.slow_interval_ms = interval_ms > 10000 ? interval_ms : 10000;
+	so.proc_interval_ms = interval_ms > 2000 ? interval_ms : 2000;
+	so.attr = &t->attr;
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int rc = gw_sampler_new(&t->sampler, t->nv, t->gpus, t->ngpus, &so, err);
+	if (rc == 0)
+		rc = gw_sampler_start(t->sampler, err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		gw_sampler_free(t->sampler);
+		t->sampler = NULL;
+	}
+	return rc;
+}
+
+/* Copy the latest frame into the model; true when it was new. */
+static bool pull_frame(struct top *t)
+{
+	const struct gw_frame *f = gw_sampler_acquire(t->sampler);
+	bool changed = false;
+	int rc = gw_ui_model_update(&t->model, f, &changed);
+	gw_sampler_release(t->sampler, f);
+	if (rc)
+		snprintf(t->view.line, sizeof(t->view.line), "cannot update the view: %s", gw_strerror(rc));
+	return changed;
+}
+
+static int parse_args(int argc, char **argv, unsigned int *interval_ms, int64_t *window_ms, struct gw_ui_view *v,
+		      bool *ascii, bool *nocolor)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
+			return 1;
+		} else if ((strcmp(a, "-d") == 0 || strcmp(a, "--delay") == 0) && val) {
+			char *end;
+			double s = strtod(val, &end);
+			if (*end || !(s >= 0.1 && s <= 10)) {
+				fprintf(stderr, "gpuwatch top: --delay wants seconds from 0.1 to 10, got \"%s\"\n", val);
+				return -1;
+			}
+			*interval_ms = (unsigned int)(s * 1000 + 0.5);
+			i++;
+		} else if ((strcmp(a, "-w") == 0 || strcmp(a, "--window") == 0) && val) {
+			long mnt = strtol(val, NULL, 10);
+			if (mnt != 1 && mnt != 5 && mnt != 15 && mnt != 60) {
+				fprintf(stderr, "gpuwatch top: --window wants 1, 5, 15 or 60 minutes, got \"%s\"\n", val);
+				return -1;
+			}
+			*window_ms = mnt * 60000;
+			i++;
+		} else if (strcmp(a, "-c") == 0 || strcmp(a, "--compact") == 0) {
+			v->mode = GW_MODE_COMPACT;
+		} else if (strcmp(a, "--ascii") == 0) {
+			*ascii = true;
+		} else if (strcmp(a, "--no-color") == 0) {
+			*nocolor = true;
+		} else if (strcmp(a, "--remote") == 0 || strcmp(a, "--prometheus") == 0 ||
+			   strncmp(a, "--remote=", 9) == 0 || strncmp(a, "--prometheus=", 13) == 0) {
+			fprintf(stderr, "gpuwatch top: %s is not yet supported; top shows this node's GPUs\n", a);
+			return -1;
+		} else {
+			fprintf(stderr, "gpuwatch top: unknown option '%s'\n", a);
+			usage(stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void change_interval(struct top *t, int dir)
+{
+	size_t i = 0;
+	while (i + 1 < NELEM(intervals_ms) && intervals_ms[i] < t->view.interval_ms)
+		i++;
+	if ((dir < 0 && i == 0) || (dir > 0 && i + 1 >= NELEM(intervals_ms)))
+		return;
+	unsigned int next = intervals_ms[dir > 0 ? i + 1 : i - 1];
+	struct gw_err err;
+	gw_err_clear(&err);
+	gw_sampler_free(t->sampler);
+	t->sampler = NULL;
+	if (start_sampler(t, next, &err) != 0) {
+		/* go back to the interval that worked */
+		snprintf(t->view.line, sizeof(t->view.line), "cannot sample every %u ms: %.120s", next, err.msg);
+		if (start_sampler(t, t->view.interval_ms, &err) != 0)
+			stop_signal = SIGTERM;
+		return;
+	}
+	t->view.interval_ms = next;
+	t->model.last_seq = 0; /* the new sampler counts from 1 again */
+	pull_frame(t);
+}
+
+/* Decide whether the selected process may be signalled, and ask. */
+static void ask_signal(struct top *t, int sig)
+{
+	struct gw_ui_view *v = &t->view;
+	if (!v->focus_procs || v->npview == 0) {
+		snprintf(v->line, sizeof(v->line), "select a process first (Tab, then Up/Down)");
+		return;
+	}
+	const struct gw_ui_proc *p = &t->model.procs[v->pview[v->sel_proc]];
+	if (t->nv->simulated) { /* its pid may be a real, unrelated process here */
+		snprintf(v->line, sizeof(v->line), "pid %u is a simulated process; nothing sent", p->pid);
+		return;
+	}
+	if (kill((pid_t)p->pid, 0) != 0) {
+		snprintf(v->line, sizeof(v->line), "cannot signal pid %u: %s", p->pid,
+			 errno == EPERM ? "not your process" : strerror(errno));
+		return;
+	}
+	t->pending_sig = sig;
+	t->pending_pid = p->pid;
+	snprintf(v->line, sizeof(v->line), "send SIG%s to pid %u (%.60s)? [y/N]", sig == SIGKILL ? "KILL" : "TERM",
+		 p->pid, gw_proc_basename(p->cmd));
+}
+
+static void answer_signal(struct top *t, int key)
+{
+	struct gw_ui_view *v = &t->view;
+	if (key == 'y' || key == 'Y') {
+		if (kill((pid_t)t->pending_pid, t->pending_sig) == 0)
+			snprintf(v->line, sizeof(v->line), "sent SIG%s to pid %u", t->pending_sig == SIGKILL ? "KILL" : "TERM",
+				 t->pending_pid);
+		else
+			snprintf(v->line, sizeof(v->line), "kill %u: %s", t->pending_pid, strerror(errno));
+	} else {
+		snprintf(v->line, sizeof(v->line), "nothing sent");
+	}
+	t->pending_sig = 0;
+}
+
+static void edit_filter(struct gw_ui_view *v, int key)
+{
+	size_t len = strlen(v->filter);
+	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		v->editing_filter = false;
+	} else if (key == 27) { /* Esc */
+		v->filter[0] = '\0';
+		v->editing_filter = false;
+	} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		if (len)
+			v->filter[len - 1] = '\0';
+	} else if (key >= 32 && key < 127 && len + 1 < sizeof(v->filter)) {
+		v->filter[len] = (char)key;
+		v->filter[len + 1] = '\0';
+	}
+	v->sel_proc = 0;
+}
+
+static void move_sel(struct gw_ui_view *v, int d)
+{
+	if (v->focus_procs) {
+		if (d < 0 && v->sel_proc > 0)
+			v->sel_proc--;
+		else if (d > 0 && v->sel_proc + 1 < v->npview)
+			v->sel_proc++;
+	} else {
+		if (d < 0 && v->sel_gpu > 0)
+			v->sel_gpu--;
+		else if (d > 0 && v->sel_gpu + 1 < v->m->ngpus)
+			v->sel_gpu++;
+	}
+}
+
+/* One key; returns false to quit. */
+static bool on_key(struct top *t, int key)
+{
+	struct gw_ui_view *v = &t->view;
+	if (key == 3) /* Ctrl-C in raw mode */
+		return false;
+	if (t->pending_sig) {
+		answer_signal(t, key);
+		return true;
+	}
+	if (v->editing_filter) {
+		edit_filter(v, key);
+		return true;
+	}
+	if (v->help && key != KEY_RESIZE) {
+		v->help = false;
+		return key != 'q';
+	}
+	if (key != KEY_RESIZE)
+		v->line[0] = '\0';
+	switch (key) {
+	case 'q': case 'Q': return false;
+	case '?': case 'h': case KEY_F(1): v->help = true; break;
+	case '+': case '=': change_interval(t, -1); break;
+	case '-': case '_': change_interval(t, +1); break;
+	case 'w': {
+		size_t i = 0;
+		while (i < NELEM(windows_ms) && windows_ms[i] != v->window_ms)
+			i++;
+		v->window_ms = windows_ms[(i + 1) % NELEM(windows_ms)];
+		break;
+	}
+	case 'c': v->mode = (enum gw_ui_mode)((v->mode + 1) % 3); break;
+	case KEY_UP: case 'k': move_sel(v, -1); break;
+	case KEY_DOWN: case 'j': move_sel(v, +1); break;
+	case '\t': v->focus_procs = !v->focus_procs; break;
+	case '\n': case '\r': case KEY_ENTER: v->detail = true; v->focus_procs = false; break;
+	case 27: case KEY_BACKSPACE: case 127: v->detail = false; break;
+	case '<': v->sort = (enum gw_ui_pcol)((v->sort + GW_PC__COUNT - 1) % GW_PC__COUNT);
+		v->desc = gw_ui_pcol_at(v->sort)->desc_first; break;
+	case '>': v->sort = (enum gw_ui_pcol)((v->sort + 1) % GW_PC__COUNT);
+		v->desc = gw_ui_pcol_at(v->sort)->desc_first; break;
+	case 'r': v->desc = !v->desc; break;
+	case '/': v->editing_filter = true; v->filter[0] = '\0'; v->detail = false; break;
+	case 'T': ask_signal(t, SIGTERM); break;
+	case 'K': ask_signal(t, SIGKILL); break;
+	default: break;
+	}
+	return true;
+}
+
+/* ms until just after the sampler's next tick (ticks are wall-clock aligned). */
+static int wait_ms(unsigned int interval_ms)
+{
+	int64_t now = gw_now_ms();
+	int64_t next = (now / interval_ms + 1) * interval_ms;
+	return (int)(next - now) + 15;
+}
+
+static void loop(struct top *t)
+{
+	bool dirty = true;
+	int idle_wait = wait_ms(t->view.interval_ms);
+	while (!stop_signal) {
+		if (pull_frame(t))
+			dirty = true;
+		if (dirty) {
+			gw_ui_draw(&t->view);
+			refresh();
+			dirty = false;
+			idle_wait = wait_ms(t->view.interval_ms);
+		} else {
+			idle_wait = 20; /* the tick is due but its frame not yet published */
+		}
+		timeout(idle_wait);
+		int key = getch();
+		if (key == ERR)
+			continue;
+		do { /* drain what is queued (a paste, held keys) before drawing */
+			if (!on_key(t, key))
+				return;
+			timeout(0);
+		} while ((key = getch()) != ERR);
+		dirty = true;
+	}
+}
+
+static void screen_open(struct gw_ui_view *v, bool ascii, bool nocolor)
+{
+	initscr();
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	const char *nc = getenv("NO_COLOR");
+	v->color = !nocolor && !(nc && nc[0]) && has_colors();
+	if (v->color) {
+		start_color();
+		gw_ui_draw_init_colors();
+	}
+	v->utf8 = !ascii && gw_ui_locale_utf8();
+}
+
+int gw_cmd_top(int argc, char **argv, const struct gw_cli *cli)
+{
+	struct top t;
+	memset(&t, 0, sizeof(t));
+	unsigned int interval_ms = 1000;
+	int64_t window_ms = 300000;
+	bool ascii = false, nocolor = false;
+	int rc = parse_args(argc, argv, &interval_ms, &window_ms, &t.view, &ascii, &nocolor);
+	if (rc)
+		return rc > 0 ? 0 : GW_EXIT_BADARG;
+	/* NVML first, so a node without a driver gets smi's message and code */
+	rc = gw_cli_open_nvml(cli, &t.nv);
+	if (rc)
+		return rc;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "gpuwatch top: needs a terminal; for logs use 'gpuwatch dmon' or 'gpuwatch smi -l'\n");
+		gw_nvml_close(t.nv);
+		return GW_EXIT_BADARG;
+	}
+	setlocale(LC_ALL, "");
+	struct gw_err err;
+	gw_err_clear(&err);
+	attribution_source(&t.attr, t.nv);
+	rc = gw_nvml_gpus_list(t.nv, &t.gpus, &t.ngpus, &err);
+	if (rc == 0 && t.ngpus == 0)
+		rc = gw_err_set(&err, GW_ENOTFOUND, "no GPUs found");
+	if (rc == 0)
+		rc = gw_ui_model_init(&t.model, HIST_SAMPLES);
+	if (rc == 0)
+		rc = start_sampler(&t, interval_ms, &err);
+	if (rc == 0)
+		pull_frame(&t);
+	if (rc) {
+		fprintf(stderr, "gpuwatch top: %s\n", err.msg[0] ? err.msg : gw_strerror(rc));
+	} else {
+		struct gw_ui_view *v = &t.view;
+		v->m = &t.model;
+		v->simulated = t.nv->simulated;
+		v->interval_ms = interval_ms;
+		v->window_ms = window_ms;
+		v->sort = GW_PC_MEM;
+		v->desc = true;
+		if (gethostname(v->host, sizeof(v->host)) != 0)
+			snprintf(v->host, sizeof(v->host), "localhost");
+		v->host[sizeof(v->host) - 1] = '\0';
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal; /* no SA_RESTART: getch must return */
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		screen_open(v, ascii, nocolor);
+		loop(&t);
+		endwin();
+	}
+	gw_sampler_free(t.sampler);
+	gw_ui_model_release(&t.model);
+	free(t.view.pview);
+	free(t.gpus);
+	gw_nvml_close(t.nv);
+	return rc ? GW_EXIT_OTHER : 0;
+}

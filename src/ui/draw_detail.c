@@ -1,0 +1,133 @@
+/*
+ * draw_detail.c - top's detail view of one GPU: every value, its throttle
+ * reasons and events, and a chart per metric over the history window.
+ */
+#include "ui/draw_priv.h"
+#include "ui/format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CHART_MAX_COLS 512
+
+static const struct {
+	const char *label;
+	const char *unit;
+	enum gw_ui_metric metric;
+} charts[GW_UM__COUNT] = {
+	{"utilization", "%", GW_UM_UTIL},
+	{"memory used", "% of total", GW_UM_MEM},
+	{"power", "W", GW_UM_POWER},
+	{"temperature", "C", GW_UM_TEMP},
+};
+
+/* Top of a chart's scale: percent charts 100, power the limit, temperature 100 C or above. */
+static double chart_hi(const struct gw_ui_gpu *u, enum gw_ui_metric k, const float *s, unsigned int n)
+{
+	double hi = 100, lim;
+	if (k == GW_UM_POWER)
+		hi = gw_ui_num(&u->cur[GW_UC_PLIMIT], &lim) && lim > 0 ? lim / 1000.0 : 0;
+	for (unsigned int i = 0; i < n; i++)
+		if (!isnan(s[i]) && s[i] > hi)
+			hi = s[i];
+	return hi > 0 ? hi : 1;
+}
+
+static void chart(struct gw_ui_view *v, const struct gw_ui_gpu *u, unsigned int g, int k, int top, int h, int cols)
+{
+	float s[CHART_MAX_COLS];
+	char row[CHART_MAX_COLS * 3 + 1], buf[160];
+	int w = cols - 8;
+	if (w > CHART_MAX_COLS)
+		w = CHART_MAX_COLS;
+	if (w < 4 || h < 2)
+		return;
+	gw_ui_hist_series(v->m, g, charts[k].metric, v->m->last_t_ms, v->window_ms, s, (unsigned int)w);
+	double hi = chart_hi(u, charts[k].metric, s, (unsigned int)w), now = NAN, max = NAN;
+	for (int i = 0; i < w; i++) {
+		if (isnan(s[i]))
+			continue;
+		now = s[i];
+		max = isnan(max) || s[i] > max ? s[i] : max;
+	}
+	snprintf(buf, sizeof(buf), "%s (%s)  now %.0f  max %.0f  last %lld min", charts[k].label, charts[k].unit, now,
+		 max, (long long)(v->window_ms / 60000));
+	attron(A_BOLD);
+	gw_ui_put(top, 0, buf, cols);
+	attroff(A_BOLD);
+	int rows = h - 1;
+	for (int r = 0; r < rows; r++) {
+		if (r == 0 || r == rows - 1) {
+			snprintf(buf, sizeof(buf), "%6.0f ", r == 0 ? hi : 0.0);
+			gw_ui_put(top + 1 + r, 0, buf, 7);
+		}
+		gw_ui_chart_row(row, sizeof(row), s, (unsigned int)w, 0, hi, (unsigned int)r, (unsigned int)rows, v->utf8);
+		gw_ui_attr(v, GW_CP_CHART, true);
+		gw_ui_put(top + 1 + r, 7, row, w);
+		gw_ui_attr(v, GW_CP_CHART, false);
+	}
+}
+
+static void values(const struct gw_ui_view *v, const struct gw_ui_gpu *u, int top, int cols)
+{
+	char b[8][32], buf[320], words[96];
+	gw_ui_val(&u->cur[GW_UC_UTIL], 1, 0, "%", b[0], 32);
+	gw_ui_val(&u->cur[GW_UC_MEMUTIL], 1, 0, "%", b[1], 32);
+	gw_ui_val(&u->cur[GW_UC_MEMUSED], 1024.0 * 1024.0, 0, "", b[2], 32);
+	gw_ui_val(&u->cur[GW_UC_MEMTOTAL], 1024.0 * 1024.0, 0, " MiB", b[3], 32);
+	gw_ui_val(&u->cur[GW_UC_TEMP], 1, 0, "C", b[4], 32);
+	gw_ui_val(&u->cur[GW_UC_POWER], 1000, 2, "", b[5], 32);
+	gw_ui_val(&u->cur[GW_UC_PLIMIT], 1000, 0, " W", b[6], 32);
+	snprintf(buf, sizeof(buf), "util %s  mem-util %s  memory %s / %s  temp %s  power %s / %s", b[0], b[1], b[2], b[3],
+		 b[4], b[5], b[6]);
+	gw_ui_put(top, 0, buf, cols);
+	gw_ui_val(&u->cur[GW_UC_SMCLK], 1, 0, " MHz", b[0], 32);
+	gw_ui_val(&u->cur[GW_UC_MEMCLK], 1, 0, " MHz", b[1], 32);
+	gw_ui_val(&u->cur[GW_UC_PCIERX], 1000, 1, " MB/s", b[2], 32);
+	gw_ui_val(&u->cur[GW_UC_PCIETX], 1000, 1, " MB/s", b[3], 32);
+	gw_ui_val(&u->cur[GW_UC_FAN], 1, 0, "%", b[4], 32);
+	snprintf(buf, sizeof(buf), "clocks sm %s mem %s  pcie rx %s tx %s  fan %s", b[0], b[1], b[2], b[3], b[4]);
+	gw_ui_put(top + 1, 0, buf, cols);
+	double mask = 0;
+	int severe = 0;
+	words[0] = '\0';
+	if (gw_ui_num(&u->cur[GW_UC_REASONS], &mask))
+		severe = gw_ui_reasons((uint64_t)mask, words, sizeof(words));
+	snprintf(buf, sizeof(buf), "throttle: %s   XID events %llu (last %u)  ECC events sbe %llu dbe %llu",
+		 words[0] ? words : "none", (unsigned long long)u->xid_total, u->last_xid, (unsigned long long)u->sbe,
+		 (unsigned long long)u->dbe);
+	if (severe)
+		gw_ui_attr(v, GW_CP_BAD, true);
+	gw_ui_put(top + 2, 0, buf, cols);
+	if (severe)
+		gw_ui_attr(v, GW_CP_BAD, false);
+}
+
+void gw_ui_draw_detail(struct gw_ui_view *v, int top, int rows, int cols)
+{
+	unsigned int g = v->sel_gpu < v->m->ngpus ? v->sel_gpu : 0;
+	const struct gw_ui_gpu *u = &v->m->gpus[g];
+	char buf[200];
+	snprintf(buf, sizeof(buf), "GPU %u  %s  %s%s", u->index, u->name, u->bus_id, u->lost ? "  LOST - fell off the bus" : "");
+	if (u->lost)
+		gw_ui_attr(v, GW_CP_BAD, true);
+	attron(A_BOLD);
+	gw_ui_put(top, 0, buf, cols);
+	attroff(A_BOLD);
+	if (u->lost)
+		gw_ui_attr(v, GW_CP_BAD, false);
+	if (rows < 2)
+		return;
+	if (rows >= 5)
+		values(v, u, top + 1, cols);
+	int used = rows >= 5 ? 4 : 1;
+	int left = rows - used;
+	/* four charts when each gets a label and two rows, else as many as fit */
+	int n = left / 3 >= GW_UM__COUNT ? GW_UM__COUNT : left / 3;
+	if (n == 0)
+		return;
+	int h = left / n;
+	for (int k = 0; k < n; k++)
+		chart(v, u, g, k, top + used + k * h, h, cols);
+}

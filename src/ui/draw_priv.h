@@ -1,0 +1,28 @@
+/*
+ * draw_priv.h - helpers shared by draw.c and draw_detail.c; not for other
+ * modules. Same ownership and threading as draw.h.
+ */
+#ifndef GW_UI_DRAW_PRIV_H
+#define GW_UI_DRAW_PRIV_H
+
+#include "ui/draw.h"
+
+#include <curses.h>
+
+enum { GW_CP_OK = 1, GW_CP_WARN, GW_CP_BAD, GW_CP_TITLE, GW_CP_CHART };
+
+/* Write at most maxcells terminal cells of UTF-8 text s at (y, x); returns cells written. */
+int gw_ui_put(int y, int x, const char *s, int maxcells);
+
+/* Turn a colour pair (with A_BOLD as the monochrome stand-in) on or off. */
+void gw_ui_attr(const struct gw_ui_view *v, int pair, bool on);
+
+/* A number cell of a value: "%.*f" with unit, or "-" when not valid. */
+void gw_ui_val(const struct gw_value *val, double scale, int prec, const char *unit, char *buf, size_t n);
+
+/* Short board name: "NVIDIA H200" -> "H200". */
+const char *gw_ui_short_name(const char *name);
+
+void gw_ui_draw_detail(struct gw_ui_view *v, int top, int rows, int cols);
+
+#endif

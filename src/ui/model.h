@@ -1,0 +1,137 @@
+/*
+ * model.h - what `gpuwatch top` shows, kept apart from how it is drawn.
+ *
+ * The model copies what the UI needs out of each sampler frame: the current
+ * value of every column per GPU, a history ring per GPU per charted metric,
+ * the XID/ECC events seen since start, and one flat process table over all
+ * GPUs. Frames are borrowed only for the duration of gw_ui_model_update(),
+ * so the sampler can recycle them while the UI draws from the copy.
+ *
+ * History: one time ring shared by all GPUs (every frame has every GPU) and
+ * a float ring per GPU per metric, NAN where a value was missing; charts ask
+ * for a window and a number of columns and get one value per column
+ * (gw_ui_hist_series), so the window can change without resampling.
+ *
+ * Ownership: the caller owns the struct gw_ui_model (init/release).
+ * Threading: single-threaded (the UI thread); no NVML calls anywhere here.
+ */
+#ifndef GW_UI_MODEL_H
+#define GW_UI_MODEL_H
+
+#include "collect/sampler.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The current values the UI shows, each one field of the field table. */
+#define GW_UI_COLS(X)                                                          \
+	X(UTIL, "utilization.gpu")                                             \
+	X(MEMUTIL, "utilization.memory")                                       \
+	X(MEMUSED, "memory.used")                                              \
+	X(MEMTOTAL, "memory.total")                                            \
+	X(TEMP, "temperature.gpu")                                             \
+	X(POWER, "power.draw")                                                 \
+	X(PLIMIT, "enforced.power.limit")                                      \
+	X(SMCLK, "clocks.current.sm")                                          \
+	X(MEMCLK, "clocks.current.memory")                                     \
+	X(PCIERX, "pcie.rx_throughput")                                        \
+	X(PCIETX, "pcie.tx_throughput")                                        \
+	X(FAN, "fan.speed")                                                    \
+	X(REASONS, "clocks_event_reasons.active")                              \
+	X(PSTATE, "pstate")
+
+enum gw_ui_col {
+#define GW_UI_COL_ENUM(id, name) GW_UC_##id,
+	GW_UI_COLS(GW_UI_COL_ENUM)
+#undef GW_UI_COL_ENUM
+	GW_UC__COUNT
+};
+
+/* Fields found by their DCGM name, shown only where the table has them. */
+enum gw_ui_prof { GW_UP_SMACT, GW_UP_TENSOR, GW_UP__COUNT };
+
+/* The charted metrics. */
+enum gw_ui_metric { GW_UM_UTIL, GW_UM_MEM, GW_UM_POWER, GW_UM_TEMP, GW_UM__COUNT };
+
+#define GW_UI_EVENTS_MAX 64 /* events kept for the event line and detail view */
+
+struct gw_ui_event {
+	int64_t t_ms;
+	unsigned int gpu; /* index in the model */
+	char text[48];    /* "XID 79", "ECC DBE +1", "GPU lost" */
+};
+
+struct gw_ui_gpu {
+	unsigned int index; /* NVML index */
+	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+	char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+	bool lost;
+	struct gw_value cur[GW_UC__COUNT];
+	struct gw_value prof[GW_UP__COUNT];
+	uint64_t xid_total, sbe, dbe;
+	unsigned int last_xid; /* 0: none */
+	float *hist[GW_UM__COUNT]; /* rings, model->hist_cap each */
+};
+
+/* One process row (a process on two GPUs is two rows). */
+struct gw_ui_proc {
+	unsigned int pid;
+	unsigned int gpu; /* NVML index */
+	bool mem_valid;
+	uint64_t mem_bytes;
+	int sm_pct; /* -1: not known (the sampler does not collect it yet) */
+	char type[4]; /* "C", "G", "C+G" */
+	char user[40];
+	char owner[96]; /* "pod:<uid>", "job:<id>", "ctr:<12 hex>" or "" */
+	char cmd[GW_PROC_NAME_MAX];
+};
+
+struct gw_ui_model {
+	unsigned int ngpus;
+	struct gw_ui_gpu *gpus;
+	size_t fidx[GW_UC__COUNT];  /* field table index; SIZE_MAX: absent */
+	size_t pidx[GW_UP__COUNT];  /* idem, for the profiling fields */
+	/* history */
+	unsigned int hist_cap, hist_head, hist_n; /* head: next slot */
+	int64_t *hist_t;                          /* frame times, ms */
+	uint64_t last_seq;
+	int64_t last_t_ms;
+	/* processes */
+	struct gw_ui_proc *procs;
+	size_t nprocs, procs_cap;
+	/* events, a ring */
+	struct gw_ui_event events[GW_UI_EVENTS_MAX];
+	unsigned int nevents, events_head;
+	uint64_t events_total;
+};
+
+/* hist_cap: samples kept per metric (e.g. 3600: an hour at 1 s). */
+int gw_ui_model_init(struct gw_ui_model *m, unsigned int hist_cap);
+void gw_ui_model_release(struct gw_ui_model *m);
+
+/*
+ * Copy frame f into the model. A frame already seen (same seq) changes
+ * nothing and returns 0 with *changed false. The first frame sizes the GPU
+ * list; later frames must have the same GPUs. Returns 0, GW_ENOMEM, GW_EINVAL.
+ */
+int gw_ui_model_update(struct gw_ui_model *m, const struct gw_frame *f, bool *changed);
+
+/* Forget the history (after the sampling interval changed, say). */
+void gw_ui_model_clear_history(struct gw_ui_model *m);
+
+/*
+ * One value per column for the window [now_ms - window_ms, now_ms]: the
+ * maximum of the samples falling into each column (so a short spike stays
+ * visible), NAN where a column has none.
+ */
+void gw_ui_hist_series(const struct gw_ui_model *m, unsigned int gpu, enum gw_ui_metric metric, int64_t now_ms,
+		       int64_t window_ms, float *out, unsigned int ncols);
+
+/* The i-th newest event (0: newest); NULL past the end. */
+const struct gw_ui_event *gw_ui_model_event(const struct gw_ui_model *m, unsigned int i);
+
+/* A value as a number (percent, MiB, W, C, MHz, KB/s); false when not valid. */
+bool gw_ui_num(const struct gw_value *v, double *out);
+
+#endif

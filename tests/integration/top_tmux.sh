@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# top_tmux.sh - `gpuwatch top` in a real terminal: tmux runs it, send-keys
+# types, capture-pane reads what a person would see. Checks the values of a
+# pinned scenario, moving charts, sorting, filtering, help, detail view,
+# resize to 40x10 and back, ASCII and NO_COLOR, a lost GPU, every way out
+# restoring the terminal, and the no-driver message (the same as smi's).
+. "$(dirname "$0")/../lib/common.sh"
+command -v tmux >/dev/null || { echo "skip: tmux not installed"; exit 77; }
+: "${GW_BIN:?}" "${GW_TEST_DATA:?}"
+scn="$GW_TEST_DATA/data/scenarios"
+sock="$tmp/tmux.sock"
+T() { tmux -S "$sock" "$@"; }
+trap 'T kill-server 2>/dev/null; cleanup' EXIT
+
+# start NAME COLSxROWS ENV... -- ARGS: run top in session NAME; its exit code lands in $tmp/NAME.rc
+start() {
+	local name=$1 size=$2; shift 2
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+	T new-session -d -s "$name" -x "${size%x*}" -y "${size#*x}" \
+		"env TERM=tmux-256color ${envs[*]} $GW_BIN $* 2>$tmp/$name.err; echo \$? >$tmp/$name.rc; sleep 60"
+	T set-option -t "$name" window-size manual >/dev/null 2>&1
+}
+# targets are "NAME:" so a bare name is never taken for a window of another session
+cap() { T capture-pane -p -t "$1:" "${@:2}"; }
+# wait_for NAME REGEX [SECONDS]: until the screen matches
+wait_for() {
+	for _ in $(seq $((${3:-10} * 10))); do cap "$1" | grep -Eq -- "$2" && return 0; sleep 0.1; done
+	echo "--- screen of $1:"; cap "$1"; return 1
+}
+keys() { T send-keys -t "$1:" "${@:2}"; sleep 0.4; }
+proc_rows() { cap "$1" | grep -E '^ +[0-9]+ .*(memhog|gpu_burn)' | awk '{print $1}' | tr '\n' ' '; }
+
+# --- pinned values (tests/data/scenarios/h200-load.scn) -------------------
+start a 100x30 LANG=C.UTF-8 -- --sim "$scn/h200-load.scn" top -w 1
+wait_for a 'gpu_burn' || fail "top did not show the processes"
+s=$(cap a)
+grep -q 'gpuwatch top .*1 GPU .*SIMULATED' <<<"$s" || fail "title without SIMULATED"
+grep -Eq '^ 0 H200 +100%.* 31\.6G/140G .* 52C +627/700W' <<<"$s" || fail "GPU 0 row differs from the scenario: $(sed -n 2p <<<"$s")"
+grep -q 'clk sm 1980 mem 3201 MHz' <<<"$s" || fail "clocks differ from the scenario"
+grep -Eq '28234MiB +- \./gpu_burn' <<<"$s" || fail "gpu_burn row without its memory"
+[ "$(proc_rows a)" = "10309 10291 10293 " ] || fail "default sort (memory, descending): $(proc_rows a)"
+
+# --- charts move: the 1-minute chart gains columns between refreshes ------
+c1=$(cap a | sed -n 3p | grep -o '█' | wc -l)
+sleep 3.5
+c2=$(cap a | sed -n 3p | grep -o '█' | wc -l)
+[ "$c2" -gt "$c1" ] || fail "chart did not move ($c1 -> $c2 blocks)"
+
+# --- sorting ---------------------------------------------------------------
+keys a '<' '<' '<' '<'          # memory -> gpu -> owner -> user -> pid
+[ "$(proc_rows a)" = "10291 10293 10309 " ] || fail "sort by pid: $(proc_rows a)"
+cap a | grep -q 'PID▲' || fail "no sort mark on PID"
+keys a r
+[ "$(proc_rows a)" = "10309 10293 10291 " ] || fail "reversed pid sort: $(proc_rows a)"
+
+# --- filtering ---------------------------------------------------------------
+keys a / m e m h o g Enter
+[ "$(proc_rows a)" = "10293 10291 " ] || fail "filter memhog: $(proc_rows a)"
+cap a | grep -q 'filter: memhog' || fail "filter not shown"
+keys a / Escape
+[ "$(proc_rows a)" = "10309 10293 10291 " ] || fail "cleared filter: $(proc_rows a)"
+
+# --- help and detail ---------------------------------------------------------
+keys a '?'
+cap a | grep -q 'Keys' || fail "no help on ?"
+cap a | grep -q 'Prometheus (--prometheus): not yet' || fail "help does not say remote is not yet"
+keys a x
+cap a | grep -q 'Keys' && fail "help did not close"
+keys a Enter
+s=$(cap a)
+grep -q 'GPU 0  NVIDIA H200  00000000:83:00.0' <<<"$s" || fail "no detail view"
+grep -q 'power 627.40 / 700 W' <<<"$s" || fail "detail power differs"
+grep -q 'temperature (C)  now 52' <<<"$s" || fail "detail temperature chart"
+keys a Escape
+wait_for a 'gpu_burn' 3 || fail "Esc did not return from detail"
+
+# --- refresh interval at run time --------------------------------------------
+keys a +
+cap a | grep -q 'every 0.5s' || fail "+ did not speed up the refresh"
+keys a - -
+cap a | grep -q 'every 2.0s' || fail "- did not slow down the refresh"
+keys a +
+
+# --- resize to 40x10 and back ------------------------------------------------
+mask() { sed -E 's/[0-9]{2}:[0-9]{2}:[0-9]{2}//; 3d'; } # clock and chart row move by themselves
+before=$(cap a | mask)
+T resize-window -t a: -x 40 -y 10; sleep 1.2
+s=$(cap a)
+python3 -c 'import sys; sys.exit(any(len(l) > 40 for l in sys.stdin.read().splitlines()))' <<<"$s" || { fail "lines wider than 40 after resize"; echo "$s"; }
+head -1 <<<"$s" | grep -q '^ gpuwatch top' || fail "no title at 40x10"
+grep -q '^ 0 H200' <<<"$s" || fail "no GPU row at 40x10"
+T resize-window -t a: -x 100 -y 30; sleep 1.2
+after=$(cap a | mask)
+[ "$before" = "$after" ] || { fail "screen differs after resizing back"; diff <(echo "$before") <(echo "$after"); }
+
+# --- q quits and restores the terminal ---------------------------------------
+keys a q
+wait_rc() { for _ in $(seq 30); do [ -s "$tmp/$1.rc" ] && return 0; sleep 0.1; done; return 1; }
+wait_rc a
+[ "$(cat "$tmp/a.rc" 2>/dev/null)" = 0 ] || fail "q: exit code $(cat "$tmp/a.rc" 2>/dev/null)"
+cap a | grep -q 'gpuwatch top' && fail "screen not restored after q"
+
+# --- ASCII fallback, NO_COLOR, Ctrl-C -----------------------------------------
+start b 100x30 LANG=C LC_ALL=C NO_COLOR=1 -- --sim "$scn/h200-load.scn" top
+wait_for b 'gpu_burn' || fail "top (ASCII) did not start"
+cap b | LC_ALL=C grep -q $'[\x80-\xff]' && fail "non-ASCII output in the C locale"
+cap b | grep -Eq '100%\[\|{8,}\]' || fail "no ASCII bars"
+cap b -e | grep -Eq $'\e\\[(3[0-7]|9[0-7]|38;)' && fail "colour despite NO_COLOR"
+start c 100x30 LANG=C.UTF-8 -- --sim "$scn/h200-load.scn" top
+wait_for c 'gpu_burn' || fail "top (colour) did not start"
+cap c -e | grep -Eq $'\e\\[(3[0-7]|38;)' || fail "no colour without NO_COLOR"
+keys b C-c
+wait_rc() { for _ in $(seq 30); do [ -s "$tmp/$1.rc" ] && return 0; sleep 0.1; done; return 1; }
+wait_rc b
+[ "$(cat "$tmp/b.rc" 2>/dev/null)" = 0 ] || fail "Ctrl-C: exit code $(cat "$tmp/b.rc" 2>/dev/null)"
+cap b | grep -q 'gpuwatch top' && { fail "screen not restored after Ctrl-C"; cap b; }
+
+# --- SIGTERM from outside restores the terminal --------------------------------
+pid=$(pgrep -P "$(T display -p -t c: '#{pane_pid}')" -x gpuwatch | head -1)
+[ -n "$pid" ] && kill -TERM "$pid"
+wait_rc c
+[ -s "$tmp/c.rc" ] || fail "SIGTERM did not end top"
+cap c | grep -q 'gpuwatch top' && fail "screen not restored after SIGTERM"
+
+# --- eight GPUs on 80x24 --------------------------------------------------------
+start d 80x24 LANG=C.UTF-8 -- --sim 8xH200:training top
+wait_for d '^ 7 H200' || fail "not all 8 GPUs on 80x24"
+for g in 0 1 2 3 4 5 6; do cap d | grep -q "^ $g H200" || fail "GPU $g missing on 80x24"; done
+keys d q
+
+# --- a GPU lost while watching ---------------------------------------------------
+start e 100x30 LANG=C.UTF-8 -- --sim "$scn/gpu-lost.scn" top
+wait_for e '^ 1 H200 +LOST' 8 || fail "lost GPU 1 not marked"
+cap e | grep -Eq '^ 0 H200 +[0-9]+%' || fail "GPU 0 stopped showing values after GPU 1 was lost"
+wait_for e 'events:.*GPU 1 GPU lost' 3 || fail "no event for the loss"
+keys e q
+
+# --- no driver: the same message and exit code as smi ----------------------------
+nolib="$tmp/none/libnvidia-ml.so.1"
+GPUWATCH_NVML_LIBRARY=$nolib "$GW_BIN" smi >"$tmp/smi.out" 2>/dev/null; src=$?
+GPUWATCH_NVML_LIBRARY=$nolib "$GW_BIN" top >"$tmp/top.out" 2>/dev/null; trc=$?
+[ "$src" = "$trc" ] && [ "$trc" != 0 ] || fail "no driver: top exit $trc, smi exit $src"
+cmp -s "$tmp/smi.out" "$tmp/top.out" || fail "no driver: top's message differs from smi's"
+"$GW_BIN" top --remote a:1 >/dev/null 2>&1 && fail "--remote accepted"
+
+[ "$fails" = 0 ] && echo "top_tmux: ok"
+exit $((fails > 0))

@@ -1,0 +1,235 @@
+/*
+ * test_ui_model.c - top's model without a terminal: frames in, current
+ * values, history columns, events and the process view out; and the cell
+ * formatting (bars, chart rows, reasons) in UTF-8 and ASCII.
+ */
+#include "harness.h"
+#include "fields/fields.h"
+#include "ui/format.h"
+#include "ui/model.h"
+#include "ui/proctab.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NG 2
+
+struct fake {
+	struct gw_gpu ids[NG];
+	struct gw_frame_gpu fg[NG];
+	struct gw_frame f;
+	struct gw_proc procs[3];
+};
+
+static void set_int(struct gw_value *vals, const char *field, int64_t i)
+{
+	const struct gw_field *f = gw_field_find(field);
+	for (size_t k = 0; k < gw_fields_count(); k++) {
+		if (gw_field_at(k) == f) {
+			vals[k].state = GW_V_OK;
+			vals[k].kind = GW_VK_INT;
+			vals[k].i = i;
+		}
+	}
+}
+
+static void fake_init(struct fake *z)
+{
+	memset(z, 0, sizeof(*z));
+	for (unsigned int g = 0; g < NG; g++) {
+		z->ids[g].index = g;
+		snprintf(z->ids[g].name, sizeof(z->ids[g].name), "NVIDIA H200");
+		z->fg[g].gpu = &z->ids[g];
+		z->fg[g].v = calloc(gw_fields_count(), sizeof(struct gw_value));
+		for (size_t k = 0; k < gw_fields_count(); k++)
+			z->fg[g].v[k].state = GW_V_NA;
+		set_int(z->fg[g].v, "memory.total", 100LL << 30);
+		set_int(z->fg[g].v, "memory.used", 25LL << 30);
+		set_int(z->fg[g].v, "power.draw", 350000); /* mW */
+	}
+	static const unsigned int pids[3] = {300, 100, 200};
+	static const uint64_t mib[3] = {10, 30, 20};
+	static const char *const names[3] = {"python train.py", "/usr/bin/memhog", "./gpu_burn"};
+	for (int i = 0; i < 3; i++) {
+		z->procs[i].pid = pids[i];
+		z->procs[i].mem_valid = true;
+		z->procs[i].used_bytes = mib[i] << 20;
+		z->procs[i].compute = true;
+		snprintf(z->procs[i].name, sizeof(z->procs[i].name), "%s", names[i]);
+	}
+	snprintf(z->procs[0].attr.slurm_job, sizeof(z->procs[0].attr.slurm_job), "4242");
+	snprintf(z->procs[0].attr.user, sizeof(z->procs[0].attr.user), "alice");
+	z->fg[0].procs.v = z->procs;
+	z->fg[0].procs.n = 2;
+	z->fg[1].procs.v = z->procs + 2;
+	z->fg[1].procs.n = 1;
+	z->f.ngpus = NG;
+	z->f.gpus = z->fg;
+}
+
+static void fake_free(struct fake *z)
+{
+	for (unsigned int g = 0; g < NG; g++)
+		free(z->fg[g].v);
+}
+
+static void tick(struct gw_ui_model *m, struct fake *z, int64_t t_ms, int util0)
+{
+	bool changed = false;
+	z->f.seq++;
+	z->f.t_ms = t_ms;
+	set_int(z->fg[0].v, "utilization.gpu", util0);
+	CHECK_INT_EQ(gw_ui_model_update(m, &z->f, &changed), 0);
+	CHECK(changed);
+}
+
+static void test_values_and_history(void)
+{
+	struct fake z;
+	struct gw_ui_model m;
+	fake_init(&z);
+	CHECK_INT_EQ(gw_ui_model_init(&m, 8), 0);
+	for (int i = 0; i < 10; i++) /* more than the ring holds: the oldest go */
+		tick(&m, &z, 1000 * (i + 1), i * 10);
+	CHECK_INT_EQ(m.ngpus, NG);
+	CHECK_INT_EQ(m.hist_n, 8);
+	double d;
+	CHECK(gw_ui_num(&m.gpus[0].cur[GW_UC_UTIL], &d));
+	CHECK_DBL_NEAR(d, 90, 1e-9);
+	CHECK(!gw_ui_num(&m.gpus[1].cur[GW_UC_UTIL], &d)); /* never set: not valid, not 0 */
+	bool changed = true;
+	CHECK_INT_EQ(gw_ui_model_update(&m, &z.f, &changed), 0); /* same seq */
+	CHECK(!changed);
+	/* window 4 s ending at 10 s in 4 columns: samples 7..10 s, one per column */
+	float s[4];
+	gw_ui_hist_series(&m, 0, GW_UM_UTIL, 10000, 4000, s, 4);
+	CHECK(isnan(s[0]) || s[0] == 60.0f); /* 6 s is on the edge */
+	CHECK_DBL_NEAR(s[3], 90, 1e-6);
+	CHECK_DBL_NEAR(s[2], 80, 1e-6);
+	/* memory is charted as percent of total */
+	gw_ui_hist_series(&m, 0, GW_UM_MEM, 10000, 4000, s, 4);
+	CHECK_DBL_NEAR(s[3], 25, 1e-4);
+	gw_ui_hist_series(&m, 0, GW_UM_POWER, 10000, 4000, s, 4);
+	CHECK_DBL_NEAR(s[3], 350, 1e-4);
+	/* two samples in one column: the maximum wins; beyond the ring: no data */
+	gw_ui_hist_series(&m, 0, GW_UM_UTIL, 10000, 60000, s, 2);
+	CHECK(isnan(s[0]));
+	CHECK_DBL_NEAR(s[1], 90, 1e-6);
+	gw_ui_model_release(&m);
+	fake_free(&z);
+}
+
+static void test_events(void)
+{
+	struct fake z;
+	struct gw_ui_model m;
+	fake_init(&z);
+	CHECK_INT_EQ(gw_ui_model_init(&m, 16), 0);
+	z.fg[1].nxid = 1; /* an XID from before top started is history */
+	z.fg[1].xid[0].code = 48;
+	z.fg[1].xid[0].count = 1;
+	z.fg[1].last_xid = 48;
+	tick(&m, &z, 1000, 0);
+	CHECK_INT_EQ(m.nevents, 0);
+	z.fg[1].xid[0].count = 2;
+	z.fg[1].xid[1].code = 79;
+	z.fg[1].xid[1].count = 1;
+	z.fg[1].nxid = 2;
+	z.fg[1].last_xid = 79;
+	z.fg[1].lost = true;
+	z.fg[0].dbe_events = 1;
+	tick(&m, &z, 2000, 0);
+	CHECK_INT_EQ(m.nevents, 3);
+	const struct gw_ui_event *e = gw_ui_model_event(&m, 0);
+	CHECK(e && strstr(e->text, "lost") && e->gpu == 1);
+	e = gw_ui_model_event(&m, 1);
+	CHECK(e && strcmp(e->text, "XID 79") == 0);
+	e = gw_ui_model_event(&m, 2);
+	CHECK(e && strcmp(e->text, "ECC DBE +1") == 0 && e->gpu == 0);
+	CHECK(gw_ui_model_event(&m, 3) == NULL);
+	CHECK(m.gpus[1].lost);
+	CHECK_INT_EQ(m.gpus[1].cur[GW_UC_UTIL].state, GW_V_GPU_LOST);
+	tick(&m, &z, 3000, 0); /* nothing new */
+	CHECK_INT_EQ(m.nevents, 3);
+	gw_ui_model_release(&m);
+	fake_free(&z);
+}
+
+static void test_procs(void)
+{
+	struct fake z;
+	struct gw_ui_model m;
+	fake_init(&z);
+	CHECK_INT_EQ(gw_ui_model_init(&m, 4), 0);
+	tick(&m, &z, 1000, 0);
+	CHECK_INT_EQ(m.nprocs, 3);
+	size_t idx[3];
+	CHECK_INT_EQ(gw_ui_procs_view(&m, "", GW_PC_MEM, true, idx), 3);
+	CHECK_INT_EQ(m.procs[idx[0]].pid, 100);
+	CHECK_INT_EQ(m.procs[idx[2]].pid, 300);
+	CHECK_INT_EQ(gw_ui_procs_view(&m, NULL, GW_PC_PID, false, idx), 3);
+	CHECK_INT_EQ(m.procs[idx[0]].pid, 100);
+	CHECK_INT_EQ(m.procs[idx[1]].pid, 200);
+	CHECK_INT_EQ(gw_ui_procs_view(&m, NULL, GW_PC_GPU, true, idx), 3);
+	CHECK_INT_EQ(m.procs[idx[0]].gpu, 1);
+	/* filter: any cell, case-insensitive */
+	CHECK_INT_EQ(gw_ui_procs_view(&m, "BURN", GW_PC_PID, false, idx), 1);
+	CHECK_INT_EQ(m.procs[idx[0]].pid, 200);
+	CHECK_INT_EQ(gw_ui_procs_view(&m, "job:4242", GW_PC_PID, false, idx), 1);
+	CHECK_INT_EQ(m.procs[idx[0]].pid, 300);
+	CHECK_INT_EQ(gw_ui_procs_view(&m, "nobody", GW_PC_PID, false, idx), 0);
+	char cell[64];
+	gw_ui_pcell(&m.procs[0], GW_PC_OWNER, cell, sizeof(cell));
+	CHECK_STR_EQ(cell, "job:4242");
+	gw_ui_pcell(&m.procs[0], GW_PC_MEM, cell, sizeof(cell));
+	CHECK_STR_EQ(cell, "10MiB");
+	gw_ui_pcell(&m.procs[0], GW_PC_SM, cell, sizeof(cell));
+	CHECK_STR_EQ(cell, "-");
+	gw_ui_model_release(&m);
+	fake_free(&z);
+}
+
+static void test_format(void)
+{
+	char buf[256];
+	gw_ui_bar(buf, sizeof(buf), 0.5, 10, false);
+	CHECK_STR_EQ(buf, "|||||     ");
+	gw_ui_bar(buf, sizeof(buf), NAN, 4, false);
+	CHECK_STR_EQ(buf, "    ");
+	gw_ui_bar(buf, sizeof(buf), 1.0 / 16, 2, true); /* one eighth of the first cell */
+	CHECK_STR_EQ(buf, "\u258F ");
+	gw_ui_bar(buf, 8, 1.0, 10, true); /* a short buffer cuts between glyphs, never inside */
+	CHECK_STR_EQ(buf, "\u2588\u2588");
+	float v[4] = {0, 50, 100, NAN};
+	gw_ui_chart_row(buf, sizeof(buf), v, 4, 0, 100, 0, 2, true); /* top row */
+	CHECK_STR_EQ(buf, "  \u2588 ");
+	gw_ui_chart_row(buf, sizeof(buf), v, 4, 0, 100, 1, 2, true); /* bottom row */
+	CHECK_STR_EQ(buf, " \u2588\u2588 ");
+	gw_ui_chart_row(buf, sizeof(buf), v, 4, 0, 100, 1, 2, false);
+	CHECK_STR_EQ(buf, " ## ");
+	float tiny[1] = {0.1f};
+	gw_ui_chart_row(buf, sizeof(buf), tiny, 1, 0, 100, 0, 1, true); /* a sliver, not blank */
+	CHECK_STR_EQ(buf, "\u2581");
+	CHECK_INT_EQ(gw_ui_reasons(0x1, buf, sizeof(buf)), 0);
+	CHECK_STR_EQ(buf, "idle");
+	CHECK_INT_EQ(gw_ui_reasons(0x4 | 0x40, buf, sizeof(buf)), 2);
+	CHECK_STR_EQ(buf, "pwr-cap hw-therm");
+	CHECK_INT_EQ(gw_ui_reasons(0, buf, sizeof(buf)), 0);
+	CHECK_STR_EQ(buf, "");
+	gw_ui_size(32362ULL << 20, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "31.6G");
+	gw_ui_size(143771ULL << 20, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "140G");
+	gw_ui_size(512ULL << 20, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "512M");
+}
+
+int main(void)
+{
+	RUN(test_values_and_history);
+	RUN(test_events);
+	RUN(test_procs);
+	RUN(test_format);
+	return harness_done();
+}

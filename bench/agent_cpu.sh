@@ -28,7 +28,8 @@ echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'); $(date -u
 echo "fleet: $sim; window ${window}s; one scrape per second"
 for iv in $intervals; do
 	port=$(free_port)
-	"$BIN" --sim "$sim" agent -a "127.0.0.1:$port" -c "$iv" 2>"$tmp/agent.err" &
+	# a fresh store each run: an old one would be loaded and measured too
+	"$BIN" --sim "$sim" agent -a "127.0.0.1:$port" -c "$iv" --storage.path "$tmp/data-$iv" 2>"$tmp/agent.err" &
 	apid=$!
 	for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.1; done
 	sleep 2 # past start-up

@@ -4,6 +4,7 @@
  */
 #include "cmd/cmd.h"
 
+#include "store/import_om.h"
 #include "store/import_smi.h"
 #include "store/tsdb.h"
 
@@ -19,6 +20,9 @@ static void usage(FILE *out)
 		     "read. Values become the series /metrics exposes (DCGM_FI_* and gpuwatch_*).\n\n"
 		     "Options:\n"
 		     "  --storage.path DIR   the data directory (default data/); stop an agent using it first\n"
+		     "  --format smi|openmetrics\n"
+		     "                       nvidia-smi CSV logs (default), or OpenMetrics text with time\n"
+		     "                       stamps (what `gpuwatch export` writes)\n"
 		     "  --fields LIST        field list of logs written with noheader\n"
 		     "  --instance NAME      instance label (default the file name)\n"
 		     "  --job NAME           job label (default nvidia-smi-import)\n"
@@ -75,7 +79,7 @@ static void on_progress(void *ctx, uint64_t bytes)
 
 int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 {
-	const char *path = "data", *fields = NULL, *instance = NULL, *job = "nvidia-smi-import";
+	const char *path = "data", *fields = NULL, *instance = NULL, *job = "nvidia-smi-import", *format = "smi";
 	bool quiet = false;
 	int first = argc;
 	for (int i = 1; i < argc; i++) {
@@ -89,6 +93,8 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 			continue;
 		} else if (strcmp(a, "--storage.path") == 0) {
 			dst = &path;
+		} else if (strcmp(a, "--format") == 0) {
+			dst = &format;
 		} else if (strcmp(a, "--fields") == 0) {
 			dst = &fields;
 		} else if (strcmp(a, "--instance") == 0) {
@@ -110,6 +116,11 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 	}
 	if (first >= argc) {
 		usage(stderr);
+		return 2;
+	}
+	bool om = strcmp(format, "openmetrics") == 0;
+	if (!om && strcmp(format, "smi") != 0) {
+		fprintf(stderr, "gpuwatch import: --format is smi or openmetrics, not \"%s\"\n", format);
 		return 2;
 	}
 	struct gw_err err;
@@ -141,7 +152,7 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 					   .emit = emit, .ctx = &im, .on_bad_line = on_bad, .on_progress = on_progress};
 		struct gw_import_stats st;
 		gw_err_clear(&err);
-		int r = gw_import_smi(in, &o, &st, &err);
+		int r = om ? gw_import_om(in, &o, &st, &err) : gw_import_smi(in, &o, &st, &err);
 		if (in != stdin)
 			fclose(in);
 		if (r) {
@@ -151,8 +162,9 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 		}
 		total_bad += st.bad_lines;
 		printf("%s: %zu lines, %zu rows, %zu samples imported, %zu bad lines, %zu lines skipped "
-		       "(process lists)%s\n",
+		       "(%s)%s\n",
 		       file, st.lines, st.rows, st.samples - (size_t)im.refused, st.bad_lines, st.skipped_lines,
+		       om ? "comments" : "process lists",
 		       im.refused ? ", some samples older than the store's newest were refused" : "");
 	}
 	if (gw_tsdb_flush(db, &err) != 0) {

@@ -1,5 +1,6 @@
 #include "collect/sampler.h"
 
+#include "collect/gpm.h"
 #include "fields/fields_table.h"
 
 #include <errno.h>
@@ -117,8 +118,10 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 			return gw_err_set(err, GW_ENOMEM, "out of memory");
 		}
 	}
-	for (unsigned int g = 0; g < ngpus; g++)
+	for (unsigned int g = 0; g < ngpus; g++) {
 		s->ev[g].gpu = &gpus[g];
+		gw_gpm_open(nv, &gpus[g]); /* Hopper and newer: SM/tensor/DRAM activity */
+	}
 	*out = s;
 	return 0;
 }
@@ -207,6 +210,7 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 			for (size_t i = 0; i < s->nfields; i++)
 				fg->v[i].state = GW_V_GPU_LOST;
 		} else {
+			gw_gpm_tick(s->nv, ctx.gpu, (int64_t)(mono_s() * 1000.0));
 			read_gpu(s, fg, prev ? &prev->gpus[g] : NULL, &ctx, slow, procs);
 		}
 		fg->lost = ctx.gpu->lost;
@@ -398,6 +402,8 @@ void gw_sampler_free(struct gw_sampler *s)
 	}
 	for (int i = 0; i < POOL; i++)
 		frame_free(s->pool[i]);
+	for (unsigned int g = 0; g < s->ngpus; g++)
+		gw_gpm_close(s->nv, &s->gpus[g]);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->stop_lock);
 	pthread_cond_destroy(&s->stop_cond);

@@ -138,7 +138,7 @@ void gw_value_str(struct gw_value *v, const char *s)
 static const double prom_scale[] = {
     [GW_CU_NONE] = 1.0,	   [GW_CU_BYTES] = 1.0,	  [GW_CU_MW] = 1e-3,	  [GW_CU_MJ] = 1e-3,
     [GW_CU_MHZ] = 1e6,	   [GW_CU_CELSIUS] = 1.0, [GW_CU_PERCENT] = 1e-2, [GW_CU_NS] = 1e-9,
-    [GW_CU_KBPS] = 1024.0, [GW_CU_COUNT] = 1.0,
+    [GW_CU_KBPS] = 1024.0, [GW_CU_COUNT] = 1.0,  [GW_CU_RATIO] = 1.0,	  [GW_CU_BPS] = 1.0,
 };
 
 double gw_field_prom_value(const struct gw_field *f, const struct gw_value *v)

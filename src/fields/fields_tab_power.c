@@ -4,6 +4,7 @@
  * hostname, then the metrics gpuwatch keeps that --query-gpu does not have
  * (GW_FL_NOSMI: energy, PCIe replays and throughput, BAR1).
  */
+#include "collect/gpm.h"
 #include "fields/fields_rows.h"
 
 /* A power-smoothing value: no NVML source declared, printed [N/A]. */
@@ -159,5 +160,37 @@ const struct gw_field gw_fields_power[] = {
 	 PROM("gpuwatch_bar1_used_bytes", GAUGE, "BAR1 aperture in use."), DMON("bar1"), DESC("BAR1 aperture in use.")},
 	{F("bar1.free"), UNIT("MiB"), FMT(MIB), RD(bar1, 2), CU(BYTES), FLAGS(GW_FL_NOSMI), DCGM(DCGM_FI_DEV_BAR1_FREE, 93),
 	 PROM("gpuwatch_bar1_free_bytes", GAUGE, "BAR1 aperture free."), DESC("BAR1 aperture free.")},
+
+	/* ---- GPM (Hopper and newer): computed by the agent's sampler between two samples ---- */
+#define GPM(nm, idx, dcgm, id, prom, help)                                                                     \
+	{F(nm), FMT(UINT), RD(gpm, idx), CU(RATIO), FLAGS(GW_FL_NOSMI), DCGM(dcgm, id), PROM(prom, GAUGE, help), DESC(help)}
+	GPM("gpm.graphics_active", GW_GPM_GR_ACTIVE, DCGM_FI_PROF_GR_ENGINE_ACTIVE, 1001, "gpuwatch_gpm_graphics_active_ratio",
+	    "Fraction of time the graphics or compute engine was active."),
+	GPM("gpm.sm_active", GW_GPM_SM_ACTIVE, DCGM_FI_PROF_SM_ACTIVE, 1002, "gpuwatch_gpm_sm_active_ratio",
+	    "Fraction of SMs busy, averaged over time."),
+	GPM("gpm.sm_occupancy", GW_GPM_SM_OCCUPANCY, DCGM_FI_PROF_SM_OCCUPANCY, 1003, "gpuwatch_gpm_sm_occupancy_ratio",
+	    "Resident warps relative to the SMs' maximum."),
+	GPM("gpm.tensor_active", GW_GPM_TENSOR_ACTIVE, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, 1004,
+	    "gpuwatch_gpm_tensor_active_ratio", "Fraction of time any tensor pipe was active."),
+	GPM("gpm.dram_active", GW_GPM_DRAM_ACTIVE, DCGM_FI_PROF_DRAM_ACTIVE, 1005, "gpuwatch_gpm_dram_active_ratio",
+	    "Device memory bandwidth in use relative to its peak."),
+	GPM("gpm.fp64_active", GW_GPM_FP64_ACTIVE, DCGM_FI_PROF_PIPE_FP64_ACTIVE, 1006, "gpuwatch_gpm_fp64_active_ratio",
+	    "Fraction of time the FP64 (non-tensor) pipe was active."),
+	GPM("gpm.fp32_active", GW_GPM_FP32_ACTIVE, DCGM_FI_PROF_PIPE_FP32_ACTIVE, 1007, "gpuwatch_gpm_fp32_active_ratio",
+	    "Fraction of time the FP32 (non-tensor) pipe was active."),
+	GPM("gpm.fp16_active", GW_GPM_FP16_ACTIVE, DCGM_FI_PROF_PIPE_FP16_ACTIVE, 1008, "gpuwatch_gpm_fp16_active_ratio",
+	    "Fraction of time the FP16 (non-tensor) pipe was active."),
+#undef GPM
+#define GPMB(nm, idx, dcgm, id, prom, help)                                                                    \
+	{F(nm), FMT(UINT), RD(gpm, idx), CU(BPS), FLAGS(GW_FL_NOSMI), DCGM(dcgm, id), PROM(prom, GAUGE, help), DESC(help)}
+	GPMB("gpm.pcie_tx", GW_GPM_PCIE_TX_BPS, DCGM_FI_PROF_PCIE_TX_BYTES, 1009, "gpuwatch_gpm_pcie_tx_bytes_per_second",
+	     "PCIe bytes sent per second, headers included."),
+	GPMB("gpm.pcie_rx", GW_GPM_PCIE_RX_BPS, DCGM_FI_PROF_PCIE_RX_BYTES, 1010, "gpuwatch_gpm_pcie_rx_bytes_per_second",
+	     "PCIe bytes received per second, headers included."),
+	GPMB("gpm.nvlink_tx", GW_GPM_NVLINK_TX_BPS, DCGM_FI_PROF_NVLINK_TX_BYTES, 1011,
+	     "gpuwatch_gpm_nvlink_tx_bytes_per_second", "NVLink bytes sent per second."),
+	GPMB("gpm.nvlink_rx", GW_GPM_NVLINK_RX_BPS, DCGM_FI_PROF_NVLINK_RX_BYTES, 1012,
+	     "gpuwatch_gpm_nvlink_rx_bytes_per_second", "NVLink bytes received per second."),
+#undef GPMB
 };
 const size_t gw_fields_power_n = sizeof(gw_fields_power) / sizeof(gw_fields_power[0]);

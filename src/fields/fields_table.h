@@ -51,6 +51,8 @@ enum gw_cunit {
 	GW_CU_NS,
 	GW_CU_KBPS,  /* KB/s (NVML's PCIe throughput) */
 	GW_CU_COUNT, /* a plain count */
+	GW_CU_RATIO, /* 0..1 (GPM activities, as DCGM's DCGM_FI_PROF_* report them) */
+	GW_CU_BPS,   /* bytes per second */
 };
 
 /* Prometheus metric type of the native name. */
@@ -174,6 +176,7 @@ void gw_rd_clock(const struct gw_field *f, const struct gw_read_ctx *c, struct g
 void gw_rd_temperature(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_pcie_throughput(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_bar1(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
+void gw_rd_gpm(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_ecc(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_ecc_total(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_retired(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);

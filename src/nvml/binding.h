@@ -40,6 +40,8 @@ struct gw_nvml {
 	const char *(*nvmlErrorString)(nvmlReturn_t);
 };
 
+struct gw_gpm;
+
 /* One GPU as seen at open time. */
 struct gw_gpu {
 	nvmlDevice_t dev;
@@ -48,6 +50,7 @@ struct gw_gpu {
 	char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE]; /* "00000000:83:00.0" */
 	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
 	bool lost; /* set once a call returned GPU_IS_LOST */
+	struct gw_gpm *gpm; /* GPM state while a sampler runs (collect/gpm.h), else NULL */
 };
 
 /*

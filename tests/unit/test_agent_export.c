@@ -1,9 +1,11 @@
 /* The agent's exposition: counters CSV, DCGM label order, native families, sampler frames. */
 #include "collect/sampler.h"
 #include "export/gpu_metrics.h"
+#include "fields/fields_table.h"
 #include "harness.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 static void test_counters_parse(void)
 {
@@ -151,8 +153,69 @@ static void test_frames_and_readers(void)
 	gw_nvml_close(nv);
 }
 
+/* GPM (Hopper): activity ratios between two samples >= 100 ms apart; absent elsewhere. */
+static void test_gpm(void)
+{
+	struct gw_gpu *gpus;
+	unsigned int n;
+	struct gw_nvml *nv = open_sim("1xH100:burn,1xL40S:burn", &gpus, &n);
+	if (!nv)
+		return;
+	struct gw_sampler *s;
+	struct gw_err err;
+	struct gw_sampler_opts so = {.no_events = true};
+	CHECK_INT_EQ(gw_sampler_new(&s, nv, gpus, n, &so, &err), 0);
+	CHECK(gpus[0].gpm != NULL);
+	CHECK(gpus[1].gpm == NULL);
+	gw_sampler_tick(s, 1000);
+	struct timespec pause = {0, 150 * 1000000L};
+	nanosleep(&pause, NULL);
+	gw_sampler_tick(s, 2000);
+	const struct gw_frame *f = gw_sampler_acquire(s);
+	const struct gw_field *tensor = gw_field_find_any("gpm.tensor_active");
+	const struct gw_field *pcie = gw_field_find_any("gpm.pcie_rx");
+	CHECK(tensor != NULL && pcie != NULL);
+	if (f && tensor && pcie) {
+		size_t ti = 0, pi = 0;
+		for (size_t i = 0; i < gw_fields_count(); i++) {
+			if (gw_field_at(i) == tensor)
+				ti = i;
+			if (gw_field_at(i) == pcie)
+				pi = i;
+		}
+		const struct gw_value *h100 = &f->gpus[0].v[ti], *l40s = &f->gpus[1].v[ti];
+		CHECK_INT_EQ(h100->state, GW_V_OK);
+		CHECK(h100->d >= 0 && h100->d <= 1.0); /* a ratio, as DCGM reports it */
+		const struct gw_field *gr = gw_field_find_any("gpm.graphics_active");
+		for (size_t i = 0; gr && i < gw_fields_count(); i++)
+			if (gw_field_at(i) == gr)
+				CHECK(f->gpus[0].v[i].state == GW_V_OK && f->gpus[0].v[i].d > 0.5); /* burn: busy */
+		CHECK_INT_EQ(l40s->state, GW_V_NA);
+		CHECK_INT_EQ(f->gpus[0].v[pi].state, GW_V_OK);
+		CHECK(f->gpus[0].v[pi].d > 1024.0); /* bytes/s, not MiB/s */
+		struct gw_counters c;
+		gw_counters_default(&c);
+		struct gw_metrics m;
+		gw_metrics_prepare(&m, &c, nv);
+		struct gw_buf b;
+		gw_buf_init(&b, 1 << 22);
+		gw_metrics_render(&m, f, GW_EXPFMT_TEXT, &b);
+		CHECK(strstr(b.data, "\nDCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\"") != NULL);
+		CHECK(strstr(b.data, "\nDCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"1\"") == NULL);
+		gw_buf_release(&b);
+		gw_metrics_release(&m);
+		gw_counters_release(&c);
+	}
+	gw_sampler_release(s, f);
+	gw_sampler_free(s);
+	CHECK(gpus[0].gpm == NULL); /* freed with the sampler */
+	free(gpus);
+	gw_nvml_close(nv);
+}
+
 int main(void)
 {
+	RUN(test_gpm);
 	RUN(test_counters_parse);
 	RUN(test_render);
 	RUN(test_frames_and_readers);

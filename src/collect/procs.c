@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Processes come and go between the sizing call and the fetch; a few rounds suffice. */
 #define FETCH_TRIES 5
@@ -92,6 +93,7 @@ static int merge(struct gw_procs *p, const nvmlProcessInfo_t *rec, unsigned int 
 			e = &p->v[p->n++];
 			memset(e, 0, sizeof(*e));
 			e->pid = rec[i].pid;
+			e->sm_pct = e->mem_pct = -1;
 			e->gi = rec[i].gpuInstanceId;
 			e->ci = rec[i].computeInstanceId;
 		}
@@ -175,4 +177,42 @@ const char *gw_proc_basename(const char *name)
 {
 	const char *s = strrchr(name, '/');
 	return s ? s + 1 : name;
+}
+
+int gw_procs_util(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *p, unsigned long long *last_seen_us)
+{
+	if (!nv->nvmlDeviceGetProcessUtilization || p->n == 0)
+		return 0;
+	enum { CAP = 512 }; /* the driver keeps far fewer samples per GPU */
+	nvmlProcessUtilizationSample_t *buf = calloc(CAP, sizeof(*buf));
+	if (!buf)
+		return GW_ENOMEM;
+	unsigned int n = CAP;
+	/* 0 would return the whole buffer, stale samples included: start 5 s back. */
+	if (!*last_seen_us) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		*last_seen_us = (unsigned long long)ts.tv_sec * 1000000ULL - 5000000ULL;
+	}
+	nvmlReturn_t r = nv->nvmlDeviceGetProcessUtilization(dev, buf, &n, *last_seen_us);
+	if (r == NVML_SUCCESS) {
+		unsigned long long newest = *last_seen_us;
+		for (size_t i = 0; i < p->n; i++) {
+			unsigned long long best = 0;
+			for (unsigned int k = 0; k < n && k < CAP; k++) {
+				if (buf[k].pid != p->v[i].pid || buf[k].timeStamp < best)
+					continue;
+				best = buf[k].timeStamp;
+				/* an engine without a sample reads above 100 (NVML_VALUE_NOT_AVAILABLE) */
+				p->v[i].sm_pct = buf[k].smUtil <= 100 ? (int)buf[k].smUtil : -1;
+				p->v[i].mem_pct = buf[k].memUtil <= 100 ? (int)buf[k].memUtil : -1;
+			}
+		}
+		for (unsigned int k = 0; k < n && k < CAP; k++)
+			if (buf[k].timeStamp > newest)
+				newest = buf[k].timeStamp;
+		*last_seen_us = newest;
+	}
+	free(buf);
+	return 0;
 }

@@ -34,6 +34,7 @@ struct gw_proc {
 	unsigned int gi, ci;      /* MIG instance ids or GW_PROC_ID_NONE */
 	char name[GW_PROC_NAME_MAX]; /* full path as NVML gives it; "" if unknown */
 	struct gw_attr attr;         /* owner; filled by the sampler when asked, else all "" */
+	int sm_pct, mem_pct;         /* per-process utilisation, %, -1 when unknown (gw_procs_util) */
 };
 
 struct gw_procs {
@@ -46,6 +47,15 @@ struct gw_procs {
  * neither list: then out is empty), GW_EGPULOST, GW_ENOMEM, or GW_ENVML.
  */
 int gw_procs_list(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *out);
+
+/*
+ * Per-process SM and memory utilisation from the driver's sample buffer:
+ * the newest sample of each process after *last_seen_us (us since the
+ * epoch; 0 on the first call: the last 5 s), which is then advanced.
+ * Processes without a new sample keep -1. Returns 0 (also when unsupported
+ * or nothing is new) or GW_ENOMEM.
+ */
+int gw_procs_util(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *p, unsigned long long *last_seen_us);
 
 /* Stable sort by pid (the table's and pmon's order). */
 void gw_procs_sort_pid(struct gw_procs *p);

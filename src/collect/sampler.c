@@ -33,6 +33,7 @@ struct gw_sampler {
 	bool stop;
 
 	int64_t last_slow_ms, last_proc_ms;
+	unsigned long long proc_util_seen_us[64]; /* per GPU: newest per-process sample read */
 	uint64_t seq, ticks, missed, read_errors;
 };
 
@@ -177,6 +178,7 @@ static void read_gpu(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct
 			/* On the process cadence only: a few small /proc reads per process. */
 			for (size_t i = 0; s->o.attr && i < p.n; i++)
 				gw_cgroup_attribute(s->o.attr, p.v[i].pid, &p.v[i].attr);
+			gw_procs_util(s->nv, ctx->gpu->dev, &p, &s->proc_util_seen_us[ctx->gpu->index % 64]);
 			gw_procs_release(&fg->procs);
 			fg->procs = p;
 		}

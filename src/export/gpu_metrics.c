@@ -76,8 +76,8 @@ static bool dcgm_value(const struct gw_field *f, const struct gw_value *v, char 
 }
 
 struct glabels {
-	char gpu[16], device[24];
-	struct gw_label l[12];
+	char gpu[16], device[24], pid[16];
+	struct gw_label l[12]; /* 4 GPU + 3 process + 4 owner labels at most */
 	size_t n;
 };
 
@@ -232,40 +232,69 @@ static void render_events(const struct gw_frame *f, struct gw_expfmt *w)
 	}
 }
 
-static void render_procs(const struct gw_frame *f, struct gw_expfmt *w)
+/* A process series' labels: the GPU's, the process's, and its owner's where known. */
+static void proc_labels(const struct gw_frame_gpu *fg, const struct gw_proc *p, struct glabels *gl)
 {
+	native_labels(fg, gl);
+	snprintf(gl->pid, sizeof(gl->pid), "%u", p->pid);
+	gl->l[gl->n++] = (struct gw_label){"pid", gl->pid};
+	gl->l[gl->n++] = (struct gw_label){"process", gw_proc_basename(p->name)};
+	gl->l[gl->n++] = (struct gw_label){"type", p->compute && p->graphics ? "C+G" : p->compute ? "C" : "G"};
+	/* Attribution labels only when known: an empty label would read as a value. */
+	const struct {
+		const char *name, *value;
+	} owner[] = {{"container", p->attr.container},
+		     {"pod_uid", p->attr.pod_uid},
+		     {"slurm_job", p->attr.slurm_job},
+		     {"user", p->attr.user}};
+	for (size_t k = 0; k < sizeof(owner) / sizeof(owner[0]); k++)
+		if (owner[k].value[0])
+			gl->l[gl->n++] = (struct gw_label){owner[k].name, owner[k].value};
+}
+
+enum proc_family { PF_MEMORY, PF_SM, PF_MEMUTIL };
+
+static void render_proc_family(const struct gw_frame *f, struct gw_expfmt *w, enum proc_family which)
+{
+	static const struct {
+		const char *name, *help;
+	} fam[] = {
+		[PF_MEMORY] = {"gpuwatch_process_memory_used_bytes", "Device memory held by each process on the GPU."},
+		[PF_SM] = {"gpuwatch_process_sm_utilization_ratio",
+			   "Fraction of time a kernel of this process ran on the GPU, over the last samples."},
+		[PF_MEMUTIL] = {"gpuwatch_process_memory_utilization_ratio",
+				"Fraction of time this process read or wrote device memory, over the last samples."},
+	};
 	bool opened = false;
 	for (unsigned int g = 0; g < f->ngpus; g++) {
 		const struct gw_frame_gpu *fg = &f->gpus[g];
 		for (size_t i = 0; i < fg->procs.n; i++) {
 			const struct gw_proc *p = &fg->procs.v[i];
-			if (!p->mem_valid)
+			double v;
+			if (which == PF_MEMORY && p->mem_valid)
+				v = (double)p->used_bytes;
+			else if (which == PF_SM && p->sm_pct >= 0)
+				v = p->sm_pct / 100.0;
+			else if (which == PF_MEMUTIL && p->mem_pct >= 0)
+				v = p->mem_pct / 100.0;
+			else
 				continue;
 			if (!opened) {
-				gw_expfmt_family(w, "gpuwatch_process_memory_used_bytes",
-						 "Device memory held by each process on the GPU.", GW_METRIC_GAUGE);
+				gw_expfmt_family(w, fam[which].name, fam[which].help, GW_METRIC_GAUGE);
 				opened = true;
 			}
 			struct glabels gl;
-			native_labels(fg, &gl);
-			char pid[16];
-			snprintf(pid, sizeof(pid), "%u", p->pid);
-			gl.l[gl.n++] = (struct gw_label){"pid", pid};
-			gl.l[gl.n++] = (struct gw_label){"process", gw_proc_basename(p->name)};
-			gl.l[gl.n++] = (struct gw_label){"type", p->compute && p->graphics ? "C+G" : p->compute ? "C" : "G"};
-			/* Attribution labels only when known: an empty label would read as a value. */
-			const struct {
-				const char *name, *value;
-			} owner[] = {{"container", p->attr.container},
-				     {"pod_uid", p->attr.pod_uid},
-				     {"slurm_job", p->attr.slurm_job},
-				     {"user", p->attr.user}};
-			for (size_t k = 0; k < sizeof(owner) / sizeof(owner[0]); k++)
-				if (owner[k].value[0])
-					gl.l[gl.n++] = (struct gw_label){owner[k].name, owner[k].value};
-			gw_expfmt_sample(w, gl.l, gl.n, (double)p->used_bytes);
+			proc_labels(fg, p, &gl);
+			gw_expfmt_sample(w, gl.l, gl.n, v);
 		}
 	}
+}
+
+static void render_procs(const struct gw_frame *f, struct gw_expfmt *w)
+{
+	render_proc_family(f, w, PF_MEMORY);
+	render_proc_family(f, w, PF_SM);
+	render_proc_family(f, w, PF_MEMUTIL);
 }
 
 static void render_self(const struct gw_metrics *m, const struct gw_frame *f, struct gw_expfmt *w)

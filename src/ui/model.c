@@ -202,7 +202,7 @@ static int copy_procs(struct gw_ui_model *m, const struct gw_frame *f)
 			d->gpu = f->gpus[g].gpu->index;
 			d->mem_valid = s->mem_valid;
 			d->mem_bytes = s->used_bytes;
-			d->sm_pct = -1;
+			d->sm_pct = s->sm_pct;
 			snprintf(d->type, sizeof(d->type), "%s", s->compute && s->graphics ? "C+G" : s->graphics ? "G" : "C");
 			snprintf(d->user, sizeof(d->user), "%s", s->attr.user);
 			owner_of(&s->attr, d->owner, sizeof(d->owner));

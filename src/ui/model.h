@@ -80,7 +80,7 @@ struct gw_ui_proc {
 	unsigned int gpu; /* NVML index */
 	bool mem_valid;
 	uint64_t mem_bytes;
-	int sm_pct; /* -1: not known (the sampler does not collect it yet) */
+	int sm_pct; /* -1: not known (no recent sample from the driver) */
 	char type[4]; /* "C", "G", "C+G" */
 	char user[40];
 	char owner[96]; /* "pod:<uid>", "job:<id>", "ctr:<12 hex>" or "" */

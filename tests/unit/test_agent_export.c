@@ -94,6 +94,7 @@ static void test_render(void)
 	CHECK(strstr(b.data, "# TYPE gpuwatch_energy_consumed_joules_total counter\n") != NULL);
 	CHECK(strstr(b.data, "gpuwatch_gpu_lost{gpu=\"1\"") != NULL);
 	CHECK(strstr(b.data, "gpuwatch_build_info{version=") != NULL);
+	CHECK(strstr(b.data, "\ngpuwatch_process_memory_used_bytes{gpu=\"0\"") != NULL);
 	CHECK(strstr(b.data, "simulated=\"true\"") != NULL);
 
 	/* A counters file with one field exports just that DCGM family. */
@@ -163,7 +164,7 @@ static void test_gpm(void)
 		return;
 	struct gw_sampler *s;
 	struct gw_err err;
-	struct gw_sampler_opts so = {.no_events = true};
+	struct gw_sampler_opts so = {.no_events = true, .proc_interval_ms = 1};
 	CHECK_INT_EQ(gw_sampler_new(&s, nv, gpus, n, &so, &err), 0);
 	CHECK(gpus[0].gpm != NULL);
 	CHECK(gpus[1].gpm == NULL);
@@ -202,6 +203,16 @@ static void test_gpm(void)
 		gw_metrics_render(&m, f, GW_EXPFMT_TEXT, &b);
 		CHECK(strstr(b.data, "\nDCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\"") != NULL);
 		CHECK(strstr(b.data, "\nDCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"1\"") == NULL);
+		/* Per-process utilisation from the driver's samples (the second tick reads them). */
+		const char *u = strstr(b.data, "\ngpuwatch_process_sm_utilization_ratio{gpu=\"0\"");
+		CHECK(u != NULL);
+		if (u) {
+			const char *eol = strchr(u + 1, '\n'), *sp = eol;
+			while (sp > u && *sp != ' ')
+				sp--;
+			double r = strtod(sp, NULL);
+			CHECK(eol && r >= 0 && r <= 1);
+		}
 		gw_buf_release(&b);
 		gw_metrics_release(&m);
 		gw_counters_release(&c);

@@ -56,8 +56,10 @@ static void fake_init(struct fake *z)
 		z->procs[i].mem_valid = true;
 		z->procs[i].used_bytes = mib[i] << 20;
 		z->procs[i].compute = true;
+		z->procs[i].sm_pct = z->procs[i].mem_pct = -1; /* no sample from the driver */
 		snprintf(z->procs[i].name, sizeof(z->procs[i].name), "%s", names[i]);
 	}
+	z->procs[2].sm_pct = 97;
 	snprintf(z->procs[0].attr.slurm_job, sizeof(z->procs[0].attr.slurm_job), "4242");
 	snprintf(z->procs[0].attr.user, sizeof(z->procs[0].attr.user), "alice");
 	z->fg[0].procs.v = z->procs;
@@ -185,7 +187,15 @@ static void test_procs(void)
 	gw_ui_pcell(&m.procs[0], GW_PC_MEM, cell, sizeof(cell));
 	CHECK_STR_EQ(cell, "10MiB");
 	gw_ui_pcell(&m.procs[0], GW_PC_SM, cell, sizeof(cell));
-	CHECK_STR_EQ(cell, "-");
+	CHECK_STR_EQ(cell, "-"); /* no sample: a dash, not 0 */
+	for (size_t i = 0; i < m.nprocs; i++) {
+		if (m.procs[i].pid != 200)
+			continue;
+		gw_ui_pcell(&m.procs[i], GW_PC_SM, cell, sizeof(cell));
+		CHECK_STR_EQ(cell, "97");
+	}
+	CHECK_INT_EQ(gw_ui_procs_view(&m, NULL, GW_PC_SM, true, idx), 3);
+	CHECK_INT_EQ(m.procs[idx[0]].pid, 200); /* busiest first */
 	gw_ui_model_release(&m);
 	fake_free(&z);
 }

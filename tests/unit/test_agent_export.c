@@ -169,7 +169,7 @@ static void test_gpm(void)
 	CHECK(gpus[0].gpm != NULL);
 	CHECK(gpus[1].gpm == NULL);
 	gw_sampler_tick(s, 1000);
-	struct timespec pause = {0, 150 * 1000000L};
+	struct timespec pause = {0, 400 * 1000000L}; /* > 2 driver sample periods (1/6 s) */
 	nanosleep(&pause, NULL);
 	gw_sampler_tick(s, 2000);
 	const struct gw_frame *f = gw_sampler_acquire(s);

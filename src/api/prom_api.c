@@ -147,7 +147,7 @@ static int series_cmp(const void *a, const void *b)
 	return gw_labels_cmp(&((const struct gw_series *)a)->labels, &((const struct gw_series *)b)->labels);
 }
 
-static void write_matrix(struct gw_buf *b, struct gw_matrix *m)
+void gw_api_json_matrix(struct gw_buf *b, struct gw_matrix *m)
 {
 	qsort(m->s, m->n, sizeof(*m->s), series_cmp);
 	gw_buf_puts(b, "{\"resultType\":\"matrix\",\"result\":[");
@@ -161,6 +161,41 @@ static void write_matrix(struct gw_buf *b, struct gw_matrix *m)
 		gw_buf_putc(b, '}');
 	}
 	gw_buf_puts(b, "]}");
+}
+
+void gw_api_json_result(struct gw_buf *b, struct gw_pq_result *res)
+{
+	switch (res->type) {
+	case GW_PQ_T_SCALAR:
+	case GW_PQ_T_STRING:
+		gw_buf_printf(b, "{\"resultType\":\"%s\",\"result\":[", res->type == GW_PQ_T_SCALAR ? "scalar" : "string");
+		gw_json_time(b, res->t);
+		gw_buf_putc(b, ',');
+		if (res->type == GW_PQ_T_SCALAR)
+			gw_json_value(b, res->scalar);
+		else
+			gw_json_str(b, res->string);
+		gw_buf_puts(b, "]}");
+		break;
+	case GW_PQ_T_VECTOR:
+		gw_buf_puts(b, "{\"resultType\":\"vector\",\"result\":[");
+		for (size_t i = 0; i < res->vector.n; i++) {
+			if (i)
+				gw_buf_putc(b, ',');
+			gw_buf_puts(b, "{\"metric\":");
+			gw_json_labels(b, &res->vector.s[i].labels);
+			gw_buf_puts(b, ",\"value\":[");
+			gw_json_time(b, res->t);
+			gw_buf_putc(b, ',');
+			gw_json_value(b, res->vector.s[i].v);
+			gw_buf_puts(b, "]}");
+		}
+		gw_buf_puts(b, "]}");
+		break;
+	default:
+		gw_api_json_matrix(b, &res->matrix);
+		break;
+	}
 }
 
 /* ---- parameters -------------------------------------------------------------- */
@@ -236,40 +271,8 @@ static void h_query(void *ctx, const struct gw_http_request *req, struct gw_http
 	if (rc) {
 		eval_error(r, rc, &err);
 	} else {
-		struct gw_buf *b = &r->body;
 		success_begin(r);
-		switch (res.type) {
-		case GW_PQ_T_SCALAR:
-		case GW_PQ_T_STRING:
-			gw_buf_printf(b, "{\"resultType\":\"%s\",\"result\":[",
-				      res.type == GW_PQ_T_SCALAR ? "scalar" : "string");
-			gw_json_time(b, t);
-			gw_buf_putc(b, ',');
-			if (res.type == GW_PQ_T_SCALAR)
-				gw_json_value(b, res.scalar);
-			else
-				gw_json_str(b, res.string);
-			gw_buf_puts(b, "]}");
-			break;
-		case GW_PQ_T_VECTOR:
-			gw_buf_puts(b, "{\"resultType\":\"vector\",\"result\":[");
-			for (size_t i = 0; i < res.vector.n; i++) {
-				if (i)
-					gw_buf_putc(b, ',');
-				gw_buf_puts(b, "{\"metric\":");
-				gw_json_labels(b, &res.vector.s[i].labels);
-				gw_buf_puts(b, ",\"value\":[");
-				gw_json_time(b, t);
-				gw_buf_putc(b, ',');
-				gw_json_value(b, res.vector.s[i].v);
-				gw_buf_puts(b, "]}");
-			}
-			gw_buf_puts(b, "]}");
-			break;
-		default:
-			write_matrix(b, &res.matrix);
-			break;
-		}
+		gw_api_json_result(&r->body, &res);
 		success_end(r);
 	}
 	gw_promql_free(root);
@@ -334,7 +337,7 @@ static void h_query_range(void *ctx, const struct gw_http_request *req, struct g
 		eval_error(r, rc, &err);
 	} else {
 		success_begin(r);
-		write_matrix(&r->body, &m);
+		gw_api_json_matrix(&r->body, &m);
 		success_end(r);
 	}
 	gw_promql_free(root);

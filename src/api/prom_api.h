@@ -35,6 +35,10 @@ struct gw_api {
 /* Fill routes (GW_API_NROUTES entries) whose handlers use api. */
 void gw_api_routes(struct gw_api *api, struct gw_http_route *routes);
 
+/* The "data" object of an API answer: an instant result, or a range matrix (sorted by labels). */
+void gw_api_json_result(struct gw_buf *b, struct gw_pq_result *res);
+void gw_api_json_matrix(struct gw_buf *b, struct gw_matrix *m);
+
 /* Parse a Prometheus time parameter: float seconds or RFC 3339. */
 int gw_api_parse_time(const char *s, int64_t *ms);
 /* Parse a duration parameter: float seconds or a PromQL duration ("15s"). */

@@ -184,44 +184,15 @@ int gw_cmd_query(int argc, char **argv, const struct gw_cli *cli)
 	if (rc) {
 		fprintf(stderr, "gpuwatch query: %s\n", err.msg[0] ? err.msg : gw_strerror(rc));
 	} else if (strcmp(format, "json") == 0) {
+		/* The same JSON as the HTTP API's "data", from the same writer. */
 		struct gw_buf b;
 		gw_buf_init(&b, (size_t)1 << 30);
-		if (range) {
-			gw_buf_puts(&b, "{\"resultType\":\"matrix\",\"result\":[");
-			for (size_t i = 0; i < m.n; i++) {
-				gw_buf_puts(&b, i ? ",{\"metric\":" : "{\"metric\":");
-				gw_json_labels(&b, &m.s[i].labels);
-				gw_buf_puts(&b, ",\"values\":[");
-				for (size_t k = 0; k < m.s[i].n; k++) {
-					gw_buf_puts(&b, k ? ",[" : "[");
-					gw_json_time(&b, m.s[i].t[k]);
-					gw_buf_putc(&b, ',');
-					gw_json_value(&b, m.s[i].v[k]);
-					gw_buf_putc(&b, ']');
-				}
-				gw_buf_puts(&b, "]}");
-			}
-			gw_buf_puts(&b, "]}\n");
-		} else if (r.type == GW_PQ_T_SCALAR) {
-			gw_buf_puts(&b, "{\"resultType\":\"scalar\",\"result\":[");
-			gw_json_time(&b, t);
-			gw_buf_putc(&b, ',');
-			gw_json_value(&b, r.scalar);
-			gw_buf_puts(&b, "]}\n");
-		} else {
-			gw_buf_puts(&b, "{\"resultType\":\"vector\",\"result\":[");
-			for (size_t i = 0; r.type == GW_PQ_T_VECTOR && i < r.vector.n; i++) {
-				gw_buf_puts(&b, i ? ",{\"metric\":" : "{\"metric\":");
-				gw_json_labels(&b, &r.vector.s[i].labels);
-				gw_buf_puts(&b, ",\"value\":[");
-				gw_json_time(&b, t);
-				gw_buf_putc(&b, ',');
-				gw_json_value(&b, r.vector.s[i].v);
-				gw_buf_puts(&b, "]}");
-			}
-			gw_buf_puts(&b, "]}\n");
-		}
-		fputs(b.data, stdout);
+		if (range)
+			gw_api_json_matrix(&b, &m);
+		else
+			gw_api_json_result(&b, &r);
+		gw_buf_putc(&b, '\n');
+		fputs(b.data ? b.data : "", stdout);
 		gw_buf_release(&b);
 	} else {
 		print_text(range ? NULL : &r, range ? &m : NULL);

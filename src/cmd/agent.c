@@ -11,6 +11,7 @@
 
 #include "cmd/agent_history.h"
 #include "collect/sampler.h"
+#include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
 #include "http/server.h"
 #include "version.h"
@@ -30,6 +31,7 @@ struct agent {
 	struct gw_counters *counters;
 	bool native;
 	struct gw_metrics metrics;
+	struct gw_expo_cache expo; /* each frame's exposition, rendered once per format */
 	const char *counters_path;
 	unsigned int interval_ms;
 	bool simulated;
@@ -66,14 +68,18 @@ static void h_metrics(void *ctx, const struct gw_http_request *req, struct gw_ht
 		gw_http_reply_text(resp, 503, "no sample yet\n");
 		return;
 	}
+	const char *data;
+	size_t len;
+	void *ref;
 	pthread_rwlock_rdlock(&a->lock);
-	int rc = gw_metrics_render(&a->metrics, f, kind, &resp->body);
+	int rc = gw_expo_cache_get(&a->expo, &a->metrics, f, kind, &data, &len, &ref);
 	pthread_rwlock_unlock(&a->lock);
 	gw_sampler_release(a->sampler, f);
 	if (rc) {
-		gw_http_reply_text(resp, 500, "exposition too large\n");
+		gw_http_reply_text(resp, 500, rc == GW_EOVERFLOW ? "exposition too large\n" : "out of memory\n");
 		return;
 	}
+	gw_http_reply_shared(resp, data, len, gw_expo_body_unref, ref);
 	resp->content_type = kind == GW_EXPFMT_OPENMETRICS ? GW_EXPFMT_CONTENT_TYPE_OPENMETRICS
 							   : GW_EXPFMT_CONTENT_TYPE_TEXT;
 }
@@ -134,6 +140,7 @@ static int load_counters(struct agent *a, struct gw_nvml *nv, struct gw_err *err
 	struct gw_metrics old_m = a->metrics;
 	a->counters = c;
 	a->metrics = m;
+	gw_expo_cache_clear(&a->expo); /* rendered with the old config */
 	pthread_rwlock_unlock(&a->lock);
 	if (old_c) {
 		gw_metrics_release(&old_m);
@@ -446,6 +453,7 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	attribution_source(&a.attr_src, nv, o.proc_root);
 	o.so.attr = &a.attr_src;
 	pthread_rwlock_init(&a.lock, NULL);
+	gw_expo_cache_init(&a.expo, (size_t)64 << 20);
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_gpu *gpus = NULL;
@@ -468,6 +476,7 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	if (a.history.db)
 		agent_history_close(&a.history); /* stops storing, flushes */
 	gw_sampler_free(a.sampler);
+	gw_expo_cache_release(&a.expo);
 	gw_metrics_release(&a.metrics);
 	if (a.counters) {
 		gw_counters_release(a.counters);

@@ -5,6 +5,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 	X(MHD_lookup_connection_value)                                                            \
 	X(MHD_get_connection_values)                                                              \
 	X(MHD_create_response_from_buffer)                                                        \
+	X(MHD_create_response_from_buffer_with_free_callback_cls)                                 \
 	X(MHD_add_response_header)                                                                \
 	X(MHD_queue_response)                                                                     \
 	X(MHD_destroy_response)                                                                    \
@@ -86,6 +88,15 @@ void gw_http_reply_text(struct gw_http_response *resp, int status, const char *t
 	resp->content_type = "text/plain; charset=utf-8";
 	gw_buf_reset(&resp->body);
 	gw_buf_puts(&resp->body, text);
+}
+
+void gw_http_reply_shared(struct gw_http_response *resp, const char *data, size_t len, void (*release)(void *cls),
+			  void *cls)
+{
+	resp->shared = data;
+	resp->shared_len = len;
+	resp->shared_release = release;
+	resp->shared_cls = cls;
 }
 
 int gw_http_add_header(struct gw_http_response *resp, const char *name, const char *value)
@@ -198,15 +209,24 @@ static void free_args(struct gw_http_arg *args, size_t n)
 
 static enum MHD_Result send_resp(struct MHD_Connection *conn, struct gw_http_response *r)
 {
-	size_t len = r->body.len;
-	char *data = r->body.data;
-	r->body.data = NULL; /* ownership moves to libmicrohttpd */
-	struct MHD_Response *mr =
-		mhd.MHD_create_response_from_buffer(len, data ? data : (char *)"", data ? MHD_RESPMEM_MUST_FREE
-										   : MHD_RESPMEM_PERSISTENT);
-	if (!mr) {
-		free(data);
-		return MHD_NO;
+	struct MHD_Response *mr;
+	if (r->shared) {
+		mr = mhd.MHD_create_response_from_buffer_with_free_callback_cls(
+			r->shared_len, (void *)(uintptr_t)r->shared, r->shared_release, r->shared_cls);
+		if (!mr) {
+			r->shared_release(r->shared_cls);
+			return MHD_NO;
+		}
+	} else {
+		size_t len = r->body.len;
+		char *data = r->body.data;
+		r->body.data = NULL; /* ownership moves to libmicrohttpd */
+		mr = mhd.MHD_create_response_from_buffer(len, data ? data : (char *)"",
+							 data ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+		if (!mr) {
+			free(data);
+			return MHD_NO;
+		}
 	}
 	if (r->content_type)
 		mhd.MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);

@@ -53,6 +53,11 @@ struct gw_http_response {
 	struct gw_buf body;
 	const char *headers[GW_HTTP_HEADERS_MAX][2]; /* extra (name, value), static strings */
 	size_t nheaders;
+	/* Set by gw_http_reply_shared(): bytes sent in place of body, without a copy. */
+	const char *shared;
+	size_t shared_len;
+	void (*shared_release)(void *cls);
+	void *shared_cls;
 };
 
 typedef void (*gw_http_handler_fn)(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp);
@@ -91,6 +96,14 @@ const char *gw_http_header(const struct gw_http_request *req, const char *name);
 
 /* Helpers for handlers. */
 void gw_http_reply_text(struct gw_http_response *resp, int status, const char *text);
+/*
+ * Answer with bytes the handler does not copy: `data` (len bytes) must stay
+ * valid and unchanged until the server calls release(cls), once, after the
+ * response is sent or dropped. For a body many requests share (a cached
+ * exposition); body is ignored when set.
+ */
+void gw_http_reply_shared(struct gw_http_response *resp, const char *data, size_t len, void (*release)(void *cls),
+			  void *cls);
 int gw_http_add_header(struct gw_http_response *resp, const char *name, const char *value);
 
 /* Decode %XX and '+' in place; returns GW_EINVAL on a bad escape. */

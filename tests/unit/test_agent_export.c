@@ -1,5 +1,6 @@
 /* The agent's exposition: counters CSV, DCGM label order, native families, sampler frames. */
 #include "collect/sampler.h"
+#include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
 #include "fields/fields_table.h"
 #include "harness.h"
@@ -124,6 +125,81 @@ static void test_render(void)
 	gw_nvml_close(nv);
 }
 
+/* Each frame renders once per format; scrapes share the bytes; a clear re-renders. */
+static void test_expo_cache(void)
+{
+	struct gw_gpu *gpus;
+	unsigned int n;
+	struct gw_nvml *nv = open_sim("2xH200:training", &gpus, &n);
+	CHECK(nv != NULL);
+	if (!nv)
+		return;
+	struct gw_sampler *s;
+	struct gw_err err;
+	struct gw_sampler_opts so = {.interval_ms = 1000, .no_events = true};
+	CHECK_INT_EQ(gw_sampler_new(&s, nv, gpus, n, &so, &err), 0);
+	CHECK_INT_EQ(gw_sampler_tick(s, 1700000000000), 0);
+	const struct gw_frame *f1 = gw_sampler_acquire(s);
+	struct gw_counters c;
+	gw_counters_default(&c);
+	struct gw_metrics m;
+	CHECK_INT_EQ(gw_metrics_prepare(&m, &c, nv), 0);
+	struct gw_expo_cache ec;
+	gw_expo_cache_init(&ec, 1 << 22);
+
+	const char *d1, *d2, *d3, *d4;
+	size_t l1, l2, l3, l4;
+	void *r1, *r2, *r3, *r4;
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, &d1, &l1, &r1), 0);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, &d2, &l2, &r2), 0);
+	CHECK(d1 == d2 && l1 == l2 && ec.renders == 1);
+	/* The bytes are exactly what a direct render gives. */
+	struct gw_buf b;
+	gw_buf_init(&b, 1 << 22);
+	CHECK_INT_EQ(gw_metrics_render(&m, f1, GW_EXPFMT_TEXT, &b), 0);
+	CHECK(b.len == l1 && memcmp(b.data, d1, l1) == 0);
+	/* The other format is its own entry. */
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_OPENMETRICS, &d3, &l3, &r3), 0);
+	CHECK(ec.renders == 2 && l3 > 6 && memcmp(d3 + l3 - 6, "# EOF\n", 6) == 0);
+	gw_expo_body_unref(r3);
+
+	/* A new frame renders anew; the old body stays valid while referenced. */
+	CHECK_INT_EQ(gw_sampler_tick(s, 1700000001000), 0);
+	const struct gw_frame *f2 = gw_sampler_acquire(s);
+	CHECK(f2 != NULL && f2->seq > f1->seq);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f2, GW_EXPFMT_TEXT, &d3, &l3, &r3), 0);
+	CHECK(ec.renders == 3 && d3 != d1);
+	CHECK(memcmp(b.data, d1, l1) == 0); /* r1 still holds the first frame's bytes */
+	gw_expo_body_unref(r1);
+	gw_expo_body_unref(r2);
+	/* A late request with the older frame gets the newer bytes, no render. */
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, &d4, &l4, &r4), 0);
+	CHECK(d4 == d3 && ec.renders == 3);
+	gw_expo_body_unref(r4);
+	/* After a config change the cache is cleared and the same frame renders again. */
+	gw_expo_cache_clear(&ec);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f2, GW_EXPFMT_TEXT, &d4, &l4, &r4), 0);
+	CHECK(ec.renders == 4 && l4 == l3 && memcmp(d4, d3, l3) == 0);
+	gw_expo_body_unref(r4);
+	gw_expo_body_unref(r3);
+	/* Over the limit: an error, nothing cached. */
+	struct gw_expo_cache tiny;
+	gw_expo_cache_init(&tiny, 1000);
+	CHECK_INT_EQ(gw_expo_cache_get(&tiny, &m, f2, GW_EXPFMT_TEXT, &d4, &l4, &r4), GW_EOVERFLOW);
+	CHECK(tiny.renders == 0);
+	gw_expo_cache_release(&tiny);
+
+	gw_buf_release(&b);
+	gw_expo_cache_release(&ec);
+	gw_metrics_release(&m);
+	gw_counters_release(&c);
+	gw_sampler_release(s, f1);
+	gw_sampler_release(s, f2);
+	gw_sampler_free(s);
+	free(gpus);
+	gw_nvml_close(nv);
+}
+
 static void test_frames_and_readers(void)
 {
 	struct gw_gpu *gpus;
@@ -229,6 +305,7 @@ int main(void)
 	RUN(test_gpm);
 	RUN(test_counters_parse);
 	RUN(test_render);
+	RUN(test_expo_cache);
 	RUN(test_frames_and_readers);
 	return harness_done();
 }

@@ -123,6 +123,48 @@ static void test_errors(void)
 	gw_http_stop(srv);
 }
 
+/* A shared body: sent without a copy, released exactly once per response. */
+static const char shared_text[] = "shared bytes, not copied\n";
+static int shared_releases;
+
+static void release_shared(void *cls)
+{
+	__atomic_add_fetch((int *)cls, 1, __ATOMIC_SEQ_CST);
+}
+
+static void shared(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
+{
+	resp->content_type = "text/plain";
+	gw_buf_puts(&resp->body, "ignored"); /* the shared bytes win */
+	gw_http_reply_shared(resp, shared_text, sizeof(shared_text) - 1, release_shared, &shared_releases);
+}
+
+static void test_shared_body(void)
+{
+	static const struct gw_http_route r[] = {{"/s", GW_HTTP_GET, false, shared, NULL}};
+	struct gw_http *srv = NULL;
+	struct gw_err err;
+	struct gw_http_opts o = {.listen = "127.0.0.1:0", .routes = r, .nroutes = 1};
+	CHECK_INT_EQ(gw_http_start(&srv, &o, &err), 0);
+	if (!srv)
+		return;
+	unsigned short port = gw_http_port(srv);
+	for (int i = 0; i < 3; i++) {
+		char *resp = request(port, "GET /s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+		CHECK(strncmp(resp, "HTTP/1.1 200", 12) == 0);
+		CHECK(strstr(resp, "Content-Length: 25\r\n") != NULL);
+		CHECK_STR_EQ(body_of(resp), shared_text);
+		free(resp);
+	}
+	/* HEAD: headers only, and the body still released. */
+	char *resp = request(port, "HEAD /s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	CHECK(strncmp(resp, "HTTP/1.1 200", 12) == 0);
+	CHECK_STR_EQ(body_of(resp), "");
+	free(resp);
+	gw_http_stop(srv);
+	CHECK_INT_EQ(__atomic_load_n(&shared_releases, __ATOMIC_SEQ_CST), 4);
+}
+
 static void test_bad_listen(void)
 {
 	struct gw_http *srv = NULL;
@@ -166,6 +208,7 @@ int main(void)
 {
 	RUN(test_routes_and_args);
 	RUN(test_errors);
+	RUN(test_shared_body);
 	RUN(test_bad_listen);
 	RUN(test_form_parser);
 	return harness_done();

@@ -62,23 +62,6 @@ static int pick_scale(const double *v, size_t n)
 	return best_fail * 4 > n ? -1 : best;
 }
 
-static void put_dod(struct gw_bitw *w, int64_t dod)
-{
-	uint64_t z = gw_zigzag(dod);
-	if (z == 0)
-		gw_bitw_put(w, 0, 1);
-	else if (z < (1u << 8))
-		gw_bitw_put(w, (0x2ULL << 8) | z, 10);
-	else if (z < (1u << 14))
-		gw_bitw_put(w, (0x6ULL << 14) | z, 17);
-	else if (z < (1u << 20))
-		gw_bitw_put(w, (0xEULL << 20) | z, 24);
-	else {
-		gw_bitw_put(w, 0xF, 4);
-		gw_bitw_put(w, z, 64);
-	}
-}
-
 static int64_t get_dod(struct gw_bitr *r)
 {
 	static const unsigned int widths[] = {0, 8, 14, 20, 64};
@@ -90,81 +73,264 @@ static int64_t get_dod(struct gw_bitr *r)
 static const unsigned int dec_widths[] = {0, 6, 13, 20, 32, 64};
 #define DEC_RAW 6 /* six ones: 64 raw bits of a double follow */
 
-static void put_dec(struct gw_bitw *w, int64_t delta)
+/*
+ * Format 2 (modes GW_CHUNK_DECIMAL_RLE, GW_CHUNK_XOR_RLE): runs. GPU series
+ * sit still most of the time and the sampler keeps a fixed schedule, so both
+ * streams are coded as alternating "run of zeros" (Elias gamma of the run
+ * length + 1) and "one non-zero symbol". A constant chunk of 1000 samples
+ * takes a few bytes instead of 250.
+ */
+static void put_gamma(struct gw_bitw *w, uint64_t x) /* x >= 1 */
 {
-	uint64_t z = gw_zigzag(delta);
-	if (z == 0) {
-		gw_bitw_put(w, 0, 1);
-		return;
-	}
-	unsigned int k = 1;
-	while (k < 5 && z >= (1ULL << dec_widths[k]))
-		k++;
-	/* k ones, a zero, then the payload */
-	gw_bitw_put(w, ((1ULL << k) - 1) << 1, k + 1);
-	gw_bitw_put(w, z, dec_widths[k]);
+	unsigned int nb = 64 - (unsigned int)__builtin_clzll(x); /* significant bits */
+	gw_bitw_put(w, 0, nb - 1);
+	gw_bitw_put(w, x, nb);
 }
 
-static void encode_decimal(struct gw_bitw *w, const double *v, size_t n, unsigned int k)
+static uint64_t get_gamma(struct gw_bitr *r)
 {
-	int64_t prev = 0, x;
-	for (size_t i = 0; i < n; i++) {
-		if (to_decimal(v[i], k, &x)) {
-			put_dec(w, (int64_t)((uint64_t)x - (uint64_t)prev));
-			prev = x;
-		} else {
-			gw_bitw_put(w, 0x3F, DEC_RAW);
-			gw_bitw_put(w, dbits(v[i]), 64);
+	unsigned int zeros = 0;
+	while (gw_bitr_get(r, 1) == 0) {
+		if (r->overrun || ++zeros > 62) {
+			r->overrun = true;
+			return 1;
+		}
+	}
+	return (1ULL << zeros) | gw_bitr_get(r, zeros);
+}
+
+/* A non-zero delta-of-delta of time stamps: 0+8, 10+14, 110+20, 111+64 bits. */
+static void put_dod_nz(struct gw_bitw *w, int64_t dod)
+{
+	uint64_t z = gw_zigzag(dod);
+	if (z < (1u << 8))
+		gw_bitw_put(w, z, 9);
+	else if (z < (1u << 14))
+		gw_bitw_put(w, (0x2ULL << 14) | z, 16);
+	else if (z < (1u << 20))
+		gw_bitw_put(w, (0x6ULL << 20) | z, 23);
+	else {
+		gw_bitw_put(w, 0x7, 3);
+		gw_bitw_put(w, z, 64);
+	}
+}
+
+static int64_t get_dod_nz(struct gw_bitr *r)
+{
+	static const unsigned int widths[] = {8, 14, 20, 64};
+	return gw_unzigzag(gw_bitr_get(r, widths[gw_bitr_ones(r, 3)]));
+}
+
+static void encode_times_rle(struct gw_bitw *w, const int64_t *t, size_t n)
+{
+	size_t i = 2;
+	while (i < n) {
+		size_t run = 0;
+		while (i + run < n && (t[i + run] - t[i + run - 1]) == (t[i + run - 1] - t[i + run - 2]))
+			run++;
+		put_gamma(w, run + 1);
+		i += run;
+		if (i < n) {
+			put_dod_nz(w, (t[i] - t[i - 1]) - (t[i - 1] - t[i - 2]));
+			i++;
 		}
 	}
 }
 
-static void encode_xor(struct gw_bitw *w, const double *v, size_t n)
+static void decode_times_rle(struct gw_bitr *r, int64_t *t, size_t n)
+{
+	size_t i = 2;
+	while (i < n && !r->overrun) {
+		uint64_t run = get_gamma(r) - 1;
+		if (run > n - i) {
+			r->overrun = true;
+			return;
+		}
+		for (uint64_t k = 0; k < run; k++, i++)
+			t[i] = 2 * t[i - 1] - t[i - 2];
+		if (i < n) {
+			int64_t dod = get_dod_nz(r);
+			if (dod == 0) { /* never written: corrupt */
+				r->overrun = true;
+				return;
+			}
+			t[i] = 2 * t[i - 1] - t[i - 2] + dod;
+			i++;
+		}
+	}
+}
+
+/* Decimal symbols after a run: 0+6, 10+13, 110+20, 1110+32, 11110+64 bits, 11111: a raw double. */
+static const unsigned int rle_widths[] = {6, 13, 20, 32, 64};
+#define RLE_RAW 5
+
+static void put_sym_nz(struct gw_bitw *w, uint64_t z)
+{
+	unsigned int k = 0;
+	while (k < 4 && z >= (1ULL << rle_widths[k]))
+		k++;
+	gw_bitw_put(w, ((1ULL << k) - 1) << 1, k + 1);
+	gw_bitw_put(w, z, rle_widths[k]);
+}
+
+/*
+ * Values as integers x = v * 10^scale, coded as deltas (order 1) or deltas
+ * of deltas (order 2: a counter rising steadily becomes all zeros). A value
+ * that has no such x is written raw and leaves the chain as it was.
+ */
+static void encode_decimal_rle(struct gw_bitw *w, const double *v, size_t n, unsigned int k, unsigned int order)
+{
+	uint64_t px = 0, pd = 0; /* previous x and previous delta, wrapping */
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t x;
+		bool raw = !to_decimal(v[i], k, &x);
+		uint64_t sym = 0, d = 0;
+		if (!raw) {
+			d = (uint64_t)x - px;
+			sym = order == 2 ? d - pd : d;
+			if (sym == 0) {
+				run++;
+				px = (uint64_t)x;
+				pd = d;
+				continue;
+			}
+		}
+		put_gamma(w, run + 1);
+		run = 0;
+		if (raw) {
+			gw_bitw_put(w, 0x1F, RLE_RAW);
+			gw_bitw_put(w, dbits(v[i]), 64);
+		} else {
+			put_sym_nz(w, gw_zigzag((int64_t)sym));
+			px = (uint64_t)x;
+			pd = d;
+		}
+	}
+	if (run)
+		put_gamma(w, run + 1);
+}
+
+static void decode_decimal_rle(struct gw_bitr *r, double *v, size_t n, unsigned int k, unsigned int order)
+{
+	uint64_t px = 0, pd = 0;
+	size_t i = 0;
+	while (i < n && !r->overrun) {
+		uint64_t run = get_gamma(r) - 1;
+		if (run > n - i) {
+			r->overrun = true;
+			return;
+		}
+		for (uint64_t j = 0; j < run; j++, i++) {
+			uint64_t d = order == 2 ? pd : 0;
+			px += d;
+			pd = d;
+			v[i] = (double)(int64_t)px / p10[k];
+		}
+		if (i == n)
+			break;
+		unsigned int ones = gw_bitr_ones(r, RLE_RAW);
+		if (ones == RLE_RAW) {
+			v[i++] = bitsd(gw_bitr_get(r, 64));
+			continue;
+		}
+		uint64_t sym = (uint64_t)gw_unzigzag(gw_bitr_get(r, rle_widths[ones]));
+		if (sym == 0) {
+			r->overrun = true;
+			return;
+		}
+		uint64_t d = order == 2 ? pd + sym : sym;
+		px += d;
+		pd = d;
+		v[i++] = (double)(int64_t)px / p10[k];
+	}
+}
+
+/* Gorilla XOR with runs of unchanged values; after a run, 0: same window, 1: new window. */
+static void encode_xor_rle(struct gw_bitw *w, const double *v, size_t n)
 {
 	uint64_t prev = dbits(v[0]);
 	unsigned int lead = 64, trail = 0;
+	size_t run = 0;
 	for (size_t i = 1; i < n; i++) {
 		uint64_t cur = dbits(v[i]), x = cur ^ prev;
 		prev = cur;
 		if (!x) {
-			gw_bitw_put(w, 0, 1);
+			run++;
 			continue;
 		}
+		put_gamma(w, run + 1);
+		run = 0;
 		unsigned int l = (unsigned int)__builtin_clzll(x), t = (unsigned int)__builtin_ctzll(x);
 		if (l > 31)
 			l = 31;
 		if (lead != 64 && l >= lead && t >= trail) {
-			gw_bitw_put(w, 0x2, 2);
+			gw_bitw_put(w, 0, 1);
 			gw_bitw_put(w, x >> trail, 64 - lead - trail);
 		} else {
 			lead = l;
 			trail = t;
-			unsigned int sig = 64 - l - t; /* 1..64; 64 stored as 0 */
-			gw_bitw_put(w, 0x3, 2);
+			unsigned int sig = 64 - l - t;
+			gw_bitw_put(w, 1, 1);
 			gw_bitw_put(w, l, 5);
 			gw_bitw_put(w, sig & 63, 6);
 			gw_bitw_put(w, x >> t, sig);
 		}
 	}
+	if (run)
+		put_gamma(w, run + 1);
 }
 
-int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *out)
+static void decode_xor_rle(struct gw_bitr *r, double *v, size_t n, uint64_t first)
 {
-	if (n == 0 || n > GW_CHUNK_MAX_SAMPLES)
-		return GW_EINVAL;
-	for (size_t i = 1; i < n; i++)
-		if (t[i] < t[i - 1])
-			return GW_EINVAL;
+	uint64_t prev = first;
+	unsigned int lead = 0, trail = 0;
+	v[0] = bitsd(first);
+	size_t i = 1;
+	while (i < n && !r->overrun) {
+		uint64_t run = get_gamma(r) - 1;
+		if (run > n - i) {
+			r->overrun = true;
+			return;
+		}
+		for (uint64_t j = 0; j < run; j++)
+			v[i++] = bitsd(prev);
+		if (i == n)
+			break;
+		if (gw_bitr_get(r, 1) == 1) {
+			lead = (unsigned int)gw_bitr_get(r, 5);
+			unsigned int sig = (unsigned int)gw_bitr_get(r, 6);
+			if (sig == 0)
+				sig = 64;
+			if (lead + sig > 64) {
+				r->overrun = true;
+				return;
+			}
+			trail = 64 - lead - sig;
+		}
+		uint64_t x = gw_bitr_get(r, 64 - lead - trail) << trail;
+		if (!x) {
+			r->overrun = true;
+			return;
+		}
+		prev ^= x;
+		v[i++] = bitsd(prev);
+	}
+}
+
+/* One candidate coding of the chunk, appended to out. order 0: XOR. */
+static int encode_as(const int64_t *t, const double *v, size_t n, int scale, unsigned int order,
+		     struct gw_buf *out)
+{
 	size_t start = out->len;
-	int scale = pick_scale(v, n);
-	uint8_t head[2] = {GW_CHUNK_MAGIC, scale < 0 ? GW_CHUNK_XOR : GW_CHUNK_DECIMAL};
+	uint8_t head[2] = {GW_CHUNK_MAGIC, order == 0 ? GW_CHUNK_XOR_RLE : GW_CHUNK_DECIMAL_RLE};
 	int rc = gw_buf_append(out, head, 2);
 	rc = rc ? rc : gw_varint_put(out, n);
 	rc = rc ? rc : gw_varint_put(out, gw_zigzag(t[0]));
 	if (n > 1)
 		rc = rc ? rc : gw_varint_put(out, gw_zigzag(t[1] - t[0]));
-	if (scale >= 0) {
-		uint8_t k = (uint8_t)scale;
+	if (order) {
+		uint8_t k = (uint8_t)scale | (order == 2 ? 0x80 : 0);
 		rc = rc ? rc : gw_buf_append(out, &k, 1);
 	} else {
 		uint64_t b = dbits(v[0]);
@@ -178,12 +344,11 @@ int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *
 	struct gw_bitw w;
 	gw_bitw_init(&w, out);
 	/* Time stamps first, then values: each stream stays tight and simple. */
-	for (size_t i = 2; i < n; i++)
-		put_dod(&w, (t[i] - t[i - 1]) - (t[i - 1] - t[i - 2]));
-	if (scale >= 0)
-		encode_decimal(&w, v, n, (unsigned int)scale);
+	encode_times_rle(&w, t, n);
+	if (order)
+		encode_decimal_rle(&w, v, n, (unsigned int)scale, order);
 	else
-		encode_xor(&w, v, n);
+		encode_xor_rle(&w, v, n);
 	rc = gw_bitw_flush(&w);
 	if (rc)
 		return rc;
@@ -192,8 +357,40 @@ int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *
 	return gw_buf_append(out, c, 4);
 }
 
+int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *out)
+{
+	if (n == 0 || n > GW_CHUNK_MAX_SAMPLES)
+		return GW_EINVAL;
+	for (size_t i = 1; i < n; i++)
+		if (t[i] < t[i - 1])
+			return GW_EINVAL;
+	int scale = pick_scale(v, n);
+	if (scale < 0)
+		return encode_as(t, v, n, 0, 0, out);
+	/* Try deltas, deltas of deltas and XOR; keep the smallest. */
+	size_t start = out->len;
+	int rc = encode_as(t, v, n, scale, 1, out);
+	if (rc)
+		return rc;
+	size_t best = out->len - start;
+	static const unsigned int others[] = {2, 0};
+	struct gw_buf alt;
+	gw_buf_init(&alt, out->limit);
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]) && rc == 0; i++) {
+		gw_buf_reset(&alt);
+		if (encode_as(t, v, n, scale, others[i], &alt) != 0 || alt.len >= best)
+			continue;
+		out->len = start;
+		rc = gw_buf_append(out, alt.data, alt.len);
+		best = alt.len;
+	}
+	gw_buf_release(&alt);
+	return rc;
+}
+
 struct header {
 	unsigned int mode;
+	unsigned int order; /* decimal modes: 1 deltas, 2 deltas of deltas */
 	uint64_t n;
 	int64_t t0, d1;
 	unsigned int scale;
@@ -203,7 +400,7 @@ struct header {
 
 static int read_header(const uint8_t *p, size_t len, struct header *h)
 {
-	if (len < 2 + 1 + 1 + 4 || p[0] != GW_CHUNK_MAGIC || p[1] > GW_CHUNK_XOR)
+	if (len < 2 + 1 + 1 + 4 || p[0] != GW_CHUNK_MAGIC || p[1] > GW_CHUNK_XOR_RLE)
 		return GW_EPARSE;
 	h->mode = p[1];
 	size_t off = 2;
@@ -219,10 +416,18 @@ static int read_header(const uint8_t *p, size_t len, struct header *h)
 			return GW_EPARSE;
 		h->d1 = gw_unzigzag(u);
 	}
-	if (h->mode == GW_CHUNK_DECIMAL) {
-		if (off >= len || p[off] > MAX_SCALE)
+	h->order = 1;
+	if (h->mode == GW_CHUNK_DECIMAL || h->mode == GW_CHUNK_DECIMAL_RLE) {
+		if (off >= len)
 			return GW_EPARSE;
-		h->scale = p[off++];
+		unsigned int b = p[off++];
+		if (h->mode == GW_CHUNK_DECIMAL_RLE && (b & 0x80)) {
+			h->order = 2;
+			b &= 0x7f;
+		}
+		if (b > MAX_SCALE)
+			return GW_EPARSE;
+		h->scale = b;
 	} else {
 		if (off + 8 > len)
 			return GW_EPARSE;
@@ -300,12 +505,21 @@ int gw_chunk_decode(const uint8_t *data, size_t len, int64_t *t, double *v, size
 	t[0] = h.t0;
 	if (h.n > 1)
 		t[1] = h.t0 + h.d1;
-	for (size_t i = 2; i < h.n && !r.overrun; i++)
-		t[i] = 2 * t[i - 1] - t[i - 2] + get_dod(&r);
-	if (h.mode == GW_CHUNK_DECIMAL)
-		decode_decimal(&r, v, h.n, h.scale);
-	else
-		decode_xor(&r, v, h.n, h.first);
+	if (h.mode == GW_CHUNK_DECIMAL || h.mode == GW_CHUNK_XOR) {
+		/* format 1: one code per sample */
+		for (size_t i = 2; i < h.n && !r.overrun; i++)
+			t[i] = 2 * t[i - 1] - t[i - 2] + get_dod(&r);
+		if (h.mode == GW_CHUNK_DECIMAL)
+			decode_decimal(&r, v, h.n, h.scale);
+		else
+			decode_xor(&r, v, h.n, h.first);
+	} else {
+		decode_times_rle(&r, t, h.n);
+		if (h.mode == GW_CHUNK_DECIMAL_RLE)
+			decode_decimal_rle(&r, v, h.n, h.scale, h.order);
+		else
+			decode_xor_rle(&r, v, h.n, h.first);
+	}
 	if (r.overrun)
 		return GW_EPARSE;
 	*n = h.n;

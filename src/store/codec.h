@@ -2,24 +2,31 @@
  * codec.h - compression of one series chunk: time stamps and values.
  *
  * A chunk holds up to GW_CHUNK_MAX_SAMPLES samples of one series, sorted by
- * time. Time stamps (ms) are coded as delta-of-delta: a sampler on a fixed
- * schedule costs 1 bit per time stamp. Values are coded in one of two modes
- * chosen when the chunk is sealed:
+ * time. Time stamps (ms) are coded as delta-of-delta. Values are coded in
+ * one of two ways, whichever gives the smaller chunk:
  *
  *   decimal  every value equals x / 10^k for an integer x (GPU metrics are
- *            mostly small integers: °C, %, MHz, MiB, mW): deltas of x in a
- *            variable-length prefix code, 1 bit for "unchanged". Values that
- *            do not fit (NaN, the staleness marker, ±Inf, an odd float) are
- *            stored raw, bit for bit, without breaking the chain.
+ *            mostly small integers: °C, %, MHz, MiB, mW): deltas of x, or
+ *            deltas of deltas (counters rising steadily), in a
+ *            variable-length prefix code. Values that do not fit (NaN, the
+ *            staleness marker, ±Inf, an odd float) are stored raw, bit for
+ *            bit, without breaking the chain.
  *   xor      Gorilla-style XOR against the previous value, for the rest.
  *
- * Both modes round-trip every double exactly, NaN payloads included. The
- * chunk ends with a CRC-32 of all its bytes, checked on decode: a corrupt or
- * truncated chunk decodes to GW_EPARSE, never to garbage or a crash.
+ * Both streams are run-length coded: a run of zero symbols (a time stamp on
+ * schedule, a value unchanged) costs an Elias gamma code of its length, so
+ * a fixed-rate sampler and a value that sits still cost almost nothing —
+ * most GPU series do both most of the time.
+ *
+ * Every double round-trips exactly, NaN payloads included. The chunk ends
+ * with a CRC-32 of all its bytes, checked on decode: a corrupt or truncated
+ * chunk decodes to GW_EPARSE, never to garbage or a crash.
  *
  * Layout: magic (0xC7) | mode | varint n | varint zigzag t0 | [varint zigzag
- * first delta] | mode header (decimal: scale byte; xor: 8-byte first value) |
- * bit stream | 4-byte CRC-32 (little-endian).
+ * first delta] | mode header (decimal: scale byte, 0x80 set for deltas of
+ * deltas; xor: 8-byte first value) | bit stream (time stamps, then values)
+ * | 4-byte CRC-32 (little-endian). Modes 0 and 1 are format 1 (one code per
+ * sample, no runs): still decoded, no longer written.
  *
  * Threading: pure functions.
  */
@@ -34,7 +41,8 @@
 #define GW_CHUNK_MAX_SAMPLES 4096
 #define GW_CHUNK_MAGIC 0xC7
 
-enum gw_chunk_mode { GW_CHUNK_DECIMAL = 0, GW_CHUNK_XOR = 1 };
+/* 0 and 1: format 1 (one code per sample), still read; 2 and 3: what is written now. */
+enum gw_chunk_mode { GW_CHUNK_DECIMAL = 0, GW_CHUNK_XOR = 1, GW_CHUNK_DECIMAL_RLE = 2, GW_CHUNK_XOR_RLE = 3 };
 
 /* Append the encoding of n samples (t ascending) to out. */
 int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *out);

@@ -53,8 +53,16 @@ static void test_constant_series_is_tiny(void)
 	for (size_t i = 0; i < N; i++)
 		v[i] = 143771.0;
 	size_t len = roundtrip(t, v, N);
-	/* ~2 bits per sample plus a header. */
-	CHECK(len < N / 4 + 32);
+	/* Runs: a header, two short codes and the CRC, whatever N is. */
+	CHECK(len < 32);
+	/* A counter rising by the same step each sample is as small (deltas of deltas). */
+	for (size_t i = 0; i < N; i++)
+		v[i] = 1e9 + 612340.0 * (double)i;
+	CHECK(roundtrip(t, v, N) < 40);
+	/* A flat series with a few steps costs per step, not per sample. */
+	for (size_t i = 0; i < N; i++)
+		v[i] = i < 300 ? 1410 : i < 700 ? 1980 : 1755;
+	CHECK(roundtrip(t, v, N) < 48);
 }
 
 static void test_gpu_like_integers(void)
@@ -127,6 +135,75 @@ static void test_specials_and_jitter(void)
 	roundtrip(ext, v, 3);
 }
 
+/* Chunks written by format 1 (one code per sample) still decode. */
+static void test_reads_format_1(void)
+{
+	static const uint8_t dec[] = {0xc7,0x00,0x0c,0x90,0xda,0xbc,0xa5,0xfa,0x65,0xd0,0x0f,0x01,0x04,0x35,0x19,0xc3,
+				      0x46,0x1f,0xe4,0x9a,0x52,0x4e,0x2a,0x2a,0x4d,0xfb,0xff,0xc0,0x00,0x00,0x00,0x00,
+				      0x00,0x00,0x7f,0xe9,0xc3,0x21};
+	int64_t t[12];
+	double v[12];
+	size_t n = 0;
+	CHECK_INT_EQ(gw_chunk_decode(dec, sizeof(dec), t, v, 12, &n), 0);
+	CHECK_INT_EQ(n, 12);
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t want_t = 1751580645000 + 1000 * (int64_t)i + (i == 7 ? 13 : 0);
+		double want_v = 50 + (i % 3 == 0 ? 1 : 0) + (i == 5 ? 0.5 : 0);
+		bad += t[i] != want_t || (i == 9 ? !isnan(v[i]) : v[i] != want_v);
+	}
+	CHECK_INT_EQ(bad, 0);
+	static const uint8_t xor_head[] = {0xc7,0x01,0x0c,0x90,0xda,0xbc,0xa5,0xfa,0x65,0xd0,0x0f,0x00,0x00,0x00,0x00,
+					   0x00,0x00,0x00,0x00,0x04,0x35,0x19,0xc3,0x46,0x1e,0xa0,0x45,0x25,0xe2,0x49,
+					   0xd7,0x6b,0x5d,0xb8,0xe2,0x1a,0x5b,0x2f,0xe1,0xca,0xf4,0x71,0xdb,0x93,0x6c,
+					   0x74,0xe8,0x8c,0xaf,0x80,0x08,0x0e,0x60,0x5b,0xc9,0x98,0xc7,0x9a,0xd8,0x00,
+					   0x29,0x44,0x3d,0xa2,0xd6,0x81,0xaa,0x00,0xfc,0x81,0xc1,0x0b,0x6d,0x2b,0x6c,
+					   0xa0,0x3d,0x7c,0x50,0x5b,0x2b,0x81,0x4f,0x20,0x00,0xa6,0xd3,0x93,0xdb,0x9a,
+					   0x15,0x28,0x03,0xdc,0xac,0xe3,0x82,0x80,0xf3,0xaa,0x80,0xf8,0xc1,0xce,0x6c,
+					   0xe8,0x7d,0x02,0x80,0x03,0x8f,0xf0,0x33,0x51,0xb9,0xc1,0x40,0x40,0x1c,0x2a,
+					   0x0d};
+	CHECK_INT_EQ(gw_chunk_decode(xor_head, sizeof(xor_head), t, v, 12, &n), 0);
+	bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += bits_of(v[i]) != bits_of(sin((double)i) * 1e3);
+	CHECK_INT_EQ(n, 12);
+	CHECK_INT_EQ(bad, 0);
+}
+
+/* Random mixes of runs, steps, ramps, specials and off-schedule time stamps. */
+static void test_random_mixes(void)
+{
+	unsigned int seed = 42;
+	int64_t t[N];
+	double v[N];
+	for (int iter = 0; iter < 300; iter++) {
+		size_t n = 1 + (size_t)rand_r(&seed) % N;
+		int64_t step = 1 + rand_r(&seed) % 20000;
+		t[0] = (int64_t)rand_r(&seed) * 1000;
+		double x = rand_r(&seed) % 1000, d = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				t[i] = t[i - 1] + step + (rand_r(&seed) % 8 == 0 ? rand_r(&seed) % 5000 - 2500 : 0);
+			if (t[i] < (i ? t[i - 1] : t[0]))
+				t[i] = t[i - 1];
+			switch (rand_r(&seed) % 12) {
+			case 0: x += rand_r(&seed) % 100 - 50; break;
+			case 1: d = rand_r(&seed) % 7; break;
+			case 2: x = (double)rand_r(&seed) / 7.0; break;
+			case 3: x = NAN; break;
+			case 4: x = round(x) / 100.0; break;
+			default: break;
+			}
+			if (!isnan(x))
+				x += d;
+			v[i] = x;
+			if (isnan(x))
+				x = 3;
+		}
+		roundtrip(t, v, n);
+	}
+}
+
 static void test_rejects_bad_input(void)
 {
 	struct gw_buf b;
@@ -138,13 +215,11 @@ static void test_rejects_bad_input(void)
 	gw_buf_release(&b);
 }
 
-static void test_corruption_detected(void)
+static void corruption_detected(const double *v)
 {
 	int64_t t[200];
-	double v[200];
 	regular_times(t, 200, 1000, 1000);
-	for (size_t i = 0; i < 200; i++)
-		v[i] = (double)(i * i % 97);
+	t[150] += 7; /* one off-schedule time stamp */
 	struct gw_buf b;
 	gw_buf_init(&b, 1 << 16);
 	CHECK_INT_EQ(gw_chunk_encode(t, v, 200, &b), 0);
@@ -170,6 +245,22 @@ static void test_corruption_detected(void)
 	gw_buf_release(&b);
 }
 
+/* Every coding: decimal deltas, deltas of deltas with a raw value, XOR with runs. */
+static void test_corruption_detected(void)
+{
+	double v[200];
+	for (size_t i = 0; i < 200; i++)
+		v[i] = (double)(i * i % 97);
+	corruption_detected(v);
+	for (size_t i = 0; i < 200; i++)
+		v[i] = i < 80 ? 5.0 : 1e6 + 1000.0 * (double)i;
+	v[120] = NAN;
+	corruption_detected(v);
+	for (size_t i = 0; i < 200; i++)
+		v[i] = i % 50 < 30 ? sin((double)i) : 0.1;
+	corruption_detected(v);
+}
+
 int main(void)
 {
 	RUN(test_constant_series_is_tiny);
@@ -177,6 +268,8 @@ int main(void)
 	RUN(test_decimals_and_power);
 	RUN(test_arbitrary_floats_use_xor);
 	RUN(test_specials_and_jitter);
+	RUN(test_random_mixes);
+	RUN(test_reads_format_1);
 	RUN(test_rejects_bad_input);
 	RUN(test_corruption_detected);
 	return harness_done();

@@ -100,6 +100,7 @@ int ts_series_add(struct gw_tsdb *db, struct gw_lpair *sorted, size_t n, char *k
 	s->nlabels = n;
 	s->key = key;
 	s->last_t = INT64_MIN;
+	gw_buf_init(&s->enc, TS_ENC_LIMIT);
 	(*page)[ns & (TS_PAGE - 1)] = s;
 	db->hash[slot].hash = h;
 	db->hash[slot].ref1 = (uint32_t)(ns + 1);
@@ -208,12 +209,13 @@ void gw_tsdb_status(struct gw_tsdb *db, struct gw_tsdb_status *out)
 	for (size_t i = 0; i < ns; i++) {
 		struct ts_series *s = ts_get(db, i);
 		pthread_mutex_lock(&s->mu);
-		out->unflushed += s->n - s->nflushed;
+		out->unflushed += s->n;
+		out->head_samples += s->nenc + s->n;
+		out->head_bytes += s->enc.cap + s->cap * (sizeof(*s->t) + sizeof(*s->v));
 		pthread_mutex_unlock(&s->mu);
 	}
 	out->appended = atomic_load(&db->appended);
 	out->dropped = atomic_load(&db->dropped);
-	out->head_samples = atomic_load(&db->head_samples);
 	out->flushes = atomic_load(&db->flushes);
 	out->flush_errors = atomic_load(&db->flush_errors);
 	out->chunks_written = atomic_load(&db->chunks_written);
@@ -349,6 +351,7 @@ void gw_tsdb_close(struct gw_tsdb *db)
 		free(s->key);
 		free(s->t);
 		free(s->v);
+		gw_buf_release(&s->enc);
 		pthread_mutex_destroy(&s->mu);
 		free(s);
 	}

@@ -60,7 +60,7 @@ struct gw_tsdb_opts {
 	int64_t flush_interval_ms; /* background flush period; default 1000; < 0: no thread, caller flushes */
 	unsigned chunk_samples;    /* samples per sealed chunk, 2..4096; default 1024 */
 	int64_t chunk_span_ms;     /* seal a chunk once it covers this much time; default 2 h */
-	size_t head_max_samples;   /* samples held in memory at most (16 B each); default 16 M */
+	size_t head_max_samples;   /* unflushed (raw, 16 B) samples held at most; default 16 M */
 	int64_t retention_ms;      /* drop chunks older than newest sample minus this; 0: keep */
 	uint64_t retention_bytes;  /* drop oldest chunks while the database is larger; 0: no limit */
 	bool sync_full;            /* fsync every flush: survive power loss, not only crashes */
@@ -70,8 +70,9 @@ struct gw_tsdb_status {
 	uint64_t series;           /* series known */
 	uint64_t appended;         /* samples accepted since open */
 	uint64_t dropped;          /* samples refused because the head was full */
-	uint64_t head_samples;     /* samples in memory now */
-	uint64_t unflushed;        /* of which not yet on disk */
+	uint64_t head_samples;     /* samples in the heads (open chunks) now */
+	uint64_t unflushed;        /* of which not yet on disk (kept raw; the rest compressed) */
+	uint64_t head_bytes;       /* memory the heads hold: compressed pieces and raw tails */
 	uint64_t flushes;          /* successful flushes */
 	uint64_t flush_errors;     /* failed flushes */
 	uint64_t chunks_written;   /* sealed chunks written */

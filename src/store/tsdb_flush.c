@@ -24,7 +24,8 @@ struct piece {
 
 struct job {
 	size_t ref;
-	size_t nsnap, nseal; /* head length at the snapshot; samples sealed */
+	size_t nsnap; /* tail length at the snapshot: what this flush writes */
+	bool cut;     /* the open chunk was cut: sealed pieces, then the remainder */
 	int64_t id;
 	struct piece *pc;
 	size_t npc;
@@ -60,43 +61,66 @@ static int add_piece(struct job *j, struct gw_buf *b, const int64_t *t, const do
 }
 
 /*
- * Cut the head into sealed chunks (chunk_samples samples, chunk_span_ms of
- * time, or everything once the series has gone quiet for a span) and a
- * partial remainder, and encode them. Under s->mu.
+ * What to write for one series, under s->mu. Usually the tail alone, as a
+ * partial row. When the open chunk is due (chunk_samples samples,
+ * chunk_span_ms of time, or the series quiet for a span), it is decoded and
+ * cut into sealed chunks plus a remainder, which replaces the partial rows.
  */
 static int plan(struct gw_tsdb *db, struct ts_series *s, struct job *j, struct gw_buf *b)
 {
-	size_t n = s->n, c = db->o.chunk_samples, s0 = 0;
+	size_t c = db->o.chunk_samples, total = s->nenc + s->n, s0 = 0;
 	int64_t span = db->o.chunk_span_ms;
-	bool quiet = n && atomic_load(&db->max_t) - s->t[n - 1] >= span;
-	j->nsnap = n;
+	int64_t first = s->nenc ? s->enc_first : s->t[0];
+	int64_t last = s->n ? s->t[s->n - 1] : s->enc_last;
+	bool quiet = atomic_load(&db->max_t) - last >= span;
+	j->nsnap = s->n;
 	j->id = s->id;
 	j->npc = 0;
-	j->pc = malloc((n / 2 + 2) * sizeof(*j->pc)); /* a chunk has >= 2 samples unless cut by span */
+	j->cut = false;
+	size_t cappc = 4; /* grown below if a cut makes more pieces */
+	j->pc = malloc(cappc * sizeof(*j->pc));
 	if (!j->pc)
 		return GW_ENOMEM;
-	size_t cappc = n / 2 + 2;
-	while (s0 < n) {
-		size_t lim = n - s0 < c ? n : s0 + c;
-		size_t e = s0 + lower_bound(s->t + s0, lim - s0, s->t[s0] + span);
-		if (!(e < n || e - s0 == c || quiet))
+	if (total < c && last - first < span && !quiet) {
+		int rc = s->n ? add_piece(j, b, s->t, s->v, s->n, 0) : 0;
+		return rc ? rc : s->n ? ts_enc_reserve(s, j->pc[0].len) : 0;
+	}
+	int64_t *t = malloc(total * sizeof(*t));
+	double *v = t ? malloc(total * sizeof(*v)) : NULL;
+	size_t got = 0;
+	int rc = v ? ts_enc_decode(s, t, v, total, &got) : GW_ENOMEM;
+	if (!rc) {
+		memcpy(t + got, s->t, s->n * sizeof(*t));
+		memcpy(v + got, s->v, s->n * sizeof(*v));
+	}
+	while (!rc && s0 < total) {
+		size_t lim = total - s0 < c ? total : s0 + c;
+		size_t e = s0 + lower_bound(t + s0, lim - s0, t[s0] + span);
+		if (!(e < total || e - s0 == c || quiet))
 			break;
 		if (j->npc + 1 >= cappc) {
 			struct piece *np = realloc(j->pc, (cappc *= 2) * sizeof(*np));
-			if (!np)
-				return GW_ENOMEM;
+			if (!np) {
+				rc = GW_ENOMEM;
+				break;
+			}
 			j->pc = np;
 		}
-		int rc = add_piece(j, b, s->t + s0, s->v + s0, e - s0, 1);
-		if (rc)
-			return rc;
+		rc = add_piece(j, b, t + s0, v + s0, e - s0, 1);
 		s0 = e;
 	}
-	j->nseal = s0;
-	size_t from = s0 ? s0 : s->nflushed; /* a cut rewrites the remainder whole */
-	if (from < n)
-		return add_piece(j, b, s->t + from, s->v + from, n - from, 0);
-	return 0;
+	j->cut = s0 > 0;
+	if (!rc && s0 < total) {
+		/* a cut rewrites the remainder whole; no cut: the tail alone */
+		size_t from = s0 ? s0 : got;
+		if (from < total) {
+			rc = add_piece(j, b, t + from, v + from, total - from, 0);
+			rc = rc ? rc : ts_enc_reserve(s, j->pc[j->npc - 1].len);
+		}
+	}
+	free(t);
+	free(v);
+	return rc;
 }
 
 static int step_done(sqlite3 *c, sqlite3_stmt *st, const char *what, struct gw_err *err)
@@ -130,7 +154,7 @@ static int write_job(struct gw_tsdb *db, sqlite3_stmt **st, struct job *j, const
 		if (!rc && !j->id)
 			rc = gw_err_set(err, GW_EIO, "series id not found after insert");
 	}
-	if (!rc && j->nseal) {
+	if (!rc && j->cut) {
 		sqlite3_bind_int64(st[ST_DEL_PARTIAL], 1, j->id);
 		rc = step_done(c, st[ST_DEL_PARTIAL], "delete partial chunks", err);
 	}
@@ -174,27 +198,37 @@ static int write_all(struct gw_tsdb *db, struct job *jobs, size_t nj, const stru
 	return ret;
 }
 
-/* After the commit: drop sealed samples from the heads, note what is on disk. */
-static void trim(struct gw_tsdb *db, struct job *jobs, size_t nj)
+/*
+ * After the commit: the written tail leaves memory for the compressed part
+ * of the head (room for it was reserved in plan(), so this cannot fail); a
+ * cut empties that part down to the remainder.
+ */
+static void trim(struct gw_tsdb *db, struct job *jobs, size_t nj, const struct gw_buf *b)
 {
-	uint64_t sealed = 0, dropped = 0;
+	uint64_t sealed = 0, moved = 0;
 	for (size_t i = 0; i < nj; i++) {
 		struct job *j = &jobs[i];
 		struct ts_series *s = ts_get(db, j->ref);
 		pthread_mutex_lock(&s->mu);
 		s->id = j->id;
-		if (j->nseal) {
-			memmove(s->t, s->t + j->nseal, (s->n - j->nseal) * sizeof(*s->t));
-			memmove(s->v, s->v + j->nseal, (s->n - j->nseal) * sizeof(*s->v));
-			s->n -= j->nseal;
-			dropped += j->nseal;
+		if (j->cut) {
+			gw_buf_reset(&s->enc);
+			s->nenc = s->npieces = 0;
 		}
-		s->nflushed = j->nsnap - j->nseal;
+		const struct piece *p = j->npc ? &j->pc[j->npc - 1] : NULL;
+		if (p && p->kind == 0) {
+			ts_enc_put(s, b->data + p->off, p->len, p->count, p->mint, p->maxt);
+			ts_enc_compact(s);
+		}
+		memmove(s->t, s->t + j->nsnap, (s->n - j->nsnap) * sizeof(*s->t));
+		memmove(s->v, s->v + j->nsnap, (s->n - j->nsnap) * sizeof(*s->v));
+		s->n -= j->nsnap;
+		moved += j->nsnap;
 		pthread_mutex_unlock(&s->mu);
 		for (size_t k = 0; k < j->npc; k++)
 			sealed += j->pc[k].kind == 1;
 	}
-	atomic_fetch_sub(&db->head_samples, dropped);
+	atomic_fetch_sub(&db->head_samples, moved);
 	atomic_fetch_add(&db->chunks_written, sealed);
 }
 
@@ -224,8 +258,8 @@ static int flush_locked(struct gw_tsdb *db, struct gw_err *err)
 	for (size_t i = 0; i < ns && !rc; i++) {
 		struct ts_series *s = ts_get(db, i);
 		pthread_mutex_lock(&s->mu);
-		bool quiet = s->n && upto - s->t[s->n - 1] >= db->o.chunk_span_ms;
-		if (s->n > s->nflushed || (quiet && s->n)) {
+		bool quiet = s->nenc && !s->n && upto - s->enc_last >= db->o.chunk_span_ms;
+		if (s->n || quiet) {
 			jobs[nj].ref = i;
 			rc = plan(db, s, &jobs[nj], &b);
 			nj++;
@@ -237,7 +271,7 @@ static int flush_locked(struct gw_tsdb *db, struct gw_err *err)
 	if (!rc && nj)
 		rc = write_all(db, jobs, nj, &b, err);
 	if (!rc) {
-		trim(db, jobs, nj);
+		trim(db, jobs, nj, &b);
 		atomic_fetch_add(&db->flushes, 1);
 		if (upto != INT64_MIN)
 			atomic_store(&db->last_flush_t, upto);

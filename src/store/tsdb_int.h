@@ -44,14 +44,36 @@ struct ts_series {
 	struct gw_lpair *labels; /* sorted by name; strings owned; immutable */
 	size_t nlabels;
 	char *key; /* canonical label text, owned; immutable */
-	/* Under mu: */
+	/*
+	 * Under mu. The head is the open (not yet sealed) chunk: its first nenc
+	 * samples are already on disk as partial rows and kept here in the same
+	 * compressed form (enc: pieces, each a varint length and a codec chunk,
+	 * in time order); the tail t/v holds the samples appended since the
+	 * last flush. So a head costs its compressed size plus one flush
+	 * interval of raw samples, not 16 bytes a sample for a whole chunk.
+	 */
 	int64_t id;      /* series.id on disk; 0 until first written */
-	int64_t *t;      /* head, ms ascending */
+	struct gw_buf enc;
+	size_t nenc, npieces;
+	int64_t enc_first, enc_last; /* time span of enc, when nenc > 0 */
+	int64_t *t;      /* tail, ms ascending, after enc_last */
 	double *v;
 	size_t n, cap;
-	size_t nflushed; /* head[0, nflushed) is on disk as partial rows */
 	int64_t last_t;  /* newest sample, head or disk; INT64_MIN if none */
 };
+
+/* tsdb_head.c: the compressed part of a head */
+#define TS_ENC_LIMIT ((size_t)64 << 20)
+/* Append one encoded piece (count samples, times [mint, maxt]) to s->enc; room reserved beforehand. */
+int ts_enc_put(struct ts_series *s, const char *piece, size_t len, size_t count, int64_t mint, int64_t maxt);
+/* Room for a piece of len bytes, so the put after a commit cannot fail. */
+int ts_enc_reserve(struct ts_series *s, size_t len);
+/* Decode s->enc into t/v (capacity cap, at least s->nenc); GW_EPARSE if memory went bad. */
+int ts_enc_decode(const struct ts_series *s, int64_t *t, double *v, size_t cap, size_t *n);
+/* Re-encode enc as one piece once it has many (each piece repeats a header); best effort. */
+void ts_enc_compact(struct ts_series *s);
+/* Move the tail into enc (encoded), as after loading partial rows at open. */
+int ts_enc_absorb_tail(struct ts_series *s);
 
 struct ts_hslot {
 	uint64_t hash;

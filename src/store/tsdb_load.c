@@ -112,7 +112,6 @@ static int load_heads(struct gw_tsdb *db, const struct idref *m, size_t nm, stru
 	int64_t *t = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*t));
 	double *v = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*v));
 	int ret = t && v ? 0 : GW_ENOMEM;
-	uint64_t total = 0;
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct ts_series *s = by_id(db, m, nm, sqlite3_column_int64(st, 0));
 		const void *blob = sqlite3_column_blob(st, 1);
@@ -144,18 +143,19 @@ static int load_heads(struct gw_tsdb *db, const struct idref *m, size_t nm, stru
 			s->t[s->n] = t[i];
 			s->v[s->n] = v[i];
 			s->n++;
-			total++;
 		}
-		s->nflushed = s->n;
 	}
 	sqlite3_finalize(st);
 	free(t);
 	free(v);
+	/* On disk already: into the compressed part of each head. */
+	size_t ns = atomic_load_explicit(&db->nseries, memory_order_acquire);
+	for (size_t i = 0; i < ns && !ret; i++)
+		ret = ts_enc_absorb_tail(ts_get(db, i));
 	if (ret)
 		return gw_err_set(err, ret, "load heads: %s", gw_strerror(ret));
 	if (rc != SQLITE_DONE)
 		return ts_sql_err(db->w, rc, "load heads", err);
-	atomic_fetch_add(&db->head_samples, total);
 	return 0;
 }
 

@@ -225,10 +225,23 @@ static int read_head(struct ts_series *s, int64_t mint, int64_t maxt, struct vec
 {
 	int rc = 0;
 	pthread_mutex_lock(&s->mu);
-	*first = s->n ? s->t[0] : INT64_MAX;
+	*first = s->nenc ? s->enc_first : s->n ? s->t[0] : INT64_MAX;
 	*id = s->id;
+	if (s->nenc && s->enc_first <= maxt && s->enc_last >= mint) {
+		size_t got = 0, base = h->n;
+		rc = vec_reserve(h, s->nenc);
+		rc = rc ? rc : ts_enc_decode(s, h->t + base, h->v + base, s->nenc, &got);
+		if (rc == GW_EPARSE)
+			rc = GW_EIO; /* memory, not a file: never expected */
+		if (!rc) {
+			size_t a = lower_bound(h->t + base, got, mint), b = upper_bound(h->t + base, got, maxt);
+			memmove(h->t + base, h->t + base + a, (b - a) * sizeof(*h->t));
+			memmove(h->v + base, h->v + base + a, (b - a) * sizeof(*h->v));
+			h->n = base + (b - a);
+		}
+	}
 	size_t a = lower_bound(s->t, s->n, mint), b = upper_bound(s->t, s->n, maxt);
-	if (b > a) {
+	if (!rc && b > a) {
 		rc = vec_reserve(h, b - a);
 		if (!rc) {
 			memcpy(h->t + h->n, s->t + a, (b - a) * sizeof(*h->t));
@@ -315,7 +328,7 @@ static bool head_has(struct ts_series *s, int64_t mint, int64_t maxt, int64_t *i
 {
 	pthread_mutex_lock(&s->mu);
 	size_t a = lower_bound(s->t, s->n, mint);
-	bool yes = a < s->n && s->t[a] <= maxt;
+	bool yes = (a < s->n && s->t[a] <= maxt) || (s->nenc && s->enc_first <= maxt && s->enc_last >= mint);
 	*id = s->id;
 	pthread_mutex_unlock(&s->mu);
 	return yes;

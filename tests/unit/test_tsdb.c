@@ -130,6 +130,51 @@ static void test_roundtrip_reopen(void)
 	gw_tsdb_close(db);
 }
 
+/* Flushed samples of an open chunk stay in memory compressed, not 16 B each. */
+static void test_head_memory_compressed(void)
+{
+	fresh_dir();
+	struct gw_tsdb_opts o = {.chunk_samples = 1024};
+	struct gw_tsdb *db = open_db(&o);
+	char name[16];
+	uint64_t refs[50];
+	for (int i = 0; i < 50; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		refs[i] = series(db, name, "0");
+	}
+	/* 100 flushes of 10 samples each: 1000 samples a series, none sealed yet. */
+	for (int64_t f = 0; f < 100; f++) {
+		for (int i = 0; i < 50; i++)
+			append_range(db, refs[i], i, 1000 + f * 10000, 10000 + f * 10000);
+		CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	}
+	struct gw_tsdb_status st;
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.head_samples, 50 * 1000);
+	CHECK_INT_EQ(st.unflushed, 0);
+	CHECK_INT_EQ(st.chunks_written, 0);
+	/* val() steps every sample: well under 2 bytes a sample, against 16 raw. */
+	CHECK(st.head_bytes < 50 * 1000 * 2);
+	expect_range(db, "m7", 7, 0, INT64_MAX, 1000, 1000000);
+	expect_range(db, "m7", 7, 333000, 777000, 333000, 777000);
+	/* Past 1024 samples the open chunk is cut: sealed rows, and the remainder stays compressed. */
+	for (int i = 0; i < 50; i++)
+		append_range(db, refs[i], i, 1001000, 1100000);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.chunks_written, 50);
+	CHECK_INT_EQ(st.head_samples, 50 * (1100 - 1024));
+	expect_range(db, "m7", 7, 0, INT64_MAX, 1000, 1100000);
+	expect_range(db, "m7", 7, 1020000, 1030000, 1020000, 1030000); /* across the cut */
+	gw_tsdb_close(db);
+	db = open_db(&o);
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.head_samples, 50 * (1100 - 1024)); /* partial rows back as compressed heads */
+	CHECK_INT_EQ(st.unflushed, 0);
+	expect_range(db, "m49", 49, 0, INT64_MAX, 1000, 1100000);
+	gw_tsdb_close(db);
+}
+
 static void test_order(void)
 {
 	fresh_dir();
@@ -375,6 +420,7 @@ static void test_disk_full_resumes(void)
 int main(void)
 {
 	RUN(test_roundtrip_reopen);
+	RUN(test_head_memory_compressed);
 	RUN(test_order);
 	RUN(test_merge_head_and_disk);
 	RUN(test_quiet_series_sealed);

@@ -58,7 +58,21 @@ struct gw_querier {
 	 */
 	int (*series)(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
 		      struct gw_arena *arena, struct gw_series_set *out, struct gw_err *err);
+	/*
+	 * Optional: the downsampled tier at res ms (a multiple of a minute).
+	 * Each bucket [kR, (k+1)R) comes back as at most two stand-in samples:
+	 * its first sample, and the aggregate `agg` (enum gw_pq_tier_agg) of the
+	 * rest at the time of its last sample. Evaluated at multiples of res with
+	 * ranges that are too, a selector gives exactly what the raw samples give
+	 * (see store/rollup.h); the engine asks only then. NULL: never used.
+	 */
+	int (*select_tier)(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
+			   int64_t res, int agg, struct gw_arena *arena, struct gw_series_set *out,
+			   struct gw_err *err);
 };
+
+/* What a tiered selection stands in for. */
+enum gw_pq_tier_agg { GW_PQ_TIER_LAST, GW_PQ_TIER_MIN, GW_PQ_TIER_MAX, GW_PQ_TIER_SUM, GW_PQ_TIER_COUNT };
 
 struct gw_vsample {
 	struct gw_labels labels;
@@ -91,6 +105,8 @@ struct gw_pq_opts {
 	int64_t subquery_step_ms; /* default step of subqueries without one: 1 m */
 	size_t max_samples;       /* samples loaded per query (default 50 M) */
 	int64_t timeout_ms;       /* 0: none */
+	bool no_tiers;            /* read raw samples even where a tier would give the same answer */
+	int64_t tier_min_span_ms; /* use a tier only for selections this long (default 6 h) */
 };
 
 /* Evaluate at one time (ms). */

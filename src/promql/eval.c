@@ -117,7 +117,21 @@ static int64_t now_ms(void)
 
 /* ---- preparation: select each selector's series once ---------------------- */
 
-static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint, int64_t maxt)
+/*
+ * Whether a tier can stand in for this selection: every evaluation time a
+ * multiple of the tier's resolution, the selector's offset and range too,
+ * no @, and a span long enough to be worth it (store/rollup.h says why the
+ * answer is then exactly the raw one).
+ */
+static bool tier_fits(const struct ev *e, const struct gw_pq_node *vs, int64_t mint, int64_t maxt, int64_t range)
+{
+	int64_t r = e->tier_res;
+	return r && vs->u.sel.at == GW_PQ_AT_NONE && vs->u.sel.offset_ms % r == 0 && range % r == 0 &&
+	       maxt - mint >= e->tier_min_span;
+}
+
+static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint, int64_t maxt, int agg,
+			 int64_t range)
 {
 	size_t nm = vs->u.sel.nmatchers + (vs->u.sel.name ? 1 : 0);
 	struct gw_matcher *m = gw_arena_alloc(e->a, (nm ? nm : 1) * sizeof(*m));
@@ -132,7 +146,11 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 		rc = gw_matcher_init(&m[k++], pm->name, pm->value, pm->op, e->err);
 	}
 	struct gw_series_set set = {NULL, 0};
-	if (rc == 0)
+	if (agg >= 0 && !tier_fits(e, vs, mint, maxt, range))
+		agg = -1;
+	if (rc == 0 && agg >= 0)
+		rc = e->q->select_tier(e->q->ctx, m, k, mint, maxt, e->tier_res, agg, e->a, &set, e->err);
+	else if (rc == 0)
 		rc = e->q->select(e->q->ctx, m, k, mint, maxt, e->a, &set, e->err);
 	for (size_t i = 0; i < k; i++)
 		gw_matcher_release(&m[i]);
@@ -158,51 +176,101 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 	}
 	e->cache[e->ncache].node = vs;
 	e->cache[e->ncache].set = set;
+	e->cache[e->ncache].agg = agg;
 	e->ncache++;
 	return 0;
 }
 
-/* Walk the tree knowing the span [tmin, tmax] of times each node is evaluated at. */
-static int prepare(struct ev *e, const struct gw_pq_node *n, int64_t tmin, int64_t tmax)
+int ev_sel_agg(const struct ev *e, const struct gw_pq_node *vs)
+{
+	for (size_t i = 0; i < e->ncache; i++)
+		if (e->cache[i].node == vs)
+			return e->cache[i].agg;
+	return -1;
+}
+
+/* The *_over_time functions a tier answers exactly, and what each asks of it. */
+static int tier_agg_of(enum gw_pq_func_id id)
+{
+	switch (id) {
+	case GW_PQ_F_MIN_OVER_TIME: return GW_PQ_TIER_MIN;
+	case GW_PQ_F_MAX_OVER_TIME: return GW_PQ_TIER_MAX;
+	case GW_PQ_F_SUM_OVER_TIME: return GW_PQ_TIER_SUM;
+	case GW_PQ_F_COUNT_OVER_TIME: return GW_PQ_TIER_COUNT;
+	default: return -1;
+	}
+}
+
+static int prepare_matrix(struct ev *e, const struct gw_pq_node *n, int64_t tmin, int64_t tmax, int agg)
+{
+	const struct gw_pq_node *vs = n->u.range.vs;
+	int64_t lo = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, tmin, vs->u.sel.offset_ms);
+	int64_t hi = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, tmax, vs->u.sel.offset_ms);
+	return select_series(e, vs, lo - n->u.range.range_ms, hi, agg, n->u.range.range_ms);
+}
+
+/*
+ * Walk the tree knowing the span [tmin, tmax] of times each node is
+ * evaluated at. tier: those times are the query's own (not a subquery's),
+ * so a tier may stand in where it gives the same answer.
+ */
+static int prepare(struct ev *e, const struct gw_pq_node *n, int64_t tmin, int64_t tmax, bool tier)
 {
 	switch (n->kind) {
 	case GW_PQ_VECTOR_SEL: {
 		int64_t lo = ev_ref_time(e, n->u.sel.at, n->u.sel.at_ms, tmin, n->u.sel.offset_ms);
 		int64_t hi = ev_ref_time(e, n->u.sel.at, n->u.sel.at_ms, tmax, n->u.sel.offset_ms);
-		return select_series(e, n, lo - e->lookback, hi);
+		return select_series(e, n, lo - e->lookback, hi, tier ? GW_PQ_TIER_LAST : -1, 0);
 	}
-	case GW_PQ_MATRIX_SEL: {
-		const struct gw_pq_node *vs = n->u.range.vs;
-		int64_t lo = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, tmin, vs->u.sel.offset_ms);
-		int64_t hi = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, tmax, vs->u.sel.offset_ms);
-		return select_series(e, vs, lo - n->u.range.range_ms, hi);
-	}
+	case GW_PQ_MATRIX_SEL:
+		return prepare_matrix(e, n, tmin, tmax, -1);
 	case GW_PQ_SUBQUERY: {
 		int64_t lo = ev_ref_time(e, n->u.range.at, n->u.range.at_ms, tmin, n->u.range.offset_ms);
 		int64_t hi = ev_ref_time(e, n->u.range.at, n->u.range.at_ms, tmax, n->u.range.offset_ms);
 		int64_t step = n->u.range.step_ms ? n->u.range.step_ms : e->substep;
-		return prepare(e, n->u.range.vs, lo - n->u.range.range_ms - step, hi);
+		return prepare(e, n->u.range.vs, lo - n->u.range.range_ms - step, hi, false);
 	}
-	case GW_PQ_CALL:
-		for (size_t i = 0; i < n->u.call.nargs; i++)
-			if (prepare(e, n->u.call.args[i], tmin, tmax))
+	case GW_PQ_CALL: {
+		int agg = tier ? tier_agg_of(n->u.call.func->id) : -1;
+		for (size_t i = 0; i < n->u.call.nargs; i++) {
+			const struct gw_pq_node *a = n->u.call.args[i];
+			int rc = agg >= 0 && a->kind == GW_PQ_MATRIX_SEL ? prepare_matrix(e, a, tmin, tmax, agg)
+									 : prepare(e, a, tmin, tmax, tier);
+			if (rc)
 				return e->rc;
+		}
 		return 0;
+	}
 	case GW_PQ_AGGREGATE:
-		if (n->u.agg.param && prepare(e, n->u.agg.param, tmin, tmax))
+		if (n->u.agg.param && prepare(e, n->u.agg.param, tmin, tmax, tier))
 			return e->rc;
-		return prepare(e, n->u.agg.expr, tmin, tmax);
+		return prepare(e, n->u.agg.expr, tmin, tmax, tier);
 	case GW_PQ_BINARY:
-		if (prepare(e, n->u.bin.lhs, tmin, tmax))
+		if (prepare(e, n->u.bin.lhs, tmin, tmax, tier))
 			return e->rc;
-		return prepare(e, n->u.bin.rhs, tmin, tmax);
+		return prepare(e, n->u.bin.rhs, tmin, tmax, tier);
 	case GW_PQ_UNARY:
-		return prepare(e, n->u.unary.expr, tmin, tmax);
+		return prepare(e, n->u.unary.expr, tmin, tmax, tier);
 	case GW_PQ_PAREN:
-		return prepare(e, n->u.paren, tmin, tmax);
+		return prepare(e, n->u.paren, tmin, tmax, tier);
 	default:
 		return 0;
 	}
+}
+
+/* The coarsest tier every evaluation time (start + k·step) falls on, or 0. */
+static void choose_tier(struct ev *e, const struct gw_pq_opts *opts, int64_t start, int64_t step)
+{
+	static const int64_t res[] = {3600000, 60000};
+	e->tier_res = 0;
+	e->tier_min_span = opts && opts->tier_min_span_ms > 0 ? opts->tier_min_span_ms : 6 * 3600000;
+	if (!e->q->select_tier || (opts && opts->no_tiers))
+		return;
+	for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++)
+		if (start % res[i] == 0 && step % res[i] == 0) {
+			e->tier_res = res[i];
+			return;
+		}
 }
 
 static const struct gw_series_set *cached(const struct ev *e, const struct gw_pq_node *vs)
@@ -475,7 +543,8 @@ int gw_promql_instant(const struct gw_pq_node *root, const struct gw_querier *q,
 	ev_init(&e, q, opts, arena, err, t, t);
 	memset(out, 0, sizeof(*out));
 	struct pq_val v;
-	if (prepare(&e, root, t, t) || ev_eval(&e, root, t, &v))
+	choose_tier(&e, opts, t, 0);
+	if (prepare(&e, root, t, t, true) || ev_eval(&e, root, t, &v))
 		return e.rc;
 	out->type = v.type;
 	out->t = t;
@@ -506,7 +575,8 @@ int gw_promql_range(const struct gw_pq_node *root, const struct gw_querier *q, i
 		return ev_fail(&e, GW_EINVAL,
 			       "invalid expression type \"%s\" for range query, must be Scalar or instant Vector",
 			       gw_pq_type_name(root->type));
-	if (prepare(&e, root, start, end))
+	choose_tier(&e, opts, start, step);
+	if (prepare(&e, root, start, end, true))
 		return e.rc;
 	struct mbuild m = {0};
 	gw_strmap_init(&m.index, arena);

@@ -18,6 +18,7 @@ struct pq_val {
 struct sel_cache {
 	const struct gw_pq_node *node; /* a VECTOR_SEL */
 	struct gw_series_set set;
+	int agg; /* enum gw_pq_tier_agg when read from a tier, -1 raw */
 };
 
 struct ev {
@@ -32,7 +33,12 @@ struct ev {
 	size_t samples, max_samples;
 	int64_t deadline_ms; /* CLOCK_MONOTONIC ms, 0 = none */
 	unsigned int steps;  /* evaluations since the last clock check */
+	int64_t tier_res;    /* every evaluation time is a multiple of it; 0: no tier */
+	int64_t tier_min_span;
 };
+
+/* How the selector's series were read: enum gw_pq_tier_agg, or -1 for raw samples. */
+int ev_sel_agg(const struct ev *e, const struct gw_pq_node *vs);
 
 int ev_fail(struct ev *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int ev_eval(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);

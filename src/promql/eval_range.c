@@ -20,6 +20,7 @@ struct rng {
 	int64_t range_end; /* reference time of the selection (ts - offset, or @) */
 	double arg;        /* scalar argument (quantile, predict duration) */
 	double arg2;
+	bool counts;       /* the samples are a tier's counts: count_over_time adds them */
 };
 
 static bool extrapolated(const struct rng *r, bool counter, bool rate, double *out)
@@ -197,9 +198,13 @@ static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, d
 		*out = sum;
 		return true;
 	}
-	case GW_PQ_F_COUNT_OVER_TIME:
-		*out = (double)s->n;
+	case GW_PQ_F_COUNT_OVER_TIME: {
+		double c = r->counts ? 0 : (double)s->n;
+		for (size_t i = 0; r->counts && i < s->n; i++)
+			c += s->v[i];
+		*out = c;
 		return true;
+	}
 	case GW_PQ_F_MIN_OVER_TIME:
 	case GW_PQ_F_MAX_OVER_TIME: {
 		double m = s->v[0];
@@ -272,6 +277,8 @@ int ev_call_range(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct p
 		return e->rc;
 	struct rng r = {.ts = ts, .arg = a1.scalar, .arg2 = a2.scalar};
 	matrix_arg_times(e, n->u.call.args[mi], ts, &r.range_ms, &r.range_end);
+	const struct gw_pq_node *ma = n->u.call.args[mi];
+	r.counts = ma->kind == GW_PQ_MATRIX_SEL && ev_sel_agg(e, ma->u.range.vs) == GW_PQ_TIER_COUNT;
 	struct vbuild b = {0};
 	if (f->id == GW_PQ_F_ABSENT_OVER_TIME) {
 		out->type = GW_PQ_T_VECTOR;

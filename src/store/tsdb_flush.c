@@ -9,6 +9,7 @@
  * the database and writes everything still pending.
  */
 #include "store/codec.h"
+#include "store/rollup.h"
 #include "store/tsdb_int.h"
 
 #include <stdlib.h>
@@ -16,7 +17,8 @@
 #include <time.h>
 
 struct piece {
-	size_t off, len; /* in the flush's byte buffer */
+	size_t off, len;   /* in the flush's byte buffer */
+	size_t roff, rlen; /* sealed: its minute buckets (rollup.h), same buffer */
 	int64_t mint, maxt;
 	size_t count;
 	int kind; /* 1 sealed, 0 partial */
@@ -56,6 +58,19 @@ static int add_piece(struct job *j, struct gw_buf *b, const int64_t *t, const do
 	p->maxt = t[n - 1];
 	p->count = n;
 	p->kind = kind;
+	p->roff = b->len;
+	p->rlen = 0;
+	if (kind == 1) {
+		struct gw_bucket *bk = malloc(n * sizeof(*bk));
+		if (!bk)
+			return GW_ENOMEM;
+		size_t nb = gw_rollup_build(t, v, n, GW_ROLLUP_MINUTE_MS, bk);
+		rc = gw_rollup_encode(bk, nb, b);
+		free(bk);
+		if (rc)
+			return rc;
+		p->rlen = b->len - p->roff;
+	}
 	j->npc++;
 	return 0;
 }
@@ -130,12 +145,13 @@ static int step_done(sqlite3 *c, sqlite3_stmt *st, const char *what, struct gw_e
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : ts_sql_err(c, rc, what, err);
 }
 
-enum { ST_INS_SERIES, ST_GET_SERIES, ST_DEL_PARTIAL, ST_INS_CHUNK, ST__N };
+enum { ST_INS_SERIES, ST_GET_SERIES, ST_DEL_PARTIAL, ST_INS_CHUNK, ST_INS_ROLLUP, ST__N };
 static const char *const STMT_SQL[ST__N] = {
 	"INSERT OR IGNORE INTO series(labels) VALUES(?1)",
 	"SELECT id FROM series WHERE labels = ?1",
 	"DELETE FROM chunks WHERE series_id = ?1 AND kind = 0",
 	"INSERT INTO chunks(series_id, kind, mint, maxt, count, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+	"INSERT INTO rollups(chunk_id, series_id, mint, maxt, data) VALUES(?1, ?2, ?3, ?4, ?5)",
 };
 
 static int write_job(struct gw_tsdb *db, sqlite3_stmt **st, struct job *j, const struct gw_buf *b,
@@ -168,6 +184,15 @@ static int write_job(struct gw_tsdb *db, sqlite3_stmt **st, struct job *j, const
 		sqlite3_bind_int64(s, 5, (sqlite3_int64)p->count);
 		sqlite3_bind_blob(s, 6, b->data + p->off, (int)p->len, SQLITE_STATIC);
 		rc = step_done(c, s, "insert chunk", err);
+		if (!rc && p->rlen) {
+			s = st[ST_INS_ROLLUP];
+			sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(c));
+			sqlite3_bind_int64(s, 2, j->id);
+			sqlite3_bind_int64(s, 3, p->mint);
+			sqlite3_bind_int64(s, 4, p->maxt);
+			sqlite3_bind_blob(s, 5, b->data + p->roff, (int)p->rlen, SQLITE_STATIC);
+			rc = step_done(c, s, "insert rollup", err);
+		}
 	}
 	return rc;
 }

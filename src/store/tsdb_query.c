@@ -11,6 +11,7 @@
  * duplicate time stamp (keeping the older, on-disk one).
  */
 #include "store/codec.h"
+#include "store/rollup.h"
 #include "store/tsdb_int.h"
 
 #include <stdlib.h>
@@ -129,7 +130,7 @@ static int normalise(struct vec *x)
 struct reader {
 	struct gw_tsdb *db;
 	sqlite3 *c;
-	sqlite3_stmt *chunks, *any;
+	sqlite3_stmt *chunks, *any, *tier;
 	int64_t *dt; /* decode scratch, GW_CHUNK_MAX_SAMPLES each */
 	double *dv;
 };
@@ -158,6 +159,13 @@ static int reader_open(struct reader *r, struct gw_err *err)
 		: sqlite3_prepare_v2(r->c,
 				     "SELECT 1 FROM chunks WHERE series_id = ?1 AND maxt >= ?2 AND mint <= ?3 LIMIT 1",
 				     -1, &r->any, NULL);
+	/* A sealed chunk's minute buckets, or its samples where it has none (older stores). */
+	rc = rc ? rc
+		: sqlite3_prepare_v2(r->c,
+				     "SELECT r.data, CASE WHEN r.data IS NULL THEN c.data END FROM chunks c "
+				     "LEFT JOIN rollups r ON r.chunk_id = c.id WHERE c.series_id = ?1 AND c.kind = 1 "
+				     "AND c.maxt >= ?2 AND c.mint <= ?3 AND c.mint < ?4 ORDER BY c.maxt",
+				     -1, &r->tier, NULL);
 	if (rc)
 		return ts_sql_err(r->c, rc, "query", err);
 	return 0;
@@ -169,6 +177,7 @@ static void reader_close(struct reader *r)
 		return;
 	sqlite3_finalize(r->chunks);
 	sqlite3_finalize(r->any);
+	sqlite3_finalize(r->tier);
 	sqlite3_exec(r->c, "COMMIT", NULL, NULL, NULL);
 	ts_reader_put(r->db, r->c);
 	free(r->dt);
@@ -324,6 +333,179 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 	return rc;
 }
 
+/* ---- the downsampled tier (rollup.h) ---------------------------------------- */
+
+struct bvec {
+	struct gw_bucket *b;
+	size_t n, cap;
+};
+
+static int bvec_reserve(struct bvec *x, size_t more)
+{
+	if (x->n + more <= x->cap)
+		return 0;
+	size_t cap = x->cap ? x->cap : 256;
+	while (cap < x->n + more)
+		cap *= 2;
+	struct gw_bucket *nb = realloc(x->b, cap * sizeof(*nb));
+	if (!nb)
+		return GW_ENOMEM;
+	x->b = nb;
+	x->cap = cap;
+	return 0;
+}
+
+/* Samples (t ascending) in [mint, maxt] and before `before`, as minute buckets appended to x. */
+static int bucket_samples(const int64_t *t, const double *v, size_t n, int64_t mint, int64_t maxt, int64_t before,
+			  struct bvec *x)
+{
+	size_t a = lower_bound(t, n, mint), b = upper_bound(t, n, maxt);
+	while (b > a && t[b - 1] >= before)
+		b--;
+	if (b <= a)
+		return 0;
+	if (bvec_reserve(x, b - a))
+		return GW_ENOMEM;
+	x->n += gw_rollup_build(t + a, v + a, b - a, GW_ROLLUP_MINUTE_MS, x->b + x->n);
+	return 0;
+}
+
+static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct bvec *x,
+			  struct gw_err *err)
+{
+	int rc = reader_open(r, err), ret = 0;
+	if (rc)
+		return rc;
+	if (!r->dt) {
+		r->dt = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*r->dt));
+		r->dv = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*r->dv));
+		if (!r->dt || !r->dv)
+			return gw_err_set(err, GW_ENOMEM, "out of memory");
+	}
+	sqlite3_stmt *st = r->tier;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, mint);
+	sqlite3_bind_int64(st, 3, maxt);
+	sqlite3_bind_int64(st, 4, before);
+	int64_t lo = gw_rollup_index(mint, GW_ROLLUP_MINUTE_MS), hi = gw_rollup_index(maxt, GW_ROLLUP_MINUTE_MS);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t n = 0;
+		const void *roll = sqlite3_column_blob(st, 0);
+		if (roll) {
+			if (bvec_reserve(x, GW_CHUNK_MAX_SAMPLES)) {
+				ret = gw_err_set(err, GW_ENOMEM, "out of memory");
+				break;
+			}
+			if (gw_rollup_decode(roll, (size_t)sqlite3_column_bytes(st, 0), x->b + x->n,
+					     GW_CHUNK_MAX_SAMPLES, &n) != 0) {
+				atomic_fetch_add(&r->db->corrupt, 1);
+				continue;
+			}
+			/* Whole buckets only: keep those inside [mint, maxt] by index. */
+			size_t k = 0;
+			for (size_t i = 0; i < n; i++) {
+				int64_t idx = gw_rollup_index(x->b[x->n + i].first_t, GW_ROLLUP_MINUTE_MS);
+				if (idx >= lo && idx <= hi && x->b[x->n + i].first_t < before)
+					x->b[x->n + k++] = x->b[x->n + i];
+			}
+			x->n += k;
+			continue;
+		}
+		const void *blob = sqlite3_column_blob(st, 1);
+		if (!blob || gw_chunk_decode(blob, (size_t)sqlite3_column_bytes(st, 1), r->dt, r->dv,
+					     GW_CHUNK_MAX_SAMPLES, &n) != 0) {
+			atomic_fetch_add(&r->db->corrupt, 1);
+			continue;
+		}
+		if (bucket_samples(r->dt, r->dv, n, mint, maxt, before, x))
+			ret = gw_err_set(err, GW_ENOMEM, "out of memory");
+	}
+	sqlite3_reset(st);
+	if (!ret && rc != SQLITE_DONE)
+		ret = ts_sql_err(r->c, rc, "read rollups", err);
+	return ret;
+}
+
+static int bucket_cmp(const void *a, const void *b)
+{
+	const struct gw_bucket *x = a, *y = b;
+	return (x->first_t > y->first_t) - (x->first_t < y->first_t);
+}
+
+static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
+			    int64_t res, int agg, struct gw_arena *arena, struct gw_series_set *out,
+			    struct gw_err *err)
+{
+	struct gw_tsdb *db = ctx;
+	size_t *refs = NULL, nc = 0;
+	out->s = NULL;
+	out->n = 0;
+	if (res <= 0 || res % GW_ROLLUP_MINUTE_MS != 0 || agg < GW_AGG_LAST || agg > GW_AGG_COUNT)
+		return gw_err_set(err, GW_EINVAL, "tier resolution must be a multiple of a minute");
+	if (candidates(db, m, nm, &refs, &nc) != 0)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	struct reader r;
+	struct vec h = {0};
+	struct bvec x = {0};
+	struct hcopy *hc = calloc(nc ? nc : 1, sizeof(*hc));
+	int rc = hc ? 0 : GW_ENOMEM;
+	reader_init(&r, db);
+	for (size_t i = 0; i < nc && !rc; i++) {
+		hc[i].off = h.n;
+		rc = read_head(ts_get(db, refs[i]), mint, maxt, &h, &hc[i].first, &hc[i].id);
+		hc[i].n = h.n - hc[i].off;
+	}
+	out->s = rc ? NULL : gw_arena_alloc(arena, (nc ? nc : 1) * sizeof(*out->s));
+	if (!rc && !out->s)
+		rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
+	for (size_t i = 0; i < nc && !rc; i++) {
+		struct ts_series *s = ts_get(db, refs[i]);
+		x.n = 0;
+		if (hc[i].id && mint < hc[i].first)
+			rc = read_disk_tier(&r, hc[i].id, mint, maxt, hc[i].first, &x, err);
+		if (!rc && hc[i].n && bucket_samples(h.t + hc[i].off, h.v + hc[i].off, hc[i].n, mint, maxt, INT64_MAX,
+						     &x))
+			rc = GW_ENOMEM;
+		if (rc || x.n == 0)
+			continue;
+		for (size_t k = 1; k < x.n; k++)
+			if (x.b[k].first_t < x.b[k - 1].first_t) {
+				qsort(x.b, x.n, sizeof(*x.b), bucket_cmp);
+				break;
+			}
+		size_t nb = gw_rollup_merge(x.b, x.n, res);
+		int64_t *t = gw_arena_alloc(arena, 2 * nb * sizeof(*t));
+		double *v = t ? gw_arena_alloc(arena, 2 * nb * sizeof(*v)) : NULL;
+		if (!v) {
+			rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
+			break;
+		}
+		size_t n = 0;
+		for (size_t k = 0; k < nb; k++) {
+			int64_t et[2];
+			double evv[2];
+			size_t e = gw_rollup_emit(&x.b[k], (enum gw_rollup_agg)agg, et, evv);
+			for (size_t j = 0; j < e; j++)
+				if (et[j] >= mint && et[j] <= maxt && (n == 0 || et[j] > t[n - 1])) {
+					t[n] = et[j];
+					v[n++] = evv[j];
+				}
+		}
+		if (n == 0)
+			continue;
+		out->s[out->n++] = (struct gw_series){.labels = {s->labels, s->nlabels}, .t = t, .v = v, .n = n};
+	}
+	if (rc == GW_ENOMEM && (!err || !err->msg[0]))
+		gw_err_set(err, rc, "out of memory");
+	reader_close(&r);
+	free(hc);
+	free(x.b);
+	free(h.t);
+	free(h.v);
+	free(refs);
+	return rc;
+}
+
 static bool head_has(struct ts_series *s, int64_t mint, int64_t maxt, int64_t *id)
 {
 	pthread_mutex_lock(&s->mu);
@@ -396,7 +578,7 @@ static int tsdb_series(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 
 struct gw_querier gw_tsdb_querier(struct gw_tsdb *db)
 {
-	struct gw_querier q = {db, tsdb_select, tsdb_series};
+	struct gw_querier q = {db, tsdb_select, tsdb_series, tsdb_select_tier};
 	return q;
 }
 

@@ -17,6 +17,12 @@ static const char *const SCHEMA =
 	"CREATE INDEX IF NOT EXISTS chunks_series_maxt ON chunks(series_id, maxt);"
 	"CREATE INDEX IF NOT EXISTS chunks_maxt ON chunks(maxt);"
 	"CREATE INDEX IF NOT EXISTS chunks_partial ON chunks(series_id, mint) WHERE kind = 0;"
+	/* The minute tier: a sealed chunk's buckets (rollup.h), gone with the chunk. */
+	"CREATE TABLE IF NOT EXISTS rollups(chunk_id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
+	" mint INTEGER NOT NULL, maxt INTEGER NOT NULL, data BLOB NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS rollups_series_maxt ON rollups(series_id, maxt);"
+	"CREATE TRIGGER IF NOT EXISTS chunks_drop_rollup AFTER DELETE ON chunks"
+	" BEGIN DELETE FROM rollups WHERE chunk_id = old.id; END;"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', '1');";
 
 int ts_sql_err(sqlite3 *c, int rc, const char *what, struct gw_err *err)

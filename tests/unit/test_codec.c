@@ -1,7 +1,9 @@
 /* The chunk codec: exact round trips, compactness, corruption detection. */
 #include "core/err.h"
 #include "harness.h"
+#include "promql/engine.h"
 #include "store/codec.h"
+#include "store/rollup.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -261,6 +263,56 @@ static void test_corruption_detected(void)
 	corruption_detected(v);
 }
 
+/* Minute buckets: first sample apart, the rest folded; exact round trip; damage detected. */
+static void test_rollup(void)
+{
+	int64_t t[N];
+	double v[N];
+	regular_times(t, N, 1751580600000, 1000); /* on a minute boundary */
+	for (size_t i = 0; i < N; i++)
+		v[i] = (double)(i % 77);
+	v[5] = gw_stale_nan();
+	struct gw_bucket b[N], d[N];
+	size_t nb = gw_rollup_build(t, v, N, GW_ROLLUP_MINUTE_MS, b);
+	CHECK_INT_EQ(nb, 17); /* 1000 s from a minute boundary */
+	CHECK(b[0].first_t == t[0] && b[0].first == 0 && b[0].last_t == t[59] && b[0].count == 58);
+	CHECK(b[0].min == 1 && b[0].max == 59);
+	int64_t et[2];
+	double ev[2];
+	CHECK_INT_EQ(gw_rollup_emit(&b[0], GW_AGG_MAX, et, ev), 2);
+	CHECK(et[0] == t[0] && ev[0] == 0 && et[1] == t[59] && ev[1] == 59);
+	CHECK_INT_EQ(gw_rollup_emit(&b[0], GW_AGG_COUNT, et, ev), 2);
+	CHECK(ev[0] == 1 && ev[1] == 58);
+	/* The same samples cut in two and merged give the same buckets. */
+	struct gw_bucket c[N];
+	size_t n1 = gw_rollup_build(t, v, 130, GW_ROLLUP_MINUTE_MS, c);
+	size_t n2 = gw_rollup_build(t + 130, v + 130, N - 130, GW_ROLLUP_MINUTE_MS, c + n1);
+	CHECK_INT_EQ(gw_rollup_merge(c, n1 + n2, GW_ROLLUP_MINUTE_MS), nb);
+	CHECK(memcmp(c, b, nb * sizeof(*b)) == 0);
+	/* Hours from minutes. */
+	size_t nh = gw_rollup_merge(c, nb, 3600000);
+	CHECK(nh == 1 && c[0].count == N - 2 && c[0].last_t == t[N - 1]);
+
+	struct gw_buf e;
+	gw_buf_init(&e, 1 << 20);
+	CHECK_INT_EQ(gw_rollup_encode(b, nb, &e), 0);
+	size_t nd = 0;
+	CHECK_INT_EQ(gw_rollup_decode((const uint8_t *)e.data, e.len, d, N, &nd), 0);
+	CHECK_INT_EQ(nd, nb);
+	CHECK(memcmp(d, b, nb * sizeof(*b)) == 0);
+	size_t undetected = 0;
+	for (size_t byte = 0; byte < e.len; byte++)
+		for (int bit = 0; bit < 8; bit++) {
+			e.data[byte] ^= (char)(1 << bit);
+			undetected += gw_rollup_decode((const uint8_t *)e.data, e.len, d, N, &nd) == 0;
+			e.data[byte] ^= (char)(1 << bit);
+		}
+	CHECK_INT_EQ(undetected, 0);
+	for (size_t len = 0; len < e.len; len++)
+		CHECK(gw_rollup_decode((const uint8_t *)e.data, len, d, N, &nd) != 0);
+	gw_buf_release(&e);
+}
+
 int main(void)
 {
 	RUN(test_constant_series_is_tiny);
@@ -269,6 +321,7 @@ int main(void)
 	RUN(test_arbitrary_floats_use_xor);
 	RUN(test_specials_and_jitter);
 	RUN(test_random_mixes);
+	RUN(test_rollup);
 	RUN(test_reads_format_1);
 	RUN(test_rejects_bad_input);
 	RUN(test_corruption_detected);

@@ -1,0 +1,224 @@
+#include "store/rollup.h"
+
+#include "core/err.h"
+#include "promql/engine.h"
+#include "store/bits.h"
+#include "store/codec.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int64_t gw_rollup_index(int64_t t, int64_t res)
+{
+	int64_t q = t / res;
+	return q - (t % res < 0);
+}
+
+/* Prometheus' min/max_over_time: a NaN gives way to any number. */
+static double pmin(double a, double b)
+{
+	return (b < a || isnan(a)) ? b : a;
+}
+
+static double pmax(double a, double b)
+{
+	return (b > a || isnan(a)) ? b : a;
+}
+
+static void rest_add(struct gw_bucket *b, double v)
+{
+	if (gw_is_stale_nan(v))
+		return;
+	if (!b->count) {
+		b->min = b->max = b->sum = v;
+	} else {
+		b->min = pmin(b->min, v);
+		b->max = pmax(b->max, v);
+		b->sum += v;
+	}
+	b->count++;
+}
+
+static void bucket_start(struct gw_bucket *b, int64_t t, double v)
+{
+	*b = (struct gw_bucket){.first_t = t, .last_t = t, .first = v, .last = v, .min = NAN, .max = NAN, .sum = NAN};
+}
+
+/* Fold bucket y (later in time) into x. */
+static void bucket_join(struct gw_bucket *x, const struct gw_bucket *y)
+{
+	rest_add(x, y->first);
+	if (y->count) {
+		if (!x->count) {
+			x->min = y->min;
+			x->max = y->max;
+			x->sum = y->sum;
+		} else {
+			x->min = pmin(x->min, y->min);
+			x->max = pmax(x->max, y->max);
+			x->sum += y->sum;
+		}
+		x->count += y->count;
+	}
+	x->last_t = y->last_t;
+	x->last = y->last;
+}
+
+size_t gw_rollup_build(const int64_t *t, const double *v, size_t n, int64_t res, struct gw_bucket *out)
+{
+	size_t k = 0;
+	int64_t cur = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t idx = gw_rollup_index(t[i], res);
+		if (k == 0 || idx != cur) {
+			bucket_start(&out[k++], t[i], v[i]);
+			cur = idx;
+		} else {
+			rest_add(&out[k - 1], v[i]);
+			out[k - 1].last_t = t[i];
+			out[k - 1].last = v[i];
+		}
+	}
+	return k;
+}
+
+size_t gw_rollup_merge(struct gw_bucket *b, size_t n, int64_t res)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && gw_rollup_index(b[k - 1].first_t, res) == gw_rollup_index(b[i].first_t, res))
+			bucket_join(&b[k - 1], &b[i]);
+		else
+			b[k++] = b[i];
+	}
+	return k;
+}
+
+size_t gw_rollup_emit(const struct gw_bucket *b, enum gw_rollup_agg agg, int64_t *t, double *v)
+{
+	size_t k = 0;
+	if (agg == GW_AGG_LAST) {
+		t[k] = b->first_t;
+		v[k++] = b->first;
+		if (b->last_t != b->first_t) {
+			t[k] = b->last_t;
+			v[k++] = b->last;
+		}
+		return k;
+	}
+	if (!gw_is_stale_nan(b->first)) {
+		t[k] = b->first_t;
+		v[k++] = agg == GW_AGG_COUNT ? 1 : b->first;
+	}
+	if (b->count) {
+		t[k] = b->last_t;
+		v[k++] = agg == GW_AGG_MIN ? b->min : agg == GW_AGG_MAX ? b->max : agg == GW_AGG_SUM ? b->sum
+												: (double)b->count;
+	}
+	return k;
+}
+
+/*
+ * Layout: varint n, then six codec chunks, each a varint length and the
+ * chunk: (first_t, first), (last_t, last), then (last_t, x) for x = min,
+ * max, sum, count. The codec's runs make the repeated time stamps nearly
+ * free; its CRCs cover every byte but the lengths, which are bounds-checked.
+ */
+#define STREAMS 6
+
+static double stream_value(const struct gw_bucket *b, int s)
+{
+	switch (s) {
+	case 0: return b->first;
+	case 1: return b->last;
+	case 2: return b->min;
+	case 3: return b->max;
+	case 4: return b->sum;
+	default: return (double)b->count;
+	}
+}
+
+int gw_rollup_encode(const struct gw_bucket *b, size_t n, struct gw_buf *out)
+{
+	if (n == 0 || n > GW_CHUNK_MAX_SAMPLES)
+		return GW_EINVAL;
+	int64_t *t = malloc(n * sizeof(*t));
+	double *v = t ? malloc(n * sizeof(*v)) : NULL;
+	struct gw_buf c;
+	gw_buf_init(&c, out->limit);
+	int rc = v ? gw_varint_put(out, n) : GW_ENOMEM;
+	for (int s = 0; s < STREAMS && !rc; s++) {
+		for (size_t i = 0; i < n; i++) {
+			t[i] = s == 0 ? b[i].first_t : b[i].last_t;
+			v[i] = stream_value(&b[i], s);
+		}
+		gw_buf_reset(&c);
+		rc = gw_chunk_encode(t, v, n, &c);
+		rc = rc ? rc : gw_varint_put(out, c.len);
+		rc = rc ? rc : gw_buf_append(out, c.data, c.len);
+	}
+	gw_buf_release(&c);
+	free(t);
+	free(v);
+	return rc;
+}
+
+int gw_rollup_decode(const uint8_t *data, size_t len, struct gw_bucket *b, size_t cap, size_t *n)
+{
+	size_t off = 0;
+	uint64_t count;
+	*n = 0;
+	if (gw_varint_get(data, len, &off, &count) || count == 0 || count > GW_CHUNK_MAX_SAMPLES)
+		return GW_EPARSE;
+	if (count > cap)
+		return GW_EOVERFLOW;
+	int64_t *t = malloc(count * sizeof(*t));
+	double *v = t ? malloc(count * sizeof(*v)) : NULL;
+	int rc = v ? 0 : GW_ENOMEM;
+	for (int s = 0; s < STREAMS && !rc; s++) {
+		uint64_t clen;
+		size_t got = 0;
+		if (gw_varint_get(data, len, &off, &clen) || clen > len - off) {
+			rc = GW_EPARSE;
+			break;
+		}
+		rc = gw_chunk_decode(data + off, (size_t)clen, t, v, count, &got);
+		if (!rc && got != count)
+			rc = GW_EPARSE;
+		off += (size_t)clen;
+		for (size_t i = 0; i < got && !rc; i++) {
+			struct gw_bucket *x = &b[i];
+			if (s == 0) {
+				x->first_t = t[i];
+				x->first = v[i];
+				continue;
+			}
+			if (s == 1) {
+				if (t[i] < x->first_t)
+					rc = GW_EPARSE;
+				x->last_t = t[i];
+				x->last = v[i];
+				continue;
+			}
+			if (t[i] != x->last_t)
+				rc = GW_EPARSE;
+			else if (s == 2)
+				x->min = v[i];
+			else if (s == 3)
+				x->max = v[i];
+			else if (s == 4)
+				x->sum = v[i];
+			else if (!(v[i] >= 0 && v[i] <= 1e15))
+				rc = GW_EPARSE;
+			else
+				x->count = (uint64_t)v[i];
+		}
+	}
+	if (!rc && off != len)
+		rc = GW_EPARSE;
+	free(t);
+	free(v);
+	if (!rc)
+		*n = count;
+	return rc;
+}

@@ -94,6 +94,8 @@ int ts_sql_open(struct gw_tsdb *db, bool writer, sqlite3 **out, struct gw_err *e
 		ret = ret ? ret
 			  : exec(c, db->o.sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
 				 "synchronous", err);
+		/* The writer appends and seldom reads a page twice: a small cache keeps the agent small. */
+		ret = ret ? ret : exec(c, "PRAGMA cache_size = -512", "cache_size", err);
 		ret = ret ? ret : exec(c, SCHEMA, "schema", err);
 	} else {
 		ret = exec(c, "PRAGMA query_only = 1", "query_only", err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define BLOCK_MIN (64 * 1024)
+#define BLOCK_MAX (4 * 1024 * 1024)
 
 struct gw_arena_block {
 	struct gw_arena_block *next;
@@ -46,7 +47,10 @@ void *gw_arena_alloc(struct gw_arena *a, size_t n)
 	}
 	struct gw_arena_block *b = a->head;
 	if (!b || b->size - b->off < n) {
-		size_t size = n > BLOCK_MIN ? n : BLOCK_MIN;
+		/* Blocks grow with the arena (up to 4 MiB): fewer mallocs for big queries. */
+		size_t size = a->used < BLOCK_MIN ? BLOCK_MIN : a->used > BLOCK_MAX ? BLOCK_MAX : a->used;
+		if (size < n)
+			size = n;
 		b = malloc(sizeof(*b) + size);
 		if (!b) {
 			a->err = GW_ENOMEM;

@@ -336,6 +336,14 @@ static int eval_matrix_sel(struct ev *e, const struct gw_pq_node *n, int64_t ts,
 		if (end < start)
 			continue;
 		size_t cnt = (size_t)(end - start + 1);
+		long stale = start;
+		while (stale <= end && !gw_is_stale_nan(s->v[stale]))
+			stale++;
+		if (stale > end) {
+			/* No staleness marker in the window (the usual case): borrow the samples. */
+			res[nres++] = (struct gw_series){s->labels, s->t + start, s->v + start, cnt};
+			continue;
+		}
 		int64_t *t = gw_arena_alloc(e->a, cnt * sizeof(*t));
 		double *v = gw_arena_alloc(e->a, cnt * sizeof(*v));
 		if (!t || !v)
@@ -372,15 +380,23 @@ struct mbuild {
 		size_t n, cap;
 	} * s;
 	size_t n, cap;
+	size_t hint; /* where the next sample probably goes: steps list series in the same order */
 };
 
 static int mb_add(struct ev *e, struct mbuild *m, const struct gw_labels *l, int64_t t, double v)
 {
-	size_t len;
-	const char *k = gw_labels_key_all(e->a, l, &len);
-	long idx = gw_strmap_get_or_put(&m->index, k, len, (long)m->n);
-	if (idx < 0)
-		return arena_fail(e);
+	long idx;
+	const struct gw_labels *h = m->hint < m->n ? &m->s[m->hint].labels : NULL;
+	if (h && ((h->p == l->p && h->n == l->n) || gw_labels_equal(h, l))) {
+		idx = (long)m->hint;
+	} else {
+		size_t len;
+		const char *k = gw_labels_key_all(e->a, l, &len);
+		idx = gw_strmap_get_or_put(&m->index, k, len, (long)m->n);
+		if (idx < 0)
+			return arena_fail(e);
+	}
+	m->hint = (size_t)idx + 1;
 	if ((size_t)idx == m->n) {
 		if (m->n == m->cap) {
 			size_t cap = m->cap ? m->cap * 2 : 8;

@@ -297,7 +297,8 @@ int ev_call_range(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct p
 	}
 	out->type = GW_PQ_T_VECTOR;
 	out->vec = vb_done(&b);
-	return ev_check_unique(e, &out->vec);
+	/* Distinct inputs keep distinct labels when the name stays: nothing to check. */
+	return ev_keeps_name(f->id) ? 0 : ev_check_unique(e, &out->vec);
 }
 
 /* absent(): labels from the selector's equality matchers (unless repeated). */

@@ -65,7 +65,8 @@ static int add_piece(struct job *j, struct gw_buf *b, const int64_t *t, const do
 		if (!bk)
 			return GW_ENOMEM;
 		size_t nb = gw_rollup_build(t, v, n, GW_ROLLUP_MINUTE_MS, bk);
-		rc = gw_rollup_encode(bk, nb, b);
+		/* Worth its bytes only when a bucket stands for several samples; else the tier reads the chunk. */
+		rc = nb * 4 <= n ? gw_rollup_encode(bk, nb, b) : 0;
 		free(bk);
 		if (rc)
 			return rc;

@@ -105,7 +105,7 @@ static int plan(struct gw_tsdb *db, struct ts_series *s, struct job *j, struct g
 	double *v = t ? malloc(total * sizeof(*v)) : NULL;
 	size_t got = 0;
 	int rc = v ? ts_enc_decode(s, t, v, total, &got) : GW_ENOMEM;
-	if (!rc) {
+	if (!rc && s->n) {
 		memcpy(t + got, s->t, s->n * sizeof(*t));
 		memcpy(v + got, s->v, s->n * sizeof(*v));
 	}
@@ -246,8 +246,10 @@ static void trim(struct gw_tsdb *db, struct job *jobs, size_t nj, const struct g
 			ts_enc_put(s, b->data + p->off, p->len, p->count, p->mint, p->maxt);
 			ts_enc_compact(s);
 		}
-		memmove(s->t, s->t + j->nsnap, (s->n - j->nsnap) * sizeof(*s->t));
-		memmove(s->v, s->v + j->nsnap, (s->n - j->nsnap) * sizeof(*s->v));
+		if (j->nsnap && s->n > j->nsnap) {
+			memmove(s->t, s->t + j->nsnap, (s->n - j->nsnap) * sizeof(*s->t));
+			memmove(s->v, s->v + j->nsnap, (s->n - j->nsnap) * sizeof(*s->v));
+		}
 		s->n -= j->nsnap;
 		moved += j->nsnap;
 		pthread_mutex_unlock(&s->mu);

@@ -92,8 +92,10 @@ int ts_enc_absorb_tail(struct ts_series *s)
 			i += k;
 	}
 	gw_buf_release(&b);
-	memmove(s->t, s->t + i, (s->n - i) * sizeof(*s->t));
-	memmove(s->v, s->v + i, (s->n - i) * sizeof(*s->v));
+	if (i && i < s->n) {
+		memmove(s->t, s->t + i, (s->n - i) * sizeof(*s->t));
+		memmove(s->v, s->v + i, (s->n - i) * sizeof(*s->v));
+	}
 	s->n -= i;
 	return rc;
 }

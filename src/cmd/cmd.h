@@ -46,5 +46,6 @@ int gw_cmd_query(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_export(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_top(int argc, char **argv, const struct gw_cli *cli);
+int gw_cmd_sim(int argc, char **argv, const struct gw_cli *cli);
 
 #endif

@@ -59,6 +59,34 @@ static void logf_(const char *level, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/*
+ * A failing NVML call, from the sampler (rate limited there: the first
+ * failure of a function at once, then at most one summary per minute).
+ * Never fatal: the sampler carries on and counts it in
+ * gpuwatch_nvml_errors_total.
+ */
+static void log_nvml(void *arg, const struct gw_nvml_log_line *l)
+{
+	const struct gw_nvml *nv = arg;
+	char gpu[16];
+	if (l->gpu >= 0)
+		snprintf(gpu, sizeof(gpu), "%d", l->gpu);
+	else
+		snprintf(gpu, sizeof(gpu), "none");
+	if (l->summary)
+		logf_("warn",
+		      "msg=\"NVML call keeps failing\" function=%s errors=%llu seconds=%lld total=%llu gpu=%s "
+		      "err=\"%s\" code=%d",
+		      l->function, (unsigned long long)l->errors, (long long)(l->span_ms / 1000),
+		      (unsigned long long)l->total, gpu, gw_nvml_strerror(nv, l->ret), l->ret);
+	else
+		logf_("warn",
+		      "msg=\"NVML call failed\" function=%s errors=%llu total=%llu gpu=%s err=\"%s\" code=%d "
+		      "hint=\"further failures of this function are summarised once a minute\"",
+		      l->function, (unsigned long long)l->errors, (unsigned long long)l->total, gpu,
+		      gw_nvml_strerror(nv, l->ret), l->ret);
+}
+
 static void h_metrics(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
 {
 	struct agent *a = ctx;
@@ -452,6 +480,8 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 			  .web = web};
 	attribution_source(&a.attr_src, nv, o.proc_root);
 	o.so.attr = &a.attr_src;
+	o.so.nvml_log = log_nvml;
+	o.so.nvml_log_arg = nv;
 	pthread_rwlock_init(&a.lock, NULL);
 	gw_expo_cache_init(&a.expo, (size_t)64 << 20);
 	struct gw_err err;

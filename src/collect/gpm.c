@@ -25,24 +25,32 @@ static const struct {
 
 #define MIN_GAP_MS 100 /* NVML wants samples at least this far apart */
 
-int gw_gpm_open(struct gw_nvml *nv, struct gw_gpu *gpu)
+int gw_gpm_open(struct gw_nvml *nv, struct gw_gpu *gpu, struct gw_nvml_tally *tally)
 {
 	gpu->gpm = NULL;
 	if (!nv->nvmlGpmQueryDeviceSupport || !nv->nvmlGpmSampleAlloc || !nv->nvmlGpmSampleGet ||
 	    !nv->nvmlGpmMetricsGet || !nv->nvmlGpmSampleFree || gpu->lost)
 		return 0;
 	nvmlGpmSupport_t sup = {.version = NVML_GPM_SUPPORT_VERSION};
-	if (nv->nvmlGpmQueryDeviceSupport(gpu->dev, &sup) != NVML_SUCCESS || !sup.isSupportedDevice)
+	if (GW_NVML_CALL(tally, gpu, nv, nvmlGpmQueryDeviceSupport, gpu->dev, &sup) != NVML_SUCCESS ||
+	    !sup.isSupportedDevice)
 		return 0;
 	struct gw_gpm *g = calloc(1, sizeof(*g));
 	if (!g)
 		return GW_ENOMEM;
-	if (nv->nvmlGpmSampleAlloc(&g->s[0]) != NVML_SUCCESS) {
+	g->mg = calloc(1, sizeof(*g->mg));
+	if (!g->mg) {
+		free(g);
+		return GW_ENOMEM;
+	}
+	if (GW_NVML_CALL(tally, gpu, nv, nvmlGpmSampleAlloc, &g->s[0]) != NVML_SUCCESS) {
+		free(g->mg);
 		free(g);
 		return 0;
 	}
-	if (nv->nvmlGpmSampleAlloc(&g->s[1]) != NVML_SUCCESS) {
+	if (GW_NVML_CALL(tally, gpu, nv, nvmlGpmSampleAlloc, &g->s[1]) != NVML_SUCCESS) {
 		nv->nvmlGpmSampleFree(g->s[0]);
+		free(g->mg);
 		free(g);
 		return 0;
 	}
@@ -57,17 +65,18 @@ void gw_gpm_close(struct gw_nvml *nv, struct gw_gpu *gpu)
 		return;
 	nv->nvmlGpmSampleFree(g->s[0]);
 	nv->nvmlGpmSampleFree(g->s[1]);
+	free(g->mg);
 	free(g);
 	gpu->gpm = NULL;
 }
 
-void gw_gpm_tick(struct gw_nvml *nv, struct gw_gpu *gpu, int64_t mono_ms)
+void gw_gpm_tick(struct gw_nvml *nv, struct gw_gpu *gpu, int64_t mono_ms, struct gw_nvml_tally *tally)
 {
 	struct gw_gpm *g = gpu->gpm;
 	if (!g || gpu->lost || (g->last_ms && mono_ms - g->last_ms < MIN_GAP_MS))
 		return;
 	int next = g->last_ms ? !g->cur : g->cur;
-	nvmlReturn_t r = nv->nvmlGpmSampleGet(gpu->dev, g->s[next]);
+	nvmlReturn_t r = GW_NVML_CALL(tally, gpu, nv, nvmlGpmSampleGet, gpu->dev, g->s[next]);
 	if (r == NVML_ERROR_GPU_IS_LOST)
 		gpu->lost = true;
 	if (r != NVML_SUCCESS) {
@@ -80,19 +89,18 @@ void gw_gpm_tick(struct gw_nvml *nv, struct gw_gpu *gpu, int64_t mono_ms)
 	if (first)
 		return; /* one sample: nothing to compare with yet */
 	g->have_prev = true;
-	nvmlGpmMetricsGet_t *mg = calloc(1, sizeof(*mg)); /* ~13 KiB: not for a thread's stack */
-	if (!mg)
-		return;
+	nvmlGpmMetricsGet_t *mg = g->mg; /* only the entries asked for are cleared: the rest is never read */
 	mg->version = NVML_GPM_METRICS_GET_VERSION;
 	mg->numMetrics = GW_GPM__COUNT;
 	mg->sample1 = g->s[!g->cur];
 	mg->sample2 = g->s[g->cur];
-	for (int i = 0; i < GW_GPM__COUNT; i++)
+	for (int i = 0; i < GW_GPM__COUNT; i++) {
+		memset(&mg->metrics[i], 0, sizeof(mg->metrics[i]));
 		mg->metrics[i].metricId = metrics[i].id;
-	r = nv->nvmlGpmMetricsGet(mg);
+	}
+	r = GW_NVML_CALL(tally, gpu, nv, nvmlGpmMetricsGet, mg);
 	for (int i = 0; i < GW_GPM__COUNT; i++) {
 		g->valid[i] = r == NVML_SUCCESS && mg->metrics[i].nvmlReturn == NVML_SUCCESS;
 		g->v[i] = g->valid[i] ? mg->metrics[i].value * metrics[i].scale : 0;
 	}
-	free(mg);
 }

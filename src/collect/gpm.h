@@ -18,7 +18,7 @@
 #ifndef GW_COLLECT_GPM_H
 #define GW_COLLECT_GPM_H
 
-#include "nvml/binding.h"
+#include "nvml/tally.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,13 +46,15 @@ struct gw_gpm {
 	int64_t last_ms;     /* monotonic ms of the newest sample */
 	double v[GW_GPM__COUNT];
 	bool valid[GW_GPM__COUNT];
+	nvmlGpmMetricsGet_t *mg; /* ~13 KiB request, kept: not for a thread's stack, not per tick */
 };
 
-/* Set gpu->gpm when the GPU supports GPM (returns 0 either way). */
-int gw_gpm_open(struct gw_nvml *nv, struct gw_gpu *gpu);
+/* Set gpu->gpm when the GPU supports GPM (returns 0 either way). Failed
+ * NVML calls are counted in tally (NULL: not counted), here and in tick. */
+int gw_gpm_open(struct gw_nvml *nv, struct gw_gpu *gpu, struct gw_nvml_tally *tally);
 void gw_gpm_close(struct gw_nvml *nv, struct gw_gpu *gpu);
 
 /* Sample (if >= 100 ms since the last) and refresh the metrics. */
-void gw_gpm_tick(struct gw_nvml *nv, struct gw_gpu *gpu, int64_t mono_ms);
+void gw_gpm_tick(struct gw_nvml *nv, struct gw_gpu *gpu, int64_t mono_ms, struct gw_nvml_tally *tally);
 
 #endif

@@ -1,5 +1,7 @@
 #include "collect/procs.h"
 
+#include "nvml/tally.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +25,14 @@ static int ret_to_err(nvmlReturn_t r)
  * or INSUFFICIENT_SIZE with the count needed; we then grow and call again.
  * Records are normalised to nvmlProcessInfo_t so v1 callers look the same.
  */
-static int fetch(nvmlDevice_t dev, list_v3_fn v3, list_v1_fn v1, nvmlProcessInfo_t **out, unsigned int *n)
+/* Where failed calls are counted: a tally (or NULL) and the GPU (or NULL). */
+struct tally_at {
+	struct gw_nvml_tally *tally;
+	const struct gw_gpu *gpu;
+};
+
+static int fetch(const struct tally_at *at, nvmlDevice_t dev, list_v3_fn v3, list_v1_fn v1, enum gw_nvml_fn fn,
+		 nvmlProcessInfo_t **out, unsigned int *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -33,6 +42,7 @@ static int fetch(nvmlDevice_t dev, list_v3_fn v3, list_v1_fn v1, nvmlProcessInfo
 	for (int t = 0; t < FETCH_TRIES; t++) {
 		unsigned int count = cap;
 		nvmlReturn_t r = v3 ? v3(dev, &count, buf) : v1(dev, &count, buf);
+		gw_nvml_tally_note(at->tally, at->gpu, fn, r);
 		if (r == NVML_SUCCESS) {
 			nvmlProcessInfo_t *res = calloc(count ? count : 1, sizeof(*res));
 			if (!res) {
@@ -110,35 +120,41 @@ static int merge(struct gw_procs *p, const nvmlProcessInfo_t *rec, unsigned int 
 	return 0;
 }
 
-static void name_all(struct gw_nvml *nv, struct gw_procs *p)
+static void name_all(const struct tally_at *at, struct gw_nvml *nv, struct gw_procs *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		p->v[i].name[0] = '\0';
 		if (nv->nvmlSystemGetProcessName &&
-		    nv->nvmlSystemGetProcessName(p->v[i].pid, p->v[i].name, sizeof(p->v[i].name)) != NVML_SUCCESS)
+		    GW_NVML_CALL(at->tally, at->gpu, nv, nvmlSystemGetProcessName, p->v[i].pid, p->v[i].name,
+				 sizeof(p->v[i].name)) != NVML_SUCCESS)
 			p->v[i].name[0] = '\0';
 		p->v[i].name[sizeof(p->v[i].name) - 1] = '\0';
 	}
 }
 
-int gw_procs_list(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *out)
+static int list(const struct tally_at *at, struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *out)
 {
 	out->v = NULL;
 	out->n = 0;
 	const struct {
 		list_v3_fn v3;
 		list_v1_fn v1;
+		enum gw_nvml_fn fn3, fn1;
 		bool compute;
 	} kinds[] = {
-		{nv->nvmlDeviceGetComputeRunningProcesses_v3, nv->nvmlDeviceGetComputeRunningProcesses, true},
-		{nv->nvmlDeviceGetGraphicsRunningProcesses_v3, nv->nvmlDeviceGetGraphicsRunningProcesses, false},
+		{nv->nvmlDeviceGetComputeRunningProcesses_v3, nv->nvmlDeviceGetComputeRunningProcesses,
+		 GW_NVML_FN_nvmlDeviceGetComputeRunningProcesses_v3, GW_NVML_FN_nvmlDeviceGetComputeRunningProcesses, true},
+		{nv->nvmlDeviceGetGraphicsRunningProcesses_v3, nv->nvmlDeviceGetGraphicsRunningProcesses,
+		 GW_NVML_FN_nvmlDeviceGetGraphicsRunningProcesses_v3, GW_NVML_FN_nvmlDeviceGetGraphicsRunningProcesses,
+		 false},
 	};
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		if (!kinds[k].v3 && !kinds[k].v1)
 			continue;
 		nvmlProcessInfo_t *rec;
 		unsigned int n;
-		int rc = fetch(dev, kinds[k].v3, kinds[k].v3 ? NULL : kinds[k].v1, &rec, &n);
+		int rc = fetch(at, dev, kinds[k].v3, kinds[k].v3 ? NULL : kinds[k].v1,
+			       kinds[k].v3 ? kinds[k].fn3 : kinds[k].fn1, &rec, &n);
 		if (rc == 0)
 			rc = merge(out, rec, n, kinds[k].compute);
 		free(rec);
@@ -147,8 +163,21 @@ int gw_procs_list(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *out)
 			return rc;
 		}
 	}
-	name_all(nv, out);
+	name_all(at, nv, out);
 	return 0;
+}
+
+int gw_procs_list(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *out)
+{
+	const struct tally_at none = {NULL, NULL};
+	return list(&none, nv, dev, out);
+}
+
+int gw_procs_list_counted(struct gw_nvml *nv, const struct gw_gpu *gpu, struct gw_procs *out,
+			  struct gw_nvml_tally *tally)
+{
+	const struct tally_at at = {tally, gpu};
+	return list(&at, nv, gpu->dev, out);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -179,7 +208,8 @@ const char *gw_proc_basename(const char *name)
 	return s ? s + 1 : name;
 }
 
-int gw_procs_util(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *p, unsigned long long *last_seen_us)
+int gw_procs_util(struct gw_nvml *nv, const struct gw_gpu *gpu, struct gw_procs *p, unsigned long long *last_seen_us,
+		  struct gw_nvml_tally *tally)
 {
 	if (!nv->nvmlDeviceGetProcessUtilization || p->n == 0)
 		return 0;
@@ -194,7 +224,7 @@ int gw_procs_util(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *p, unsi
 		clock_gettime(CLOCK_REALTIME, &ts);
 		*last_seen_us = (unsigned long long)ts.tv_sec * 1000000ULL - 5000000ULL;
 	}
-	nvmlReturn_t r = nv->nvmlDeviceGetProcessUtilization(dev, buf, &n, *last_seen_us);
+	nvmlReturn_t r = GW_NVML_CALL(tally, gpu, nv, nvmlDeviceGetProcessUtilization, gpu->dev, buf, &n, *last_seen_us);
 	if (r == NVML_SUCCESS) {
 		unsigned long long newest = *last_seen_us;
 		for (size_t i = 0; i < p->n; i++) {

@@ -48,6 +48,12 @@ struct gw_procs {
  */
 int gw_procs_list(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *out);
 
+struct gw_nvml_tally;
+
+/* gw_procs_list() of one GPU, its failed NVML calls counted in tally (nvml/tally.h; may be NULL). */
+int gw_procs_list_counted(struct gw_nvml *nv, const struct gw_gpu *gpu, struct gw_procs *out,
+			  struct gw_nvml_tally *tally);
+
 /*
  * Per-process SM and memory utilisation from the driver's sample buffer:
  * the newest sample of each process after *last_seen_us (us since the
@@ -55,7 +61,8 @@ int gw_procs_list(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *out);
  * Processes without a new sample keep -1. Returns 0 (also when unsupported
  * or nothing is new) or GW_ENOMEM.
  */
-int gw_procs_util(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_procs *p, unsigned long long *last_seen_us);
+int gw_procs_util(struct gw_nvml *nv, const struct gw_gpu *gpu, struct gw_procs *p, unsigned long long *last_seen_us,
+		  struct gw_nvml_tally *tally);
 
 /* Stable sort by pid (the table's and pmon's order). */
 void gw_procs_sort_pid(struct gw_procs *p);

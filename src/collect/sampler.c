@@ -1,5 +1,6 @@
 #include "collect/sampler.h"
 
+#include "collect/dsamples.h"
 #include "collect/gpm.h"
 #include "fields/fields_table.h"
 
@@ -25,6 +26,8 @@ struct gw_sampler {
 	/* event thread state, copied into each frame */
 	struct gw_frame_gpu ev[64];
 	nvmlEventSet_t set;
+	uint64_t ev_failed;	  /* nvmlEventSetWait failures; the tick moves them into the tally */
+	nvmlReturn_t ev_last_ret; /* the latest one's code */
 
 	pthread_t thread, ev_thread;
 	bool running, ev_running;
@@ -35,6 +38,10 @@ struct gw_sampler {
 	int64_t last_slow_ms, last_proc_ms;
 	unsigned long long proc_util_seen_us[64]; /* per GPU: newest per-process sample read */
 	uint64_t seq, ticks, missed, read_errors;
+	/* Written by the sampling thread only (and before it starts). */
+	struct gw_nvml_tally tally; /* failed NVML calls */
+	uint64_t ev_counted;	    /* ev_failed already in the tally */
+	struct gw_nvml_log log;	    /* which failures were reported */
 };
 
 int64_t gw_now_ms(void)
@@ -109,6 +116,11 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->stop_lock, NULL);
 	pthread_cond_init(&s->stop_cond, NULL);
+	gw_nvml_log_init(&s->log, s->o.nvml_log_interval_ms);
+	if (gw_nvml_tally_init(&s->tally, ngpus) != 0) {
+		gw_sampler_free(s);
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	}
 	for (int i = 0; i < POOL; i++) {
 		s->pool[i] = frame_new(s);
 		bool ok = s->pool[i] != NULL;
@@ -121,7 +133,12 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 	}
 	for (unsigned int g = 0; g < ngpus; g++) {
 		s->ev[g].gpu = &gpus[g];
-		gw_gpm_open(nv, &gpus[g]); /* Hopper and newer: SM/tensor/DRAM activity */
+		/* Hopper and newer: SM/tensor/DRAM activity; any GPU: the driver's sample buffers */
+		if (gw_gpm_open(nv, &gpus[g], &s->tally) != 0 ||
+		    gw_dsamples_open(nv, &gpus[g], s->o.interval_ms, &s->tally) != 0) {
+			gw_sampler_free(s);
+			return gw_err_set(err, GW_ENOMEM, "out of memory");
+		}
 	}
 	*out = s;
 	return 0;
@@ -174,17 +191,29 @@ static void read_gpu(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct
 	}
 	if (procs && !ctx->gpu->lost) {
 		struct gw_procs p = {0};
-		if (gw_procs_list(s->nv, ctx->gpu->dev, &p) == 0) {
+		if (gw_procs_list_counted(s->nv, ctx->gpu, &p, &s->tally) == 0) {
 			/* On the process cadence only: a few small /proc reads per process. */
 			for (size_t i = 0; s->o.attr && i < p.n; i++)
 				gw_cgroup_attribute(s->o.attr, p.v[i].pid, &p.v[i].attr);
-			gw_procs_util(s->nv, ctx->gpu->dev, &p, &s->proc_util_seen_us[ctx->gpu->index % 64]);
+			gw_procs_util(s->nv, ctx->gpu, &p, &s->proc_util_seen_us[ctx->gpu->index % 64], &s->tally);
 			gw_procs_release(&fg->procs);
 			fg->procs = p;
 		}
 	} else if (prev) {
 		copy_procs(&fg->procs, &prev->procs);
 	}
+}
+
+/* The tally's counts into the frame; counts only grow, so equal totals mean nothing to copy. */
+static void copy_nvml_errors(const struct gw_sampler *s, struct gw_frame *f)
+{
+	const struct gw_nvml_tally *t = &s->tally;
+	if (f->nvml_errors_total == t->total)
+		return;
+	for (unsigned int g = 0; g < s->ngpus; g++)
+		memcpy(f->gpus[g].nvml_errors, t->rows[g], sizeof(f->gpus[g].nvml_errors));
+	memcpy(f->nvml_errors, t->rows[s->ngpus], sizeof(f->nvml_errors));
+	f->nvml_errors_total = t->total;
 }
 
 int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
@@ -201,7 +230,7 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 	double t0 = mono_s();
 	bool slow = !prev || t_ms - s->last_slow_ms >= (int64_t)s->o.slow_interval_ms;
 	bool procs = !prev || t_ms - s->last_proc_ms >= (int64_t)s->o.proc_interval_ms;
-	struct gw_read_ctx ctx = {.nv = s->nv, .gpu_count = s->ngpus};
+	struct gw_read_ctx ctx = {.nv = s->nv, .gpu_count = s->ngpus, .tally = &s->tally};
 	ctx.now.tv_sec = t_ms / 1000;
 	ctx.now.tv_nsec = (long)(t_ms % 1000) * 1000000L;
 	for (unsigned int g = 0; g < s->ngpus; g++) {
@@ -212,7 +241,10 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 			for (size_t i = 0; i < s->nfields; i++)
 				fg->v[i].state = GW_V_GPU_LOST;
 		} else {
-			gw_gpm_tick(s->nv, ctx.gpu, (int64_t)(mono_s() * 1000.0));
+			/* The tick's own time, not the real clock: GPM's minimum gap then also
+			 * holds on a simulator's virtual clock (`sim record` ticks faster than real time). */
+			gw_gpm_tick(s->nv, ctx.gpu, t_ms, &s->tally);
+			gw_dsamples_tick(s->nv, ctx.gpu, &s->tally);
 			read_gpu(s, fg, prev ? &prev->gpus[g] : NULL, &ctx, slow, procs);
 		}
 		fg->lost = ctx.gpu->lost;
@@ -237,6 +269,18 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 		fg->sbe_events = s->ev[g].sbe_events;
 		fg->dbe_events = s->ev[g].dbe_events;
 	}
+	uint64_t ev_failed = s->ev_failed;
+	nvmlReturn_t ev_ret = s->ev_last_ret;
+	pthread_mutex_unlock(&s->lock);
+	if (ev_failed > s->ev_counted) {
+		gw_nvml_tally_add(&s->tally, NULL, GW_NVML_FN_nvmlEventSetWait_v2, ev_ret, ev_failed - s->ev_counted);
+		s->ev_counted = ev_failed;
+	}
+	copy_nvml_errors(s, f);
+	if (s->o.nvml_log)
+		gw_nvml_log_check(&s->log, &s->tally, t_ms, s->o.nvml_log, s->o.nvml_log_arg);
+
+	pthread_mutex_lock(&s->lock);
 	if (prev)
 		((struct gw_frame *)prev)->refs--;
 	f->refs--; /* published: only readers hold it now */
@@ -284,7 +328,8 @@ static void *sample_loop(void *arg)
 	int64_t iv = s->o.interval_ms;
 	int64_t next = (gw_now_ms() / iv + 1) * iv;
 	while (!wait_until(s, next)) {
-		gw_sampler_tick(s, next);
+		if (gw_sampler_tick(s, next) == GW_EOVERFLOW)
+			s->missed++; /* readers held every frame: this tick is lost too */
 		int64_t now = gw_now_ms();
 		next += iv;
 		if (now >= next) { /* a tick ran long (slow NVML): skip, stay aligned */
@@ -325,8 +370,14 @@ static void *event_loop(void *arg)
 		memset(&d, 0, sizeof(d));
 		nvmlReturn_t r = s->nv->nvmlEventSetWait_v2(s->set, &d, 200);
 		if (r == NVML_ERROR_TIMEOUT)
-			continue;
+			continue; /* no event within the wait: the normal answer, not a failure */
 		if (r != NVML_SUCCESS) {
+			if (gw_nvml_failed(r)) {
+				pthread_mutex_lock(&s->lock);
+				s->ev_failed++;
+				s->ev_last_ret = r;
+				pthread_mutex_unlock(&s->lock);
+			}
 			struct timespec pause = {0, 200 * 1000000L};
 			nanosleep(&pause, NULL);
 			continue;
@@ -404,8 +455,11 @@ void gw_sampler_free(struct gw_sampler *s)
 	}
 	for (int i = 0; i < POOL; i++)
 		frame_free(s->pool[i]);
-	for (unsigned int g = 0; g < s->ngpus; g++)
+	for (unsigned int g = 0; g < s->ngpus; g++) {
 		gw_gpm_close(s->nv, &s->gpus[g]);
+		gw_dsamples_close(&s->gpus[g]);
+	}
+	gw_nvml_tally_release(&s->tally);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->stop_lock);
 	pthread_cond_destroy(&s->stop_cond);

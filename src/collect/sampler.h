@@ -8,8 +8,16 @@
  * counters, retired pages, PCIe throughput) and process lists on their own
  * slower cadence, their last values carried into the frames between. XID
  * and ECC events arrive on a second thread blocked in nvmlEventSetWait, so
- * none is missed between ticks. Ticks are aligned to multiples of the
- * interval in wall-clock time; a frame's time is its scheduled tick.
+ * none is missed between ticks. The driver's sample buffers (utilisation,
+ * power) are drained every tick (collect/dsamples.h), so a spike between
+ * two ticks shows in that tick's samples.* fields. Ticks are aligned to
+ * multiples of the interval in wall-clock time; a frame's time is its
+ * scheduled tick.
+ *
+ * Every NVML call the sampler makes has its failure counted per function
+ * and GPU (nvml/tally.h; "not supported" is no failure); frames carry the
+ * counts, and failures are reported through opts.nvml_log, rate limited
+ * (collect/nvml_log.h). No failure stops the sampling.
  *
  * Readers (scrapes, the API, the UI) never call NVML: they take a reference
  * to the latest frame with gw_sampler_acquire() and drop it with
@@ -24,6 +32,7 @@
 #ifndef GW_COLLECT_SAMPLER_H
 #define GW_COLLECT_SAMPLER_H
 
+#include "collect/nvml_log.h"
 #include "collect/procs.h"
 #include "fields/fields.h"
 
@@ -45,6 +54,7 @@ struct gw_frame_gpu {
 	unsigned int nxid;
 	unsigned int last_xid; /* 0: none seen */
 	uint64_t sbe_events, dbe_events;
+	uint64_t nvml_errors[GW_NVML_FN__COUNT]; /* failed NVML calls on this GPU, by function */
 };
 
 struct gw_frame {
@@ -57,6 +67,8 @@ struct gw_frame {
 	uint64_t ticks_total;        /* ticks done */
 	uint64_t missed_ticks_total; /* ticks skipped because one ran late */
 	uint64_t read_errors_total;  /* values that came back with an error state */
+	uint64_t nvml_errors_total;  /* failed NVML calls, all functions and GPUs */
+	uint64_t nvml_errors[GW_NVML_FN__COUNT]; /* failed NVML calls on no GPU (system, events), by function */
 	int refs;                    /* private to the sampler */
 };
 
@@ -66,6 +78,11 @@ struct gw_sampler_opts {
 	unsigned int proc_interval_ms; /* process lists; default 5000 */
 	bool no_events;                /* do not start the XID/ECC event thread */
 	const struct gw_cgroup_src *attr; /* attribute processes (borrowed); NULL: do not */
+	/* NVML failures worth a log line, called on the sampling thread; NULL: none.
+	 * At most one line per function per nvml_log_interval_ms (default 60000). */
+	gw_nvml_log_fn nvml_log;
+	void *nvml_log_arg;
+	unsigned int nvml_log_interval_ms;
 };
 
 struct gw_sampler;

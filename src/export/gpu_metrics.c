@@ -297,6 +297,28 @@ static void render_procs(const struct gw_frame *f, struct gw_expfmt *w)
 	render_proc_family(f, w, PF_MEMUTIL);
 }
 
+/* Failed NVML calls by function, per GPU and then on no GPU; only functions that failed. */
+static void render_nvml_errors(const struct gw_frame *f, struct gw_expfmt *w)
+{
+	if (!f->nvml_errors_total)
+		return;
+	gw_expfmt_family(w, "gpuwatch_nvml_errors_total",
+			 "NVML calls that failed, by function (answers meaning not supported are not failures).",
+			 GW_METRIC_COUNTER);
+	for (unsigned int g = 0; g <= f->ngpus; g++) {
+		const uint64_t *n = g < f->ngpus ? f->gpus[g].nvml_errors : f->nvml_errors;
+		for (int fn = 0; fn < GW_NVML_FN__COUNT; fn++) {
+			if (!n[fn])
+				continue;
+			struct glabels gl = {.n = 0};
+			if (g < f->ngpus)
+				native_labels(&f->gpus[g], &gl);
+			gl.l[gl.n++] = (struct gw_label){"function", gw_nvml_fn_name((enum gw_nvml_fn)fn)};
+			gw_expfmt_sample(w, gl.l, gl.n, (double)n[fn]);
+		}
+	}
+}
+
 static void render_self(const struct gw_metrics *m, const struct gw_frame *f, struct gw_expfmt *w)
 {
 	struct gw_label bl[] = {{"version", m->version ? m->version : ""},
@@ -311,11 +333,13 @@ static void render_self(const struct gw_metrics *m, const struct gw_frame *f, st
 	gw_expfmt_family(w, "gpuwatch_samples_total", "Samples taken since the agent started.", GW_METRIC_COUNTER);
 	gw_expfmt_sample(w, NULL, 0, (double)f->ticks_total);
 	gw_expfmt_family(w, "gpuwatch_samples_missed_total",
-			 "Scheduled samples skipped because an earlier one ran past its slot.", GW_METRIC_COUNTER);
+			 "Scheduled samples skipped because an earlier one ran past its slot or readers held every frame.",
+			 GW_METRIC_COUNTER);
 	gw_expfmt_sample(w, NULL, 0, (double)f->missed_ticks_total);
 	gw_expfmt_family(w, "gpuwatch_read_errors_total", "Field reads that NVML answered with an error.",
 			 GW_METRIC_COUNTER);
 	gw_expfmt_sample(w, NULL, 0, (double)f->read_errors_total);
+	render_nvml_errors(f, w);
 	gw_expfmt_family(w, "gpuwatch_last_sample_timestamp_seconds", "Time of the sample these values come from.",
 			 GW_METRIC_GAUGE);
 	gw_expfmt_sample(w, NULL, 0, (double)f->t_ms / 1000.0);

@@ -134,15 +134,22 @@ void gw_value_str(struct gw_value *v, const char *s)
 	v->kind = GW_VK_STR;
 }
 
-/* Scale from the canonical unit to the Prometheus base unit. */
-static const double prom_scale[] = {
-    [GW_CU_NONE] = 1.0,	   [GW_CU_BYTES] = 1.0,	  [GW_CU_MW] = 1e-3,	  [GW_CU_MJ] = 1e-3,
-    [GW_CU_MHZ] = 1e6,	   [GW_CU_CELSIUS] = 1.0, [GW_CU_PERCENT] = 1e-2, [GW_CU_NS] = 1e-9,
-    [GW_CU_KBPS] = 1024.0, [GW_CU_COUNT] = 1.0,  [GW_CU_RATIO] = 1.0,	  [GW_CU_BPS] = 1.0,
+/*
+ * From the canonical unit to the Prometheus base unit: x * mul / div.
+ * Dividing by an exact power of ten (rather than multiplying by 1e-3)
+ * gives the double nearest the decimal, so 612340 mW exports as 612.34,
+ * not 612.3400000000001.
+ */
+static const struct {
+	double mul, div;
+} prom_unit[] = {
+    [GW_CU_NONE] = {1, 1},	[GW_CU_BYTES] = {1, 1},	  [GW_CU_MW] = {1, 1e3},     [GW_CU_MJ] = {1, 1e3},
+    [GW_CU_MHZ] = {1e6, 1},	[GW_CU_CELSIUS] = {1, 1}, [GW_CU_PERCENT] = {1, 1e2}, [GW_CU_NS] = {1, 1e9},
+    [GW_CU_KBPS] = {1024.0, 1}, [GW_CU_COUNT] = {1, 1},	  [GW_CU_RATIO] = {1, 1},    [GW_CU_BPS] = {1, 1},
 };
 
 double gw_field_prom_value(const struct gw_field *f, const struct gw_value *v)
 {
 	double x = v->kind == GW_VK_FLOAT ? v->d : (double)v->i;
-	return x * prom_scale[f->cunit];
+	return x * prom_unit[f->cunit].mul / prom_unit[f->cunit].div;
 }

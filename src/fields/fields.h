@@ -57,12 +57,15 @@ struct gw_value {
 	char s[GW_VALUE_STR_MAX];
 };
 
+struct gw_nvml_tally;
+
 /* Everything a reader may need besides the GPU itself. */
 struct gw_read_ctx {
 	struct gw_nvml *nv;
 	struct gw_gpu *gpu;
 	unsigned int gpu_count;
-	struct timespec now; /* CLOCK_REALTIME of this query */
+	struct timespec now;	     /* CLOCK_REALTIME of this query */
+	struct gw_nvml_tally *tally; /* where failed NVML calls are counted (nvml/tally.h); NULL: nowhere */
 };
 
 struct gw_field; /* defined in fields_table.h */

@@ -4,6 +4,7 @@
  * hostname, then the metrics gpuwatch keeps that --query-gpu does not have
  * (GW_FL_NOSMI: energy, PCIe replays and throughput, BAR1).
  */
+#include "collect/dsamples.h"
 #include "collect/gpm.h"
 #include "fields/fields_rows.h"
 
@@ -192,5 +193,39 @@ const struct gw_field gw_fields_power[] = {
 	GPMB("gpm.nvlink_rx", GW_GPM_NVLINK_RX_BPS, DCGM_FI_PROF_NVLINK_RX_BYTES, 1012,
 	     "gpuwatch_gpm_nvlink_rx_bytes_per_second", "NVLink bytes received per second."),
 #undef GPMB
+
+	/* ---- the driver's own samples since the agent's previous sample (collect/dsamples.c) ---- */
+#define DS(nm, kind, stat, cu, fmt, prom, type, help)                                                          \
+	{F(nm), FMT(fmt), RD(dsample, kind, stat), CU(cu), FLAGS(GW_FL_NOSMI), PROM(prom, type, help), DESC(help)}
+	DS("samples.utilization.gpu.max", GW_DS_GPU_UTIL, GW_DS_MAX, PERCENT, UINT, "gpuwatch_utilization_gpu_max_ratio",
+	   GAUGE, "Highest GPU utilization in the driver's samples since the agent's previous sample."),
+	DS("samples.utilization.gpu.min", GW_DS_GPU_UTIL, GW_DS_MIN, PERCENT, UINT, "gpuwatch_utilization_gpu_min_ratio",
+	   GAUGE, "Lowest GPU utilization in the driver's samples since the agent's previous sample."),
+	DS("samples.utilization.gpu.mean", GW_DS_GPU_UTIL, GW_DS_MEAN, PERCENT, UINT,
+	   "gpuwatch_utilization_gpu_mean_ratio", GAUGE,
+	   "Mean GPU utilization over the driver's samples since the agent's previous sample."),
+	DS("samples.utilization.gpu.count", GW_DS_GPU_UTIL, GW_DS_COUNT, COUNT, UINT,
+	   "gpuwatch_utilization_gpu_driver_samples_total", COUNTER, "Driver samples of GPU utilization read, each once."),
+	DS("samples.utilization.memory.max", GW_DS_MEM_UTIL, GW_DS_MAX, PERCENT, UINT,
+	   "gpuwatch_utilization_memory_max_ratio", GAUGE,
+	   "Highest memory utilization in the driver's samples since the agent's previous sample."),
+	DS("samples.utilization.memory.min", GW_DS_MEM_UTIL, GW_DS_MIN, PERCENT, UINT,
+	   "gpuwatch_utilization_memory_min_ratio", GAUGE,
+	   "Lowest memory utilization in the driver's samples since the agent's previous sample."),
+	DS("samples.utilization.memory.mean", GW_DS_MEM_UTIL, GW_DS_MEAN, PERCENT, UINT,
+	   "gpuwatch_utilization_memory_mean_ratio", GAUGE,
+	   "Mean memory utilization over the driver's samples since the agent's previous sample."),
+	DS("samples.utilization.memory.count", GW_DS_MEM_UTIL, GW_DS_COUNT, COUNT, UINT,
+	   "gpuwatch_utilization_memory_driver_samples_total", COUNTER,
+	   "Driver samples of memory utilization read, each once."),
+	DS("samples.power.max", GW_DS_POWER, GW_DS_MAX, MW, MW_AS_W, "gpuwatch_power_draw_max_watts", GAUGE,
+	   "Highest instantaneous board power in the driver's samples since the agent's previous sample."),
+	DS("samples.power.min", GW_DS_POWER, GW_DS_MIN, MW, MW_AS_W, "gpuwatch_power_draw_min_watts", GAUGE,
+	   "Lowest instantaneous board power in the driver's samples since the agent's previous sample."),
+	DS("samples.power.mean", GW_DS_POWER, GW_DS_MEAN, MW, MW_AS_W, "gpuwatch_power_draw_mean_watts", GAUGE,
+	   "Mean instantaneous board power over the driver's samples since the agent's previous sample."),
+	DS("samples.power.count", GW_DS_POWER, GW_DS_COUNT, COUNT, UINT, "gpuwatch_power_draw_driver_samples_total",
+	   COUNTER, "Driver samples of board power read, each once."),
+#undef DS
 };
 const size_t gw_fields_power_n = sizeof(gw_fields_power) / sizeof(gw_fields_power[0]);

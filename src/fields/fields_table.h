@@ -177,6 +177,7 @@ void gw_rd_temperature(const struct gw_field *f, const struct gw_read_ctx *c, st
 void gw_rd_pcie_throughput(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_bar1(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_gpm(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
+void gw_rd_dsample(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_ecc(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_ecc_total(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_retired(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);

@@ -8,12 +8,14 @@
  * not supported. The meaning of the row's arg[] is given at each reader.
  */
 #include "fields/fields_table.h"
+#include "nvml/tally.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#define CALL(c, v, fn, ...) ((c)->nv->fn ? (c)->nv->fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+/* One NVML call on the context's GPU, its failure counted in the context's tally. */
+#define CALL(c, fn, ...) GW_NVML_CALL((c)->tally, (c)->gpu, (c)->nv, fn, __VA_ARGS__)
 
 void gw_rd_none(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
@@ -38,7 +40,7 @@ void gw_rd_sysinfo(const struct gw_field *f, const struct gw_read_ctx *c, struct
 	nvmlReturn_t r;
 	switch (f->arg[0]) {
 	case 0:
-		r = CALL(c, v, nvmlSystemGetDriverVersion, buf, sizeof(buf));
+		r = GW_NVML_CALL(c->tally, NULL, c->nv, nvmlSystemGetDriverVersion, buf, sizeof(buf)); /* no GPU's */
 		gw_field_set_nvml(c, v, r);
 		if (r == NVML_SUCCESS) {
 			buf[sizeof(buf) - 1] = '\0';
@@ -68,24 +70,24 @@ void gw_rd_ident(const struct gw_field *f, const struct gw_read_ctx *c, struct g
 	}
 	switch (f->arg[0]) {
 	case 0:
-		r = CALL(c, v, nvmlDeviceGetName, d, buf, sizeof(buf));
+		r = CALL(c, nvmlDeviceGetName, d, buf, sizeof(buf));
 		break;
 	case 1:
-		r = CALL(c, v, nvmlDeviceGetSerial, d, buf, sizeof(buf));
+		r = CALL(c, nvmlDeviceGetSerial, d, buf, sizeof(buf));
 		break;
 	case 2:
-		r = CALL(c, v, nvmlDeviceGetUUID, d, buf, sizeof(buf));
+		r = CALL(c, nvmlDeviceGetUUID, d, buf, sizeof(buf));
 		break;
 	case 3:
-		r = CALL(c, v, nvmlDeviceGetVbiosVersion, d, buf, sizeof(buf));
+		r = CALL(c, nvmlDeviceGetVbiosVersion, d, buf, sizeof(buf));
 		break;
 	case 4:
-		r = CALL(c, v, nvmlDeviceGetInforomImageVersion, d, buf, sizeof(buf));
+		r = CALL(c, nvmlDeviceGetInforomImageVersion, d, buf, sizeof(buf));
 		break;
 	default: {
 		nvmlPciInfo_t pci;
 		memset(&pci, 0, sizeof(pci));
-		r = CALL(c, v, nvmlDeviceGetPciInfo_v3, d, &pci);
+		r = CALL(c, nvmlDeviceGetPciInfo_v3, d, &pci);
 		memcpy(buf, pci.busId, sizeof(pci.busId));
 		buf[sizeof(pci.busId) - 1] = '\0';
 		break;
@@ -103,7 +105,7 @@ void gw_rd_pci(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_
 {
 	nvmlPciInfo_t pci;
 	memset(&pci, 0, sizeof(pci));
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetPciInfo_v3, c->gpu->dev, &pci);
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetPciInfo_v3, c->gpu->dev, &pci);
 	gw_field_set_nvml(c, v, r);
 	if (r != NVML_SUCCESS)
 		return;
@@ -119,6 +121,7 @@ void gw_rd_pci(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_
  */
 struct uint_getter {
 	size_t off;
+	enum gw_nvml_fn fn; /* the same function, for the tally */
 	bool is_signed; /* the out parameter is int (nvmlEnableState_t, ...) */
 	int64_t max;
 };
@@ -127,7 +130,7 @@ typedef nvmlReturn_t (*get_i)(nvmlDevice_t, int *);
 
 #define U(member, sgn, max)                                                                                  \
 	{                                                                                                    \
-		offsetof(struct gw_nvml, member), sgn, max                                                   \
+		offsetof(struct gw_nvml, member), GW_NVML_FN_##member, sgn, max                              \
 	}
 static const struct uint_getter uint_getters[] = {
     U(nvmlDeviceGetCurrPcieLinkGeneration, false, INT64_MAX),	   /* 0 */
@@ -172,6 +175,7 @@ void gw_rd_uint(const struct gw_field *f, const struct gw_read_ctx *c, struct gw
 			r = fn(c->gpu->dev, &val);
 		x = val;
 	}
+	gw_nvml_tally_note(c->tally, c->gpu, g->fn, r);
 	gw_field_set_nvml(c, v, r);
 	if (r != NVML_SUCCESS)
 		return;
@@ -192,21 +196,21 @@ void gw_rd_pair(const struct gw_field *f, const struct gw_read_ctx *c, struct gw
 	nvmlReturn_t r;
 	switch (f->arg[0]) {
 	case 0:
-		r = CALL(c, v, nvmlDeviceGetEccMode, d, &s[0], &s[1]);
+		r = CALL(c, nvmlDeviceGetEccMode, d, &s[0], &s[1]);
 		is_signed = true;
 		break;
 	case 1:
-		r = CALL(c, v, nvmlDeviceGetMigMode, d, &u[0], &u[1]);
+		r = CALL(c, nvmlDeviceGetMigMode, d, &u[0], &u[1]);
 		break;
 	case 2:
-		r = CALL(c, v, nvmlDeviceGetGspFirmwareMode, d, &u[0], &u[1]);
+		r = CALL(c, nvmlDeviceGetGspFirmwareMode, d, &u[0], &u[1]);
 		break;
 	case 3:
-		r = CALL(c, v, nvmlDeviceGetGpuOperationMode, d, &s[0], &s[1]);
+		r = CALL(c, nvmlDeviceGetGpuOperationMode, d, &s[0], &s[1]);
 		is_signed = true;
 		break;
 	default:
-		r = CALL(c, v, nvmlDeviceGetPowerManagementLimitConstraints, d, &u[0], &u[1]);
+		r = CALL(c, nvmlDeviceGetPowerManagementLimitConstraints, d, &u[0], &u[1]);
 		break;
 	}
 	gw_field_set_nvml(c, v, r);
@@ -218,7 +222,7 @@ void gw_rd_pair(const struct gw_field *f, const struct gw_read_ctx *c, struct gw
 void gw_rd_inforom(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	char buf[NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE];
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetInforomVersion, c->gpu->dev, f->arg[0], buf, sizeof(buf));
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetInforomVersion, c->gpu->dev, f->arg[0], buf, sizeof(buf));
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS) {
 		buf[sizeof(buf) - 1] = '\0';
@@ -229,11 +233,14 @@ void gw_rd_inforom(const struct gw_field *f, const struct gw_read_ctx *c, struct
 /* 1 when the inforom checksums verify, 0 when the inforom is corrupted. */
 void gw_rd_inforom_valid(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceValidateInforom, c->gpu->dev);
+	/* CORRUPTED_INFOROM is this call's answer, not its failure: not counted. */
+	nvmlReturn_t r = c->nv->nvmlDeviceValidateInforom ? c->nv->nvmlDeviceValidateInforom(c->gpu->dev)
+							  : NVML_ERROR_FUNCTION_NOT_FOUND;
 	if (r == NVML_ERROR_CORRUPTED_INFOROM) {
 		gw_value_int(v, 0);
 		return;
 	}
+	gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceValidateInforom, r);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, 1);
@@ -246,9 +253,9 @@ void gw_rd_field_value(const struct gw_field *f, const struct gw_read_ctx *c, st
 	memset(&fv, 0, sizeof(fv));
 	fv.fieldId = (unsigned int)f->arg[0];
 	fv.scopeId = (unsigned int)f->arg[1];
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetFieldValues, c->gpu->dev, 1, &fv);
-	if (r == NVML_SUCCESS)
-		r = fv.nvmlReturn;
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetFieldValues, c->gpu->dev, 1, &fv);
+	if (r == NVML_SUCCESS) /* the value's own answer: a failure there counts against the call too */
+		r = gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceGetFieldValues, fv.nvmlReturn);
 	gw_field_set_nvml(c, v, r);
 	if (r != NVML_SUCCESS)
 		return;
@@ -282,8 +289,8 @@ void gw_rd_clock_events(const struct gw_field *f, const struct gw_read_ctx *c, s
 {
 	unsigned long long mask = 0;
 	nvmlReturn_t r = f->arg[0] == 0
-			     ? CALL(c, v, nvmlDeviceGetSupportedClocksEventReasons, c->gpu->dev, &mask)
-			     : CALL(c, v, nvmlDeviceGetCurrentClocksEventReasons, c->gpu->dev, &mask);
+			     ? CALL(c, nvmlDeviceGetSupportedClocksEventReasons, c->gpu->dev, &mask)
+			     : CALL(c, nvmlDeviceGetCurrentClocksEventReasons, c->gpu->dev, &mask);
 	gw_field_set_nvml(c, v, r);
 	if (r != NVML_SUCCESS)
 		return;
@@ -300,7 +307,7 @@ void gw_rd_memory(const struct gw_field *f, const struct gw_read_ctx *c, struct 
 	nvmlMemory_v2_t m2;
 	memset(&m2, 0, sizeof(m2));
 	m2.version = nvmlMemory_v2;
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetMemoryInfo_v2, c->gpu->dev, &m2);
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetMemoryInfo_v2, c->gpu->dev, &m2);
 	if (r == NVML_SUCCESS) {
 		const unsigned long long x[] = {m2.total, m2.reserved, m2.used, m2.free};
 		gw_value_int(v, (int64_t)x[f->arg[0] & 3]);
@@ -312,7 +319,7 @@ void gw_rd_memory(const struct gw_field *f, const struct gw_read_ctx *c, struct 
 	}
 	nvmlMemory_t m1;
 	memset(&m1, 0, sizeof(m1));
-	r = CALL(c, v, nvmlDeviceGetMemoryInfo, c->gpu->dev, &m1);
+	r = CALL(c, nvmlDeviceGetMemoryInfo, c->gpu->dev, &m1);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS) {
 		const unsigned long long x[] = {m1.total, 0, m1.used, m1.free};
@@ -324,7 +331,7 @@ void gw_rd_memory(const struct gw_field *f, const struct gw_read_ctx *c, struct 
 void gw_rd_utilization(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	nvmlUtilization_t u = {0, 0};
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetUtilizationRates, c->gpu->dev, &u);
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetUtilizationRates, c->gpu->dev, &u);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, f->arg[0] ? u.memory : u.gpu);
@@ -338,16 +345,16 @@ void gw_rd_engine_util(const struct gw_field *f, const struct gw_read_ctx *c, st
 	nvmlReturn_t r;
 	switch (f->arg[0]) {
 	case 0:
-		r = CALL(c, v, nvmlDeviceGetEncoderUtilization, d, &util, &period);
+		r = CALL(c, nvmlDeviceGetEncoderUtilization, d, &util, &period);
 		break;
 	case 1:
-		r = CALL(c, v, nvmlDeviceGetDecoderUtilization, d, &util, &period);
+		r = CALL(c, nvmlDeviceGetDecoderUtilization, d, &util, &period);
 		break;
 	case 2:
-		r = CALL(c, v, nvmlDeviceGetJpgUtilization, d, &util, &period);
+		r = CALL(c, nvmlDeviceGetJpgUtilization, d, &util, &period);
 		break;
 	default:
-		r = CALL(c, v, nvmlDeviceGetOfaUtilization, d, &util, &period);
+		r = CALL(c, nvmlDeviceGetOfaUtilization, d, &util, &period);
 		break;
 	}
 	gw_field_set_nvml(c, v, r);
@@ -359,7 +366,7 @@ void gw_rd_engine_util(const struct gw_field *f, const struct gw_read_ctx *c, st
 void gw_rd_encoder_stats(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	unsigned int x[3] = {0, 0, 0};
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetEncoderStats, c->gpu->dev, &x[0], &x[1], &x[2]);
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetEncoderStats, c->gpu->dev, &x[0], &x[1], &x[2]);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, x[f->arg[0] % 3]);
@@ -369,7 +376,7 @@ void gw_rd_encoder_stats(const struct gw_field *f, const struct gw_read_ctx *c, 
 void gw_rd_compute_cap(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	int major = 0, minor = 0;
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetCudaComputeCapability, c->gpu->dev, &major, &minor);
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetCudaComputeCapability, c->gpu->dev, &major, &minor);
 	gw_field_set_nvml(c, v, r);
 	if (r != NVML_SUCCESS)
 		return;
@@ -382,8 +389,8 @@ void gw_rd_compute_cap(const struct gw_field *f, const struct gw_read_ctx *c, st
 void gw_rd_clock(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	unsigned int mhz = 0;
-	nvmlReturn_t r = f->arg[0] ? CALL(c, v, nvmlDeviceGetMaxClockInfo, c->gpu->dev, f->arg[1], &mhz)
-				   : CALL(c, v, nvmlDeviceGetClockInfo, c->gpu->dev, f->arg[1], &mhz);
+	nvmlReturn_t r = f->arg[0] ? CALL(c, nvmlDeviceGetMaxClockInfo, c->gpu->dev, f->arg[1], &mhz)
+				   : CALL(c, nvmlDeviceGetClockInfo, c->gpu->dev, f->arg[1], &mhz);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, mhz);
@@ -393,8 +400,8 @@ void gw_rd_clock(const struct gw_field *f, const struct gw_read_ctx *c, struct g
 void gw_rd_temperature(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	unsigned int t = 0;
-	nvmlReturn_t r = f->arg[0] ? CALL(c, v, nvmlDeviceGetTemperatureThreshold, c->gpu->dev, f->arg[1], &t)
-				   : CALL(c, v, nvmlDeviceGetTemperature, c->gpu->dev, f->arg[1], &t);
+	nvmlReturn_t r = f->arg[0] ? CALL(c, nvmlDeviceGetTemperatureThreshold, c->gpu->dev, f->arg[1], &t)
+				   : CALL(c, nvmlDeviceGetTemperature, c->gpu->dev, f->arg[1], &t);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, t);
@@ -404,7 +411,7 @@ void gw_rd_temperature(const struct gw_field *f, const struct gw_read_ctx *c, st
 void gw_rd_pcie_throughput(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	unsigned int kbps = 0;
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetPcieThroughput, c->gpu->dev, f->arg[0], &kbps);
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetPcieThroughput, c->gpu->dev, f->arg[0], &kbps);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, kbps);
@@ -415,7 +422,7 @@ void gw_rd_bar1(const struct gw_field *f, const struct gw_read_ctx *c, struct gw
 {
 	nvmlBAR1Memory_t b;
 	memset(&b, 0, sizeof(b));
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetBAR1MemoryInfo, c->gpu->dev, &b);
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetBAR1MemoryInfo, c->gpu->dev, &b);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS) {
 		const unsigned long long x[] = {b.bar1Total, b.bar1Used, b.bar1Free};
@@ -427,7 +434,7 @@ void gw_rd_bar1(const struct gw_field *f, const struct gw_read_ctx *c, struct gw
 void gw_rd_energy(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	unsigned long long mj = 0;
-	nvmlReturn_t r = CALL(c, v, nvmlDeviceGetTotalEnergyConsumption, c->gpu->dev, &mj);
+	nvmlReturn_t r = CALL(c, nvmlDeviceGetTotalEnergyConsumption, c->gpu->dev, &mj);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, (int64_t)mj);

@@ -5,10 +5,12 @@
  * reader.
  */
 #include "fields/fields_table.h"
+#include "nvml/tally.h"
 
 #include <string.h>
 
-#define CALL(c, fn, ...) ((c)->nv->fn ? (c)->nv->fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+/* One NVML call on the context's GPU, its failure counted in the context's tally. */
+#define CALL(c, fn, ...) GW_NVML_CALL((c)->tally, (c)->gpu, (c)->nv, fn, __VA_ARGS__)
 
 /* arg0: nvmlMemoryErrorType_t, arg1: nvmlEccCounterType_t, arg2: nvmlMemoryLocation_t. */
 void gw_rd_ecc(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)

@@ -137,6 +137,31 @@ int gw_nvml_to_gw(nvmlReturn_t ret)
 	}
 }
 
+const char *gw_nvml_fn_name(enum gw_nvml_fn fn)
+{
+	/* syms[] is generated from the same list, in the same order */
+	return (size_t)fn < sizeof(syms) / sizeof(syms[0]) ? syms[fn].name : "unknown";
+}
+
+bool gw_nvml_failed(nvmlReturn_t ret)
+{
+	switch (ret) {
+	case NVML_SUCCESS:
+	case NVML_ERROR_NOT_SUPPORTED:
+	case NVML_ERROR_FUNCTION_NOT_FOUND:
+	case NVML_ERROR_FREQ_NOT_SUPPORTED:
+	case NVML_ERROR_VGPU_ECC_NOT_SUPPORTED:
+	case NVML_ERROR_DEPRECATED:
+	case NVML_ERROR_NO_PERMISSION:
+	case NVML_ERROR_NOT_FOUND:
+	case NVML_ERROR_NO_DATA:
+	case NVML_ERROR_INSUFFICIENT_SIZE:
+		return false;
+	default:
+		return true;
+	}
+}
+
 const char *gw_nvml_strerror(const struct gw_nvml *nv, nvmlReturn_t ret)
 {
 	if (nv && nv->nvmlErrorString) {

@@ -41,6 +41,7 @@ struct gw_nvml {
 };
 
 struct gw_gpm;
+struct gw_dsamples;
 
 /* One GPU as seen at open time. */
 struct gw_gpu {
@@ -51,6 +52,7 @@ struct gw_gpu {
 	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
 	bool lost; /* set once a call returned GPU_IS_LOST */
 	struct gw_gpm *gpm; /* GPM state while a sampler runs (collect/gpm.h), else NULL */
+	struct gw_dsamples *dsamples; /* driver sample buffers drained by a sampler (collect/dsamples.h) */
 };
 
 /*
@@ -69,5 +71,33 @@ const char *gw_nvml_strerror(const struct gw_nvml *nv, nvmlReturn_t ret);
 
 /* Map an NVML return code to a GW_E* code. */
 int gw_nvml_to_gw(nvmlReturn_t ret);
+
+/*
+ * Every function of GW_NVML_FUNCS by its position in the list, so
+ * bookkeeping per function (failure counts) is an array indexed by it.
+ */
+enum gw_nvml_fn {
+#define GW_NVML_FN_ENUM(need, name, params, fallback) GW_NVML_FN_##name,
+	GW_NVML_FUNCS(GW_NVML_FN_ENUM)
+#undef GW_NVML_FN_ENUM
+	GW_NVML_FN__COUNT
+};
+
+/* The function's name as the binding knows it, newest symbol ("nvmlDeviceGetPciInfo_v3"). */
+const char *gw_nvml_fn_name(enum gw_nvml_fn fn);
+
+/*
+ * Whether a return code means the call failed, as opposed to succeeding or
+ * answering that this GPU, driver or agent lacks the feature. Not failures:
+ * SUCCESS; NOT_SUPPORTED, FUNCTION_NOT_FOUND, FREQ_NOT_SUPPORTED,
+ * VGPU_ECC_NOT_SUPPORTED and DEPRECATED (the hardware or driver has no such
+ * thing); NO_PERMISSION (how the agent runs: a steady property, shown as the
+ * value's state, not something that happens); NOT_FOUND and NO_DATA
+ * (nothing to report, e.g. no driver sample newer than the last one read);
+ * INSUFFICIENT_SIZE (the sizing step of NVML's list protocol). Every other
+ * code is a failure: TIMEOUT, UNKNOWN, GPU_IS_LOST, RESET_REQUIRED,
+ * IRQ_ISSUE, MEMORY, CORRUPTED_INFOROM, UNINITIALIZED, INVALID_ARGUMENT, ...
+ */
+bool gw_nvml_failed(nvmlReturn_t ret);
 
 #endif

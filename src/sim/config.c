@@ -233,6 +233,15 @@ static void warm_start(void)
 	gwsim.epoch_us -= w * 1e6; /* epoch + t stays the wall clock */
 	for (unsigned int i = 0; i < gwsim.ngpus; i++)
 		gwsim_warm_start(&gwsim.gpus[i], w, WARM_UPTIME_S + w);
+	/* The scenario's fault times count from the start of the run, as written:
+	 * "fault = 2s xid 79" happens two seconds in, not before it began. */
+	for (unsigned int i = 0; i < gwsim.nfaults; i++)
+		gwsim.faults[i].at += w;
+	for (unsigned int i = 0; i < gwsim.nrules; i++) {
+		gwsim.rules[i].from += w;
+		if (gwsim.rules[i].until >= 0)
+			gwsim.rules[i].until += w;
+	}
 }
 
 void gwsim_fleet_finish(void)

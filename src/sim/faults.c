@@ -7,6 +7,7 @@
  *   xid N | ecc-sbe [N] [dram|sram] | ecc-dbe [N] [dram|sram]
  *   retire-page sbe|dbe [ADDR] | remap-row corr|unc | remap-fail
  *   pcie-replay [N] | lost | throttle REASON SECONDS
+ *   spike util_gpu|util_mem|power_mw VALUE SECONDS
  *   fail FUNC CODE [SECONDS] | timeout FUNC DELAY_MS [SECONDS]
  */
 #include "sim.h"
@@ -235,6 +236,12 @@ static void apply(struct gwsim_gpu *g, const struct gwsim_fault *f)
 		g->d.forced_reasons = f->arg;
 		g->d.forced_until = f->at + f->duration;
 		break;
+	case GWSIM_F_SPIKE:
+		/* from the fault's own time, however late the clock got here */
+		g->d.spike_from[f->arg2] = f->at;
+		g->d.spike_until[f->arg2] = f->at + f->duration;
+		g->d.spike_v[f->arg2] = (double)f->arg;
+		break;
 	}
 }
 
@@ -276,6 +283,21 @@ static int location(const char *s)
 	if (strcasecmp(s, "register") == 0)
 		return NVML_MEMORY_LOCATION_REGISTER_FILE;
 	return -1;
+}
+
+/* A positive duration: "0.2", "0.2s" or "200ms". */
+static bool seconds(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s)
+		return false;
+	if (strcasecmp(end, "ms") == 0)
+		v /= 1000.0;
+	else if (*end && strcasecmp(end, "s") != 0)
+		return false;
+	*out = v;
+	return v > 0;
 }
 
 /* Parse WHAT (see the top of this file) for GPU gpu (-1 all) at time at. */
@@ -360,10 +382,23 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 					"unknown throttle reason \"%s\" (sw-power, hw-slowdown, hw-thermal, "
 					"hw-power-brake, sw-thermal, sync-boost or a bit mask)", w[1]), -1;
 		f.duration = strtod(w[2], NULL);
+	} else if (strcasecmp(k, "spike") == 0) {
+		static const char *const of[GWSIM_SPIKE__COUNT] = {"util_gpu", "util_mem", "power_mw"};
+		f.kind = GWSIM_F_SPIKE;
+		f.arg2 = -1;
+		for (int i = 0; n >= 2 && i < GWSIM_SPIKE__COUNT; i++)
+			if (strcasecmp(w[1], of[i]) == 0)
+				f.arg2 = i;
+		char *vend = NULL;
+		f.arg = n >= 3 ? strtoull(w[2], &vend, 10) : 0;
+		if (f.arg2 < 0 || n < 4 || vend == w[2] || *vend || !seconds(w[3], &f.duration))
+			return snprintf(err, errlen,
+					"expected \"spike util_gpu|util_mem|power_mw VALUE SECONDS\" (e.g. spike "
+					"util_gpu 100 200ms)"), -1;
 	} else {
 		return snprintf(err, errlen,
 				"unknown fault \"%s\" (known: xid, ecc-sbe, ecc-dbe, retire-page, remap-row, "
-				"remap-fail, pcie-replay, lost, throttle, fail, timeout)", k), -1;
+				"remap-fail, pcie-replay, lost, throttle, spike, fail, timeout)", k), -1;
 	}
 	gwsim.faults[gwsim.nfaults++] = f;
 	return 0;

@@ -172,6 +172,11 @@ static void state(const struct gwsim_gpu *g, const struct gwsim_load *l, double 
 		if (gwsim_pinned(g, GWSIM_PIN_POWER) && !gwsim_pinned(g, GWSIM_PIN_POWER_AVG))
 			n->power_avg_mw = gwsim_pin_at(g, GWSIM_PIN_POWER, t);
 	}
+	/* Spikes win over pins: a short excursion a test puts between two polls. */
+	double *spiked[GWSIM_SPIKE__COUNT] = {&n->util_gpu, &n->util_mem, &n->power_mw};
+	for (int i = 0; i < GWSIM_SPIKE__COUNT; i++)
+		if (t >= d->spike_from[i] && t < d->spike_until[i])
+			*spiked[i] = d->spike_v[i];
 }
 
 static void record(struct gwsim_gpu *g, long long k, const struct gwsim_now *n)

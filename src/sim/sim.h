@@ -209,7 +209,11 @@ enum gwsim_fault_kind {
 	GWSIM_F_PCIE_REPLAY,
 	GWSIM_F_LOST,
 	GWSIM_F_THROTTLE, /* force a clock event reason for a duration */
+	GWSIM_F_SPIKE,    /* a value (utilisation, power) overridden for a short window */
 };
+
+/* What a spike overrides (arg2 of a GWSIM_F_SPIKE fault). */
+enum gwsim_spike_of { GWSIM_SPIKE_UTIL_GPU, GWSIM_SPIKE_UTIL_MEM, GWSIM_SPIKE_POWER, GWSIM_SPIKE__COUNT };
 
 struct gwsim_fault {
 	double at;
@@ -264,6 +268,8 @@ struct gwsim_dyn {
 	struct gwsim_now now;
 	double forced_until;  /* GWSIM_F_THROTTLE */
 	unsigned long long forced_reasons;
+	/* GWSIM_F_SPIKE: the value during [from, until), by enum gwsim_spike_of */
+	double spike_from[GWSIM_SPIKE__COUNT], spike_until[GWSIM_SPIKE__COUNT], spike_v[GWSIM_SPIKE__COUNT];
 };
 
 struct gwsim_health {

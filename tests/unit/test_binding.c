@@ -117,6 +117,30 @@ static void test_sim_open_and_list(void)
 	gw_nvml_close(nv);
 }
 
+/* Functions by index, for per-function counts; which answers are failures. */
+static void test_fn_names_and_failures(void)
+{
+	CHECK_STR_EQ(gw_nvml_fn_name(GW_NVML_FN_nvmlInit_v2), "nvmlInit_v2");
+	CHECK_STR_EQ(gw_nvml_fn_name(GW_NVML_FN_nvmlDeviceGetPowerUsage), "nvmlDeviceGetPowerUsage");
+	CHECK_STR_EQ(gw_nvml_fn_name(GW_NVML_FN_nvmlGpmMetricsGet), "nvmlGpmMetricsGet");
+	CHECK_STR_EQ(gw_nvml_fn_name(GW_NVML_FN__COUNT), "unknown");
+	for (int i = 0; i < GW_NVML_FN__COUNT; i++) /* every name a Prometheus label can carry as is */
+		CHECK(strncmp(gw_nvml_fn_name((enum gw_nvml_fn)i), "nvml", 4) == 0);
+	const nvmlReturn_t answers[] = {NVML_SUCCESS,		    NVML_ERROR_NOT_SUPPORTED,
+					NVML_ERROR_FUNCTION_NOT_FOUND, NVML_ERROR_NO_PERMISSION,
+					NVML_ERROR_NOT_FOUND,	    NVML_ERROR_NO_DATA,
+					NVML_ERROR_DEPRECATED,	    NVML_ERROR_INSUFFICIENT_SIZE};
+	for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++)
+		CHECK(!gw_nvml_failed(answers[i]));
+	const nvmlReturn_t failures[] = {NVML_ERROR_TIMEOUT,	      NVML_ERROR_UNKNOWN,
+					 NVML_ERROR_GPU_IS_LOST,      NVML_ERROR_RESET_REQUIRED,
+					 NVML_ERROR_UNINITIALIZED,    NVML_ERROR_INVALID_ARGUMENT,
+					 NVML_ERROR_IRQ_ISSUE,	      NVML_ERROR_MEMORY,
+					 NVML_ERROR_CORRUPTED_INFOROM, 12345};
+	for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
+		CHECK(gw_nvml_failed(failures[i]));
+}
+
 int main(void)
 {
 	RUN(test_library_not_found);
@@ -125,5 +149,6 @@ int main(void)
 	RUN(test_sim_not_sim);
 	RUN(test_sim_bad_spec);
 	RUN(test_sim_open_and_list);
+	RUN(test_fn_names_and_failures);
 	return harness_done();
 }

@@ -1,7 +1,9 @@
 /* The field table: names and aliases against nvidia-smi's, formatting of
  * every format kind and state, readers against a fake NVML, cost. */
+#include "collect/dsamples.h"
 #include "fields/fields_table.h"
 #include "harness.h"
+#include "nvml/tally.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -423,6 +425,111 @@ static void test_readers_fake_nvml(void)
 	CHECK_STR_EQ(read_fmt("index", &c, 0), "3");
 }
 
+/* ---- failed calls counted in the context's tally ----------------------- */
+
+static nvmlReturn_t fake_temp_timeout(nvmlDevice_t d, nvmlTemperatureSensors_t sensor, unsigned int *t)
+{
+	return NVML_ERROR_TIMEOUT;
+}
+static nvmlReturn_t fake_fan_unsupported(nvmlDevice_t d, unsigned int *speed)
+{
+	return NVML_ERROR_NOT_SUPPORTED;
+}
+static nvmlReturn_t fake_power_unknown(nvmlDevice_t d, unsigned int *mw)
+{
+	return NVML_ERROR_UNKNOWN;
+}
+static nvmlReturn_t fake_fields_failing(nvmlDevice_t d, int n, nvmlFieldValue_t *fv)
+{
+	for (int i = 0; i < n; i++)
+		fv[i].nvmlReturn = NVML_ERROR_UNKNOWN; /* the call succeeds, each value fails */
+	return NVML_SUCCESS;
+}
+static nvmlReturn_t fake_inforom_corrupt(nvmlDevice_t d)
+{
+	return NVML_ERROR_CORRUPTED_INFOROM;
+}
+
+static void test_readers_count_failures(void)
+{
+	struct gw_nvml nv;
+	memset(&nv, 0, sizeof(nv));
+	nv.nvmlDeviceGetTemperature = fake_temp_timeout;
+	nv.nvmlDeviceGetFanSpeed = fake_fan_unsupported;
+	nv.nvmlDeviceGetPowerUsage = fake_power_unknown; /* read through the getter table */
+	nv.nvmlDeviceGetFieldValues = fake_fields_failing;
+	nv.nvmlDeviceValidateInforom = fake_inforom_corrupt;
+	struct gw_gpu gpu;
+	memset(&gpu, 0, sizeof(gpu));
+	gpu.index = 1;
+	struct gw_nvml_tally t;
+	CHECK_INT_EQ(gw_nvml_tally_init(&t, 2), 0);
+	struct gw_read_ctx c = {.nv = &nv, .gpu = &gpu, .gpu_count = 2, .tally = &t};
+	CHECK_STR_EQ(read_fmt("temperature.gpu", &c, 0), "[Unknown Error]");
+	CHECK_STR_EQ(read_fmt("fan.speed", &c, 0), "[N/A]");
+	CHECK_STR_EQ(read_fmt("power.draw", &c, 0), "[Unknown Error]");
+	CHECK_STR_EQ(read_fmt("serial", &c, 0), "[N/A]"); /* a function the library lacks */
+	read_fmt("power.draw.instant", &c, 0);
+	read_fmt("inforom.checksum_validation", &c, 0);
+	CHECK_INT_EQ(t.rows[1][GW_NVML_FN_nvmlDeviceGetTemperature], 1);
+	CHECK_INT_EQ(t.last_ret[GW_NVML_FN_nvmlDeviceGetTemperature], NVML_ERROR_TIMEOUT);
+	CHECK_INT_EQ(t.last_gpu[GW_NVML_FN_nvmlDeviceGetTemperature], 1);
+	CHECK_INT_EQ(t.rows[1][GW_NVML_FN_nvmlDeviceGetPowerUsage], 1);
+	CHECK_INT_EQ(t.rows[1][GW_NVML_FN_nvmlDeviceGetFieldValues], 1);
+	CHECK_INT_EQ(t.rows[1][GW_NVML_FN_nvmlDeviceGetFanSpeed], 0);
+	CHECK_INT_EQ(t.rows[1][GW_NVML_FN_nvmlDeviceGetSerial], 0);
+	CHECK_INT_EQ(t.rows[1][GW_NVML_FN_nvmlDeviceValidateInforom], 0); /* its answer, not a failure */
+	CHECK_INT_EQ(t.rows[0][GW_NVML_FN_nvmlDeviceGetTemperature], 0);
+	CHECK_INT_EQ(t.total, 3);
+	/* smi and other readers pass no tally: nothing counted, same values */
+	c.tally = NULL;
+	CHECK_STR_EQ(read_fmt("temperature.gpu", &c, 0), "[Unknown Error]");
+	CHECK_INT_EQ(t.total, 3);
+	gw_nvml_tally_release(&t);
+}
+
+/* The driver-sample fields read the sampler's window, in canonical units, and
+ * are not available without one; none is an nvidia-smi field. */
+static void test_dsample_fields(void)
+{
+	struct gw_gpu gpu;
+	memset(&gpu, 0, sizeof(gpu));
+	struct gw_read_ctx c = {.gpu = &gpu, .gpu_count = 1};
+	struct gw_value v;
+	const struct gw_field *max = gw_field_find_any("samples.power.max");
+	const struct gw_field *count = gw_field_find_any("samples.power.count");
+	const struct gw_field *umax = gw_field_find_any("samples.utilization.gpu.max");
+	CHECK(max && count && umax);
+	if (!max || !count || !umax)
+		return;
+	CHECK(gw_field_find("samples.power.max") == NULL); /* not a --query-gpu name */
+	CHECK(max->flags & GW_FL_NOSMI);
+	gw_field_read(max, &c, &v);
+	CHECK_INT_EQ(v.state, GW_V_NA);
+	struct gw_dsamples d;
+	memset(&d, 0, sizeof(d));
+	gpu.dsamples = &d;
+	gw_field_read(count, &c, &v);
+	CHECK_INT_EQ(v.state, GW_V_NA); /* a kind the GPU does not sample */
+	d.k[GW_DS_POWER].supported = true;
+	d.k[GW_DS_POWER].total = 42;
+	gw_field_read(count, &c, &v);
+	CHECK(v.state == GW_V_OK && v.i == 42);
+	gw_field_read(max, &c, &v);
+	CHECK_INT_EQ(v.state, GW_V_NA); /* no window yet */
+	d.k[GW_DS_POWER].valid = true;
+	d.k[GW_DS_POWER].max = 612340;
+	gw_field_read(max, &c, &v);
+	CHECK_INT_EQ(v.state, GW_V_OK);
+	CHECK(gw_field_prom_value(max, &v) == 612.34); /* exactly: W, as written */
+	d.k[GW_DS_GPU_UTIL].supported = d.k[GW_DS_GPU_UTIL].valid = true;
+	d.k[GW_DS_GPU_UTIL].max = 97;
+	gw_field_read(umax, &c, &v);
+	CHECK(gw_field_prom_value(umax, &v) == 0.97);
+	CHECK_STR_EQ(umax->prom, "gpuwatch_utilization_gpu_max_ratio");
+	CHECK_INT_EQ(count->ptype, GW_PT_COUNTER);
+}
+
 /* Every row reads and formats without crashing on an empty NVML, and a value
  * that is not there never prints as a number. */
 static void test_all_rows_empty_nvml(void)
@@ -540,6 +647,8 @@ int main(void)
 	RUN(test_format_truncates);
 	RUN(test_nvml_states);
 	RUN(test_readers_fake_nvml);
+	RUN(test_readers_count_failures);
+	RUN(test_dsample_fields);
 	RUN(test_all_rows_empty_nvml);
 	RUN(test_prom_values);
 	RUN(test_table_invariants);

@@ -1,5 +1,6 @@
 /* Simulator faults: GPU lost, XID/ECC events, injected codes and timeouts,
- * missing symbols, nvmlInit failure. */
+ * spikes between polls, fault times on a warm clock, missing symbols,
+ * nvmlInit failure. */
 #include "harness.h"
 #include "nvml/binding.h"
 
@@ -184,6 +185,98 @@ static void test_missing_and_unsupported(void)
 	gw_nvml_close(nv);
 }
 
+/* A spike overrides a value for a window shorter than a poll: the driver's
+ * samples inside it show it, polls and samples outside it do not. */
+static void test_spike(void)
+{
+	struct gw_err err;
+	struct gw_nvml *nv = open_text("[sim]\nfleet = 1xH200:training\nclock = manual\n"
+				       "[gpu 0]\nutil_gpu = 20\npower_mw = 300000\n"
+				       "fault = 1400ms spike util_gpu 90 200ms\nfault = 1.4 spike power_mw 650000 0.2s\n",
+				       &err);
+	CHECK(nv != NULL);
+	if (!nv)
+		return;
+	nvmlDevice_t d;
+	nv->nvmlDeviceGetHandleByIndex_v2(0, &d);
+	advance_fn(nv)(2.0);
+	nvmlUtilization_t u;
+	CHECK_INT_EQ(nv->nvmlDeviceGetUtilizationRates(d, &u), NVML_SUCCESS);
+	CHECK_INT_EQ(u.gpu, 20); /* the poll at 2 s is after it */
+	nvmlSample_t s[120];
+	unsigned int n = 120;
+	nvmlValueType_t vt;
+	CHECK_INT_EQ(nv->nvmlDeviceGetSamples(d, NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &n, s), NVML_SUCCESS);
+	CHECK_INT_EQ(n, 12); /* 1/6 s .. 2 s */
+	unsigned long long epoch = s[0].timeStamp - 166667;
+	unsigned int high = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		bool in = s[i].timeStamp >= epoch + 1400000 && s[i].timeStamp < epoch + 1600000;
+		CHECK_INT_EQ(s[i].sampleValue.uiVal, in ? 90 : 20);
+		high += in;
+	}
+	CHECK_INT_EQ(high, 1); /* the sample at 1.5 s */
+	n = 120;
+	CHECK_INT_EQ(nv->nvmlDeviceGetSamples(d, NVML_TOTAL_POWER_SAMPLES, 0, &vt, &n, s), NVML_SUCCESS);
+	unsigned int peak = 0;
+	for (unsigned int i = 0; i < n; i++)
+		peak = s[i].sampleValue.uiVal > peak ? s[i].sampleValue.uiVal : peak;
+	CHECK_INT_EQ(peak, 650000);
+	/* lastSeenTimeStamp: only newer samples; none newer is NOT_FOUND */
+	unsigned long long last = s[n - 1].timeStamp;
+	n = 120;
+	CHECK_INT_EQ(nv->nvmlDeviceGetSamples(d, NVML_TOTAL_POWER_SAMPLES, last, &vt, &n, s), NVML_ERROR_NOT_FOUND);
+	n = 120;
+	CHECK_INT_EQ(nv->nvmlDeviceGetSamples(d, NVML_TOTAL_POWER_SAMPLES, last - 1, &vt, &n, s), NVML_SUCCESS);
+	CHECK_INT_EQ(n, 1);
+	CHECK(s[0].timeStamp == last);
+	/* injected at run time, from now */
+	int (*inject)(unsigned int, const char *, char *, unsigned int);
+	*(void **)&inject = dlsym(nv->lib, "gwsim_inject");
+	char msg[160];
+	CHECK_INT_EQ(inject(0, "spike util_mem 77 1", msg, sizeof(msg)), 0);
+	CHECK_INT_EQ(nv->nvmlDeviceGetUtilizationRates(d, &u), NVML_SUCCESS);
+	CHECK_INT_EQ(u.memory, 77);
+	advance_fn(nv)(1.5);
+	CHECK_INT_EQ(nv->nvmlDeviceGetUtilizationRates(d, &u), NVML_SUCCESS);
+	CHECK(u.memory != 77);
+	const char *bad[] = {"spike util_gpu", "spike temp_c 5 1", "spike util_gpu x 1", "spike util_gpu 5 0",
+			     "spike util_gpu 5 1h"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		msg[0] = '\0';
+		CHECK(inject(0, bad[i], msg, sizeof(msg)) != 0);
+		CHECK(strstr(msg, "expected \"spike util_gpu|util_mem|power_mw VALUE SECONDS\"") != NULL);
+	}
+	gw_nvml_close(nv);
+}
+
+/* A real-clock fleet starts warm (virtual time mid-hour), yet its scenario's
+ * fault times count from the start of the run, as written. */
+static void test_fault_times_from_start(void)
+{
+	struct gw_err err;
+	struct gw_nvml *nv = open_text("[sim]\nfleet = 1xH200:training\n"
+				       "[gpu 0]\nfault = 0 fail nvmlDeviceGetPowerUsage UNKNOWN 0.4\n"
+				       "fault = 300ms spike util_gpu 99 2s\nfault = 2h lost\n",
+				       &err);
+	CHECK(nv != NULL);
+	if (!nv)
+		return;
+	nvmlDevice_t d;
+	CHECK_INT_EQ(nv->nvmlDeviceGetHandleByIndex_v2(0, &d), NVML_SUCCESS); /* not lost at 2 h */
+	unsigned int mw;
+	nvmlUtilization_t u;
+	CHECK_INT_EQ(nv->nvmlDeviceGetPowerUsage(d, &mw), NVML_ERROR_UNKNOWN); /* the window is now */
+	CHECK_INT_EQ(nv->nvmlDeviceGetUtilizationRates(d, &u), NVML_SUCCESS);
+	CHECK(u.gpu != 99); /* the spike is still ahead */
+	struct timespec pause = {0, 500 * 1000000L};
+	nanosleep(&pause, NULL);
+	CHECK_INT_EQ(nv->nvmlDeviceGetPowerUsage(d, &mw), NVML_SUCCESS); /* and over */
+	CHECK_INT_EQ(nv->nvmlDeviceGetUtilizationRates(d, &u), NVML_SUCCESS);
+	CHECK_INT_EQ(u.gpu, 99);
+	gw_nvml_close(nv);
+}
+
 static void test_init_failure(void)
 {
 	struct gw_err err;
@@ -198,6 +291,8 @@ int main(void)
 	RUN(test_gpu_lost_and_xid);
 	RUN(test_ecc_and_remap);
 	RUN(test_fail_and_timeout);
+	RUN(test_spike);
+	RUN(test_fault_times_from_start);
 	RUN(test_missing_and_unsupported);
 	RUN(test_init_failure);
 	return harness_done();

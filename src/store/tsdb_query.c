@@ -184,11 +184,10 @@ static void reader_close(struct reader *r)
 	free(r->dv);
 }
 
-/* Append the series' sealed samples in [mint, maxt] with t < before to x. */
-static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct vec *x,
-		     struct gw_err *err)
+/* Open the reader (first use) and its decode scratch. */
+static int reader_start(struct reader *r, struct gw_err *err)
 {
-	int rc = reader_open(r, err), ret = 0;
+	int rc = reader_open(r, err);
 	if (rc)
 		return rc;
 	if (!r->dt) {
@@ -197,11 +196,26 @@ static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, i
 		if (!r->dt || !r->dv)
 			return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
-	sqlite3_stmt *st = r->chunks;
+	return 0;
+}
+
+static void bind_range(sqlite3_stmt *st, int64_t id, int64_t mint, int64_t maxt, int64_t before)
+{
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, mint);
 	sqlite3_bind_int64(st, 3, maxt);
 	sqlite3_bind_int64(st, 4, before);
+}
+
+/* Append the series' sealed samples in [mint, maxt] with t < before to x. */
+static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct vec *x,
+		     struct gw_err *err)
+{
+	int rc = reader_start(r, err), ret = 0;
+	if (rc)
+		return rc;
+	sqlite3_stmt *st = r->chunks;
+	bind_range(st, id, mint, maxt, before);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t n = 0;
 		const void *blob = sqlite3_column_blob(st, 0);
@@ -373,20 +387,11 @@ static int bucket_samples(const int64_t *t, const double *v, size_t n, int64_t m
 static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct bvec *x,
 			  struct gw_err *err)
 {
-	int rc = reader_open(r, err), ret = 0;
+	int rc = reader_start(r, err), ret = 0;
 	if (rc)
 		return rc;
-	if (!r->dt) {
-		r->dt = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*r->dt));
-		r->dv = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*r->dv));
-		if (!r->dt || !r->dv)
-			return gw_err_set(err, GW_ENOMEM, "out of memory");
-	}
 	sqlite3_stmt *st = r->tier;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, mint);
-	sqlite3_bind_int64(st, 3, maxt);
-	sqlite3_bind_int64(st, 4, before);
+	bind_range(st, id, mint, maxt, before);
 	int64_t lo = gw_rollup_index(mint, GW_ROLLUP_MINUTE_MS), hi = gw_rollup_index(maxt, GW_ROLLUP_MINUTE_MS);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t n = 0;

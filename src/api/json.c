@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 void gw_json_str(struct gw_buf *b, const char *s)
@@ -40,6 +41,95 @@ void gw_json_str(struct gw_buf *b, const char *s)
 	gw_buf_putc(b, '"');
 }
 
+/* Digits of u, right-aligned, ending just before end; returns the first. */
+static char *utoa_back(char *end, uint64_t u)
+{
+	do {
+		*--end = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	return end;
+}
+
+/*
+ * The shortest decimal that reads back as v, as fixed point: for the
+ * values monitoring produces (integers, watts with three decimals, ratios
+ * with a few) without printf. For each count of decimals d, from 0, the
+ * integers m next to v·10^d are tried: m/10^d is computed exactly as a
+ * parser would round it (m < 2^53 and 10^d ≤ 10^22 are both exact, so the
+ * one IEEE division is correctly rounded), so m/10^d == v means "m·10^-d"
+ * reads back as v. Fewer decimals means fewer significant digits while
+ * |v| < 2^53, so the first d that works is the shortest; if two m work
+ * for that d the closest-digits rule decides, which the slow path applies.
+ * Returns the length written to out (≥ 40 bytes), or 0 for the slow path.
+ */
+static size_t fmt_fixed_fast(char *out, double v)
+{
+	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+				     1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+	const double lim = 9007199254740992.0; /* 2^53 */
+	double a = fabs(v);
+	if (!(a < lim))
+		return 0;
+	for (int d = 0; d < (int)(sizeof(p10) / sizeof(p10[0])); d++) {
+		double x = a * p10[d];
+		if (x >= lim)
+			return 0;
+		uint64_t m0 = (uint64_t)llround(x), m = 0;
+		int hits = 0;
+		for (uint64_t c = m0 ? m0 - 1 : 0; c <= m0 + 1; c++)
+			if ((double)c / p10[d] == a) {
+				m = c;
+				hits++;
+			}
+		if (hits > 1)
+			return 0;
+		if (!hits)
+			continue;
+		char tmp[48], *end = tmp + sizeof(tmp), *p = utoa_back(end, m);
+		size_t nd = (size_t)(end - p), o = 0;
+		if (signbit(v))
+			out[o++] = '-';
+		if (d == 0) {
+			memcpy(out + o, p, nd);
+			return o + nd;
+		}
+		if (nd <= (size_t)d) { /* 0.00ddd */
+			out[o++] = '0';
+			out[o++] = '.';
+			for (size_t z = nd; z < (size_t)d; z++)
+				out[o++] = '0';
+			memcpy(out + o, p, nd);
+			return o + nd;
+		}
+		memcpy(out + o, p, nd - (size_t)d);
+		o += nd - (size_t)d;
+		out[o++] = '.';
+		memcpy(out + o, end - d, (size_t)d);
+		return o + (size_t)d;
+	}
+	return 0;
+}
+
+size_t gw_json_format_float(char *out, size_t cap, double v)
+{
+	size_t n = cap >= 48 ? fmt_fixed_fast(out, v) : 0;
+	if (n)
+		return n;
+	/* Shortest digits by trial: printf rounds to the closest of each length. */
+	char e[40];
+	int digits = 1;
+	for (; digits <= 17; digits++) {
+		snprintf(e, sizeof(e), "%.*e", digits - 1, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	int exp = atoi(strchr(e, 'e') + 1);
+	int decimals = digits - 1 - exp;
+	int w = snprintf(out, cap, "%.*f", decimals > 0 ? decimals : 0, v);
+	return w < 0 ? 0 : (size_t)w < cap ? (size_t)w : cap - 1;
+}
+
 /* Go's strconv.FormatFloat(v, 'f', -1, 64): shortest round-trip digits, no exponent. */
 void gw_json_value(struct gw_buf *b, double v)
 {
@@ -51,30 +141,25 @@ void gw_json_value(struct gw_buf *b, double v)
 		gw_buf_puts(b, v > 0 ? "\"+Inf\"" : "\"-Inf\"");
 		return;
 	}
-	char e[40], out[400];
-	int digits = 1;
-	for (; digits <= 17; digits++) {
-		snprintf(e, sizeof(e), "%.*e", digits - 1, v);
-		if (strtod(e, NULL) == v)
-			break;
-	}
-	int exp = atoi(strchr(e, 'e') + 1);
-	int decimals = digits - 1 - exp;
-	snprintf(out, sizeof(out), "%.*f", decimals > 0 ? decimals : 0, v);
-	gw_buf_putc(b, '"');
-	gw_buf_puts(b, out);
-	gw_buf_putc(b, '"');
+	char out[400];
+	out[0] = '"';
+	size_t n = gw_json_format_float(out + 1, sizeof(out) - 2, v);
+	out[n + 1] = '"';
+	gw_buf_append(b, out, n + 2);
 }
 
 void gw_json_time(struct gw_buf *b, int64_t ms)
 {
-	if (ms < 0) {
-		gw_buf_putc(b, '-');
-		ms = -ms;
+	char tmp[32], *end = tmp + sizeof(tmp), *p = end;
+	uint64_t u = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
+	if (u % 1000) {
+		p = utoa_back(end, 1000 + u % 1000) + 1; /* three digits, leading zeros kept */
+		*--p = '.';
 	}
-	gw_buf_printf(b, "%lld", (long long)(ms / 1000));
-	if (ms % 1000)
-		gw_buf_printf(b, ".%03lld", (long long)(ms % 1000));
+	p = utoa_back(p, u / 1000);
+	if (ms < 0)
+		*--p = '-';
+	gw_buf_append(b, p, (size_t)(end - p));
 }
 
 void gw_json_labels(struct gw_buf *b, const struct gw_labels *l)

@@ -1,0 +1,131 @@
+/*
+ * The HTTP API's JSON writer: sample values as Go's
+ * strconv.FormatFloat(v, 'f', -1, 64) writes them, and time stamps.
+ */
+#include "api/json.h"
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The definition, spelled out the slow way: the fewest significant digits
+ * that read back as v (printf picks the closest digits of each length),
+ * printed as fixed point. */
+static void reference(char *out, size_t cap, double v)
+{
+	char e[40];
+	int digits = 1;
+	for (; digits <= 17; digits++) {
+		snprintf(e, sizeof(e), "%.*e", digits - 1, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	int exp = atoi(strchr(e, 'e') + 1);
+	int decimals = digits - 1 - exp;
+	snprintf(out, cap, "%.*f", decimals > 0 ? decimals : 0, v);
+}
+
+static int check_one(double v)
+{
+	char want[400], got[400];
+	reference(want, sizeof(want), v);
+	size_t n = gw_json_format_float(got, sizeof(got), v);
+	got[n] = '\0';
+	if (strcmp(want, got) != 0) {
+		uint64_t bits;
+		memcpy(&bits, &v, sizeof(bits));
+		fprintf(stderr, "  value %.17g (bits %016llx): want %s, got %s\n", v, (unsigned long long)bits,
+			want, got);
+		return 1;
+	}
+	return 0;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void test_known_values(void)
+{
+	struct {
+		double v;
+		const char *s;
+	} cases[] = {
+		{0, "0"},         {-0.0, "-0"},           {1, "1"},
+		{-1, "-1"},       {0.1, "0.1"},           {423.117, "423.117"},
+		{1e-7, "0.0000001"}, {123456789, "123456789"}, {1e21, "1000000000000000000000"},
+		{0.3, "0.3"},     {0.1 + 0.2, "0.30000000000000004"}, {2.5e-5, "0.000025"},
+		{9007199254740991.0, "9007199254740991"}, {1.0 / 3, "0.3333333333333333"},
+		{-73.5, "-73.5"}, {1435781451.781, "1435781451.781"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char got[400];
+		size_t n = gw_json_format_float(got, sizeof(got), cases[i].v);
+		got[n] = '\0';
+		CHECK_STR_EQ(got, cases[i].s);
+	}
+}
+
+/* Random bit patterns, random short decimals (the fast path's domain) and
+ * values right at its edges, all equal to the definition. */
+static void test_matches_definition(void)
+{
+	int bad = 0;
+	for (int i = 0; i < 20000 && bad < 10; i++) {
+		uint64_t bits = next();
+		double v;
+		memcpy(&v, &bits, sizeof(v));
+		if (isfinite(v))
+			bad += check_one(v);
+	}
+	static const double p10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12};
+	for (int i = 0; i < 40000 && bad < 10; i++) {
+		uint64_t r = next();
+		double m = (double)(r >> 20 & ((1ULL << (r % 44 + 1)) - 1));
+		double v = m / p10[(r >> 8) % 13];
+		if (r & 1)
+			v = -v;
+		bad += check_one(v);
+		bad += check_one(nextafter(v, INFINITY));
+		bad += check_one((double)(next() >> 11) / 9007199254740992.0); /* [0, 1), 53 bits */
+	}
+	for (int k = -64; k < 64 && bad < 10; k++)
+		bad += check_one(9007199254740992.0 + 2.0 * k); /* 2^53 ± ulps */
+	CHECK_INT_EQ(bad, 0);
+}
+
+static void test_value_and_time(void)
+{
+	struct gw_buf b;
+	gw_buf_init(&b, 1 << 16);
+	gw_json_value(&b, NAN);
+	gw_json_value(&b, INFINITY);
+	gw_json_value(&b, -INFINITY);
+	gw_json_value(&b, 627.25);
+	gw_buf_putc(&b, ' ');
+	gw_json_time(&b, 1435781451781);
+	gw_buf_putc(&b, ' ');
+	gw_json_time(&b, 1435781451000);
+	gw_buf_putc(&b, ' ');
+	gw_json_time(&b, 5);
+	gw_buf_putc(&b, ' ');
+	gw_json_time(&b, -1500);
+	gw_buf_putc(&b, ' ');
+	gw_json_time(&b, 0);
+	CHECK_STR_EQ(b.data, "\"NaN\"\"+Inf\"\"-Inf\"\"627.25\" 1435781451.781 1435781451 0.005 -1.500 0");
+	gw_buf_release(&b);
+}
+
+int main(void)
+{
+	RUN(test_known_values);
+	RUN(test_matches_definition);
+	RUN(test_value_and_time);
+	return harness_done();
+}

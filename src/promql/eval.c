@@ -76,16 +76,19 @@ int ev_check_unique(struct ev *e, const struct gw_vector *v)
 {
 	if (v->n < 2)
 		return 0;
-	struct gw_strmap m;
-	gw_strmap_init(&m, e->a);
-	for (size_t i = 0; i < v->n; i++) {
-		size_t len;
-		const char *k = gw_labels_key_all(e->a, &v->s[i].labels, &len);
-		long got = gw_strmap_get_or_put(&m, k, len, (long)i);
-		if (got < 0)
+	long stack[64], *ids = v->n <= 64 ? stack : gw_arena_alloc(e->a, v->n * sizeof(*ids));
+	if (!ids)
+		return arena_fail(e);
+	for (size_t i = 0; i < v->n; i++)
+		if ((ids[i] = ev_label_id(e, &v->s[i].labels)) < 0)
 			return arena_fail(e);
-		if (got != (long)i)
+	if (ev_seen_begin(e))
+		return arena_fail(e);
+	for (size_t i = 0; i < v->n; i++) {
+		struct ev_seen *s = &e->seen[ids[i]];
+		if (s->stamp == e->seen_stamp)
 			return ev_fail(e, GW_EINVAL, "vector cannot contain metrics with the same labelset");
+		s->stamp = e->seen_stamp;
 	}
 	return 0;
 }
@@ -391,7 +394,7 @@ static int mb_add(struct ev *e, struct mbuild *m, const struct gw_labels *l, int
 		idx = (long)m->hint;
 	} else {
 		size_t len;
-		const char *k = gw_labels_key_all(e->a, l, &len);
+		const char *k = ev_key_all(e, l, &len);
 		idx = gw_strmap_get_or_put(&m->index, k, len, (long)m->n);
 		if (idx < 0)
 			return arena_fail(e);
@@ -495,7 +498,7 @@ static int eval_unary(struct ev *e, const struct gw_pq_node *n, int64_t ts, stru
 	struct vbuild b = {0};
 	for (size_t i = 0; i < out->vec.n; i++) {
 		const struct gw_vsample *s = &out->vec.s[i];
-		if (vb_push(e, &b, gw_labels_drop_name(e->a, &s->labels), ts, -s->v))
+		if (vb_push(e, &b, ev_drop_name(e, &s->labels), ts, -s->v))
 			return e->rc;
 	}
 	out->vec = vb_done(&b);

@@ -47,8 +47,10 @@ double pq_quantile(double q, double *v, size_t n)
 }
 
 /* Group labels: by -> only those labels; without -> all but those and the name. */
-static struct gw_labels group_labels(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l)
+static struct gw_labels make_group_labels(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l,
+					  const struct gw_labels *unused)
 {
+	(void)unused;
 	struct gw_lbuilder b;
 	gw_lb_init(&b, e->a, l);
 	if (n->u.agg.without) {
@@ -123,8 +125,11 @@ int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq
 		k = (size_t)param.scalar;
 	}
 	const char *cv_label = op == GW_PQ_AGG_COUNT_VALUES ? param.str : NULL;
-	struct gw_strmap idx;
-	gw_strmap_init(&idx, e->a);
+	/* Groups by label id, marked in a round of their own (the marks survive
+	 * ev_seen_grow; nested evaluations ran before this round began). */
+	if (ev_seen_begin(e))
+		return ev_fail(e, GW_ENOMEM, "out of memory");
+	uint64_t stamp = e->seen_stamp;
 	struct group *groups = gw_arena_alloc(e->a, (in.vec.n ? in.vec.n : 1) * sizeof(*groups));
 	if (!groups)
 		return ev_fail(e, GW_ENOMEM, "out of memory");
@@ -136,18 +141,22 @@ int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq
 			char buf[400];
 			format_value(buf, sizeof(buf), s->v);
 			struct gw_lbuilder b;
-			struct gw_labels base = group_labels(e, n, &s->labels);
+			struct gw_labels base = ev_memo_labels(e, n, &s->labels, NULL, make_group_labels);
 			gw_lb_init(&b, e->a, &base);
 			gw_lb_set(&b, cv_label, gw_arena_strdup(e->a, buf));
 			gl = gw_lb_done(&b);
 		} else {
-			gl = group_labels(e, n, &s->labels);
+			gl = ev_memo_labels(e, n, &s->labels, NULL, make_group_labels);
 		}
-		size_t len;
-		const char *key = gw_labels_key_all(e->a, &gl, &len);
-		long gi = gw_strmap_get_or_put(&idx, key, len, (long)ng);
-		if (gi < 0)
+		long gid = ev_label_id(e, &gl);
+		if (gid < 0 || (gid >= (long)e->seen_cap && ev_seen_grow(e)))
 			return ev_fail(e, GW_ENOMEM, "out of memory");
+		struct ev_seen *mark = &e->seen[gid];
+		if (mark->stamp != stamp) {
+			mark->stamp = stamp;
+			mark->val = (long)ng;
+		}
+		long gi = mark->val;
 		struct group *g = &groups[gi];
 		if ((size_t)gi == ng) {
 			ng++;

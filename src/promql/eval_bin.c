@@ -101,7 +101,7 @@ static int vector_scalar(struct ev *e, const struct gw_pq_node *n, const struct 
 			continue;
 		struct gw_labels l = vec->s[i].labels;
 		if (drops_name(op) || rb)
-			l = gw_labels_drop_name(e->a, &l);
+			l = ev_drop_name(e, &l);
 		if (vb_push(e, &b, l, ts, v))
 			return e->rc;
 	}
@@ -111,11 +111,16 @@ static int vector_scalar(struct ev *e, const struct gw_pq_node *n, const struct 
 }
 
 /* The matching signature of a sample's labels. */
-static const char *sig(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l, size_t *len)
+static const char *make_sig(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l, size_t *len)
 {
 	if (n->u.bin.on)
 		return gw_labels_key(e->a, l, n->u.bin.labels, n->u.bin.nlabels, true, len);
 	return gw_labels_key(e->a, l, n->u.bin.labels, n->u.bin.nlabels, false, len);
+}
+
+static const char *sig(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l, size_t *len)
+{
+	return ev_memo_key(e, n, l, len, make_sig);
 }
 
 static int set_op(struct ev *e, const struct gw_pq_node *n, const struct gw_vector *l, const struct gw_vector *r,
@@ -158,9 +163,10 @@ static int set_op(struct ev *e, const struct gw_pq_node *n, const struct gw_vect
 }
 
 /* Labels of a result element, as Prometheus' resultMetric() builds them. */
-static struct gw_labels result_labels(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l,
-				      const struct gw_labels *r, enum gw_pq_card card)
+static struct gw_labels make_result_labels(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l,
+					   const struct gw_labels *r)
 {
+	enum gw_pq_card card = n->u.bin.card;
 	struct gw_lbuilder b;
 	gw_lb_init(&b, e->a, l);
 	if (drops_name(n->u.bin.op))
@@ -239,16 +245,16 @@ static int vector_vector(struct ev *e, const struct gw_pq_node *n, const struct 
 		}
 		if (!keep)
 			continue;
-		struct gw_labels res = result_labels(e, n, &l->s[i].labels, &r->s[ri].labels, card);
+		struct gw_labels res = ev_memo_labels(e, n, &l->s[i].labels, &r->s[ri].labels, make_result_labels);
 		if (n->u.bin.return_bool)
-			res = gw_labels_drop_name(e->a, &res);
+			res = ev_drop_name(e, &res);
 		if (card == GW_PQ_CARD_ONE_TO_ONE) {
 			if (gw_strmap_get_or_put(&matched, k, len, (long)i) != (long)i)
 				return ev_fail(e, GW_EINVAL, "multiple matches for labels: many-to-one matching must "
 							     "be explicit (group_left/group_right)");
 		} else {
 			size_t rl;
-			const char *rk = gw_labels_key_all(e->a, &res, &rl);
+			const char *rk = ev_key_all(e, &res, &rl);
 			if (gw_strmap_get_or_put(&matched, rk, rl, (long)i) != (long)i)
 				return ev_fail(e, GW_EINVAL, "multiple matches for labels: grouping labels must ensure "
 							     "unique matches");

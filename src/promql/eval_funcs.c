@@ -408,7 +408,7 @@ static int map_vector(struct ev *e, const struct gw_pq_node *n, const struct gw_
 			r = is_date(id) ? date_part(id, v) : math1(id, v);
 			break;
 		}
-		struct gw_labels l = ev_keeps_name(id) ? in->s[i].labels : gw_labels_drop_name(e->a, &in->s[i].labels);
+		struct gw_labels l = ev_keeps_name(id) ? in->s[i].labels : ev_drop_name(e, &in->s[i].labels);
 		if (vb_push(e, &b, l, ts, r))
 			return e->rc;
 	}

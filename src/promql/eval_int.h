@@ -21,6 +21,12 @@ struct sel_cache {
 	int agg; /* enum gw_pq_tier_agg when read from a tier, -1 raw */
 };
 
+struct memo_ent;
+struct ev_memo {
+	struct memo_ent *slots;
+	size_t cap, count;
+};
+
 struct ev {
 	const struct gw_querier *q;
 	struct gw_arena *a;
@@ -35,7 +41,44 @@ struct ev {
 	unsigned int steps;  /* evaluations since the last clock check */
 	int64_t tier_res;    /* every evaluation time is a multiple of it; 0: no tier */
 	int64_t tier_min_span;
+	struct ev_memo memo; /* eval_memo.c */
+	struct gw_strmap ids;  /* label set key -> id, for ev_label_id */
+	struct ev_seen {
+		uint64_t stamp;
+		long val;
+	} * seen;              /* by label id: marks of the current ev_seen_begin() round */
+	size_t seen_cap;
+	uint64_t seen_stamp;
 };
+
+/*
+ * eval_memo.c: values derived from a label set, computed once per
+ * evaluation. The same label set (same object) gives the same result
+ * object, so what is derived from a result is remembered too.
+ */
+struct gw_labels ev_drop_name(struct ev *e, const struct gw_labels *l);
+const char *ev_key_all(struct ev *e, const struct gw_labels *l, size_t *len);
+/* make(e, n, l, r) once per (n, l, r); r NULL for one-argument derivations. */
+struct gw_labels ev_memo_labels(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l,
+				const struct gw_labels *r,
+				struct gw_labels (*make)(struct ev *, const struct gw_pq_node *, const struct gw_labels *,
+							 const struct gw_labels *));
+/*
+ * A small integer standing for the content of l: equal label sets get the
+ * same id. -1: out of memory.
+ */
+long ev_label_id(struct ev *e, const struct gw_labels *l);
+/*
+ * Start a round of marks by label id: afterwards e->seen[id].stamp ==
+ * e->seen_stamp means id was marked in this round (the ids must exist
+ * before the call). 0 or GW_ENOMEM.
+ */
+int ev_seen_begin(struct ev *e);
+/* Room in e->seen for every id made so far (marks kept). 0 or GW_ENOMEM. */
+int ev_seen_grow(struct ev *e);
+/* make(e, n, l, len) once per (n, l). */
+const char *ev_memo_key(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l, size_t *len,
+			const char *(*make)(struct ev *, const struct gw_pq_node *, const struct gw_labels *, size_t *));
 
 /* How the selector's series were read: enum gw_pq_tier_agg, or -1 for raw samples. */
 int ev_sel_agg(const struct ev *e, const struct gw_pq_node *vs);

@@ -291,7 +291,7 @@ int ev_call_range(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct p
 		double v;
 		if (!range_fn(e, f->id, &r, &v))
 			continue;
-		struct gw_labels l = ev_keeps_name(f->id) ? r.s->labels : gw_labels_drop_name(e->a, &r.s->labels);
+		struct gw_labels l = ev_keeps_name(f->id) ? r.s->labels : ev_drop_name(e, &r.s->labels);
 		if (vb_push(e, &b, l, ts, v))
 			return e->rc;
 	}

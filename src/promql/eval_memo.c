@@ -1,0 +1,201 @@
+/*
+ * eval_memo.c - what the evaluator derives from a label set, remembered
+ * for the whole evaluation.
+ *
+ * A range query evaluates every step from scratch, but the label sets it
+ * sees are mostly the same objects step after step: a selector's series
+ * keep their labels, and everything derived from them here is handed out
+ * as the same object again. So the labels without the name, the key of a
+ * set, a grouping's labels, a binary operator's matching signature and
+ * result labels are computed once per (node, label set) instead of once
+ * per step. Label sets live in the evaluation's arena and are never
+ * changed, so their address stands for their content.
+ */
+#include "promql/eval_int.h"
+
+#include <string.h>
+
+enum { MEMO_DROP = 1, MEMO_KEY, MEMO_GROUP, MEMO_SIG, MEMO_RESULT, MEMO_ID };
+
+/* Beyond this many entries (label sets made anew every step), stop remembering. */
+#define MEMO_MAX 1000000
+
+struct memo_ent {
+	const void *node;
+	const struct gw_lpair *a, *b;
+	size_t an, bn;
+	int kind; /* 0 in an empty slot */
+	struct gw_labels labels;
+	const char *key;
+	size_t klen;
+};
+
+static size_t memo_hash(int kind, const void *node, const void *ap, size_t an, const void *bp, size_t bn)
+{
+	uint64_t h = (uint64_t)(uintptr_t)ap * 0x9e3779b97f4a7c15ULL;
+	h ^= (uint64_t)an + ((uint64_t)kind << 40);
+	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL;
+	h ^= (uint64_t)(uintptr_t)node * 0x94d049bb133111ebULL;
+	h ^= (uint64_t)(uintptr_t)bp * 0xff51afd7ed558ccdULL + bn;
+	return (size_t)(h ^ (h >> 31));
+}
+
+/* The slot for this key: found (kind set) or where it would go (kind 0); NULL if full. */
+static struct memo_ent *memo_slot(struct ev *e, int kind, const void *node, const struct gw_labels *a,
+				  const struct gw_labels *b)
+{
+	struct ev_memo *m = &e->memo;
+	if (m->count * 2 >= m->cap) {
+		if (m->count >= MEMO_MAX)
+			return NULL;
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		struct memo_ent *s = gw_arena_alloc(e->a, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		memset(s, 0, cap * sizeof(*s));
+		for (size_t i = 0; i < m->cap; i++) {
+			struct memo_ent *o = &m->slots[i];
+			if (!o->kind)
+				continue;
+			size_t j = memo_hash(o->kind, o->node, o->a, o->an, o->b, o->bn) & (cap - 1);
+			while (s[j].kind)
+				j = (j + 1) & (cap - 1);
+			s[j] = *o;
+		}
+		m->slots = s;
+		m->cap = cap;
+	}
+	size_t j = memo_hash(kind, node, a->p, a->n, b ? b->p : NULL, b ? b->n : 0) & (m->cap - 1);
+	for (;; j = (j + 1) & (m->cap - 1)) {
+		struct memo_ent *s = &m->slots[j];
+		if (!s->kind)
+			return s;
+		if (s->kind == kind && s->node == node && s->a == a->p && s->an == a->n &&
+		    s->b == (b ? b->p : NULL) && s->bn == (b ? b->n : 0))
+			return s;
+	}
+}
+
+static void memo_fill(struct ev *e, struct memo_ent *s, int kind, const void *node, const struct gw_labels *a,
+		      const struct gw_labels *b)
+{
+	s->kind = kind;
+	s->node = node;
+	s->a = a->p;
+	s->an = a->n;
+	s->b = b ? b->p : NULL;
+	s->bn = b ? b->n : 0;
+	e->memo.count++;
+}
+
+struct gw_labels ev_drop_name(struct ev *e, const struct gw_labels *l)
+{
+	struct memo_ent *s = memo_slot(e, MEMO_DROP, NULL, l, NULL);
+	if (s && s->kind)
+		return s->labels;
+	struct gw_labels out = gw_labels_drop_name(e->a, l);
+	if (s) {
+		memo_fill(e, s, MEMO_DROP, NULL, l, NULL);
+		s->labels = out;
+	}
+	return out;
+}
+
+const char *ev_key_all(struct ev *e, const struct gw_labels *l, size_t *len)
+{
+	struct memo_ent *s = memo_slot(e, MEMO_KEY, NULL, l, NULL);
+	if (s && s->kind) {
+		*len = s->klen;
+		return s->key;
+	}
+	const char *k = gw_labels_key_all(e->a, l, len);
+	if (s && k) {
+		memo_fill(e, s, MEMO_KEY, NULL, l, NULL);
+		s->key = k;
+		s->klen = *len;
+	}
+	return k;
+}
+
+struct gw_labels ev_memo_labels(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l,
+				const struct gw_labels *r,
+				struct gw_labels (*make)(struct ev *, const struct gw_pq_node *, const struct gw_labels *,
+							 const struct gw_labels *))
+{
+	int kind = r ? MEMO_RESULT : MEMO_GROUP;
+	struct memo_ent *s = memo_slot(e, kind, n, l, r);
+	if (s && s->kind)
+		return s->labels;
+	struct gw_labels out = make(e, n, l, r);
+	if (s) {
+		memo_fill(e, s, kind, n, l, r);
+		s->labels = out;
+	}
+	return out;
+}
+
+const char *ev_memo_key(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l, size_t *len,
+			const char *(*make)(struct ev *, const struct gw_pq_node *, const struct gw_labels *, size_t *))
+{
+	struct memo_ent *s = memo_slot(e, MEMO_SIG, n, l, NULL);
+	if (s && s->kind) {
+		*len = s->klen;
+		return s->key;
+	}
+	const char *k = make(e, n, l, len);
+	if (s && k) {
+		memo_fill(e, s, MEMO_SIG, n, l, NULL);
+		s->key = k;
+		s->klen = *len;
+	}
+	return k;
+}
+
+long ev_label_id(struct ev *e, const struct gw_labels *l)
+{
+	struct memo_ent *s = memo_slot(e, MEMO_ID, NULL, l, NULL);
+	if (s && s->kind)
+		return (long)s->klen;
+	size_t len;
+	const char *k = ev_key_all(e, l, &len);
+	if (!k)
+		return -1;
+	if (!e->ids.a)
+		gw_strmap_init(&e->ids, e->a);
+	long id = gw_strmap_get_or_put(&e->ids, k, len, (long)e->ids.count);
+	if (id >= 0 && s) {
+		s = memo_slot(e, MEMO_ID, NULL, l, NULL); /* ev_key_all may have grown the table */
+		if (s && !s->kind) {
+			memo_fill(e, s, MEMO_ID, NULL, l, NULL);
+			s->klen = (size_t)id;
+		}
+	}
+	return id;
+}
+
+int ev_seen_grow(struct ev *e)
+{
+	size_t need = e->ids.count + 1;
+	if (need <= e->seen_cap)
+		return 0;
+	size_t cap = e->seen_cap ? e->seen_cap : 64;
+	while (cap < need)
+		cap *= 2;
+	struct ev_seen *s = gw_arena_alloc(e->a, cap * sizeof(*s));
+	if (!s)
+		return GW_ENOMEM;
+	memset(s, 0, cap * sizeof(*s));
+	if (e->seen_cap)
+		memcpy(s, e->seen, e->seen_cap * sizeof(*s));
+	e->seen = s;
+	e->seen_cap = cap;
+	return 0;
+}
+
+int ev_seen_begin(struct ev *e)
+{
+	if (ev_seen_grow(e))
+		return GW_ENOMEM;
+	e->seen_stamp++;
+	return 0;
+}

@@ -3,7 +3,8 @@
 # Usage: scripts/deps.sh [build|test]   (test installs the test peers too)
 set -euo pipefail
 what=${1:-build}
-pkgs=(gcc make cmake pkg-config libmicrohttpd-dev libpcre2-dev libsqlite3-dev libyaml-dev libcrypt-dev libncurses-dev)
+pkgs=(gcc make cmake pkg-config libmicrohttpd-dev libpcre2-dev libsqlite3-dev libyaml-dev libcrypt-dev libncurses-dev
+	libcurl4-openssl-dev)
 if [ "$what" = test ]; then
 	pkgs+=(valgrind python3 curl prometheus openssl tmux)
 fi

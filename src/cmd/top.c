@@ -9,20 +9,29 @@
  * refresh. Changing the refresh interval restarts the sampler with the new
  * interval; the history is kept (charts are by time, not by sample).
  *
+ * With --remote or --prometheus there is no sampler: a worker thread asks
+ * the agents or the Prometheus server over HTTP (src/ui/remote.h) and
+ * publishes a snapshot per refresh; the UI thread waits in poll() on the
+ * terminal and the worker's descriptor, so keys and redraws never wait for
+ * the network.
+ *
  * The terminal is put back on every way out: q, Ctrl-C (a key in raw
  * mode), and SIGINT/SIGTERM/SIGHUP from outside, which set a flag the loop
- * sees at its next wake-up (getch returns early when a signal arrives).
+ * sees at its next wake-up (getch and poll return early when a signal
+ * arrives).
  */
 #include "cmd/cmd.h"
 #include "collect/sampler.h"
 #include "core/err.h"
 #include "ui/draw.h"
 #include "ui/format.h"
+#include "ui/remote.h"
 
 #include <curses.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <locale.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -30,6 +39,7 @@
 #include <unistd.h>
 
 #define HIST_SAMPLES 3600 /* an hour at the default 1 s */
+#define TARGETS_MAX 256
 
 /*
  * The one mutable file-scope variable: a signal handler can only talk to
@@ -46,7 +56,19 @@ static const unsigned int intervals_ms[] = {100, 200, 500, 1000, 2000, 5000, 100
 static const int64_t windows_ms[] = {60000, 300000, 900000, 3600000};
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
+/* What the command line asked for. */
+struct top_opts {
+	unsigned int interval_ms;
+	int64_t window_ms;
+	bool ascii, nocolor;
+	bool prometheus;
+	char *targets_buf; /* --remote's list, split in place; ours */
+	const char *targets[TARGETS_MAX];
+	unsigned int ntargets;
+};
+
 struct top {
+	struct gw_ui_remote *remote; /* --remote / --prometheus; then no NVML, no sampler */
 	struct gw_nvml *nv;
 	struct gw_gpu *gpus;
 	unsigned int ngpus;
@@ -70,11 +92,17 @@ static void usage(FILE *out)
 	      "    -c, --compact         one line per GPU (default: chosen by terminal size)\n"
 	      "        --ascii           ASCII drawing even in a UTF-8 locale\n"
 	      "        --no-color        no colour (also when NO_COLOR is set)\n"
-	      "        --remote HOST:PORT,...  several agents' GPUs together: not yet\n"
-	      "        --prometheus URL  GPUs from a Prometheus server: not yet\n"
+	      "        --remote HOST:PORT,...  the GPUs of these gpuwatch agents together, each\n"
+	      "                          row marked with its node (port 9400 when left out)\n"
+	      "        --prometheus URL  every GPU a Prometheus server has (dcgm-exporter's\n"
+	      "                          or gpuwatch's series), grouped by node\n"
 	      "    -h, --help            this help\n\n"
+	      "Remote views ask Prometheus' HTTP API (/api/v1/query) every refresh, with a\n"
+	      "1 s timeout; a node that does not answer stays listed as stale and is asked\n"
+	      "again every refresh. Charts start with the history the source keeps.\n\n"
 	      "Keys: ? help, q quit, +/- refresh, w window, c layout, Enter detail,\n"
-	      "Tab processes, </> sort column, r reverse, / filter, T/K signal.\n",
+	      "Tab processes, </> sort column, r reverse, / filter, T/K signal,\n"
+	      "b braille or block charts.\n",
 	      out);
 }
 
@@ -126,8 +154,37 @@ static bool pull_frame(struct top *t)
 	return changed;
 }
 
-static int parse_args(int argc, char **argv, unsigned int *interval_ms, int64_t *window_ms, struct gw_ui_view *v,
-		      bool *ascii, bool *nocolor)
+/* --remote's comma-separated list (or --prometheus' one URL) into o->targets. */
+static int set_targets(struct top_opts *o, const char *opt, const char *list, bool prometheus)
+{
+	if (o->ntargets) {
+		fprintf(stderr, "gpuwatch top: give --remote or --prometheus once\n");
+		return -1;
+	}
+	free(o->targets_buf);
+	o->targets_buf = strdup(list);
+	if (!o->targets_buf) {
+		fprintf(stderr, "gpuwatch top: out of memory\n");
+		return -1;
+	}
+	o->prometheus = prometheus;
+	char *save = NULL;
+	for (char *t = strtok_r(o->targets_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (o->ntargets == TARGETS_MAX || (prometheus && o->ntargets == 1)) {
+			fprintf(stderr, "gpuwatch top: %s takes %s\n", opt,
+				prometheus ? "one URL" : "at most 256 agents");
+			return -1;
+		}
+		o->targets[o->ntargets++] = t;
+	}
+	if (o->ntargets == 0) {
+		fprintf(stderr, "gpuwatch top: %s wants %s\n", opt, prometheus ? "a URL" : "HOST:PORT,...");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct top_opts *o, struct gw_ui_view *v)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -142,7 +199,7 @@ static int parse_args(int argc, char **argv, unsigned int *interval_ms, int64_t 
 				fprintf(stderr, "gpuwatch top: --delay wants seconds from 0.1 to 10, got \"%s\"\n", val);
 				return -1;
 			}
-			*interval_ms = (unsigned int)(s * 1000 + 0.5);
+			o->interval_ms = (unsigned int)(s * 1000 + 0.5);
 			i++;
 		} else if ((strcmp(a, "-w") == 0 || strcmp(a, "--window") == 0) && val) {
 			long mnt = strtol(val, NULL, 10);
@@ -150,18 +207,21 @@ static int parse_args(int argc, char **argv, unsigned int *interval_ms, int64_t 
 				fprintf(stderr, "gpuwatch top: --window wants 1, 5, 15 or 60 minutes, got \"%s\"\n", val);
 				return -1;
 			}
-			*window_ms = mnt * 60000;
+			o->window_ms = mnt * 60000;
 			i++;
 		} else if (strcmp(a, "-c") == 0 || strcmp(a, "--compact") == 0) {
 			v->mode = GW_MODE_COMPACT;
 		} else if (strcmp(a, "--ascii") == 0) {
-			*ascii = true;
+			o->ascii = true;
 		} else if (strcmp(a, "--no-color") == 0) {
-			*nocolor = true;
-		} else if (strcmp(a, "--remote") == 0 || strcmp(a, "--prometheus") == 0 ||
-			   strncmp(a, "--remote=", 9) == 0 || strncmp(a, "--prometheus=", 13) == 0) {
-			fprintf(stderr, "gpuwatch top: %s is not yet supported; top shows this node's GPUs\n", a);
-			return -1;
+			o->nocolor = true;
+		} else if ((strcmp(a, "--remote") == 0 || strcmp(a, "--prometheus") == 0) && val) {
+			if (set_targets(o, a, val, a[2] == 'p') != 0)
+				return -1;
+			i++;
+		} else if (strncmp(a, "--remote=", 9) == 0 || strncmp(a, "--prometheus=", 13) == 0) {
+			if (set_targets(o, a, strchr(a, '=') + 1, a[2] == 'p') != 0)
+				return -1;
 		} else {
 			fprintf(stderr, "gpuwatch top: unknown option '%s'\n", a);
 			usage(stderr);
@@ -179,6 +239,11 @@ static void change_interval(struct top *t, int dir)
 	if ((dir < 0 && i == 0) || (dir > 0 && i + 1 >= NELEM(intervals_ms)))
 		return;
 	unsigned int next = intervals_ms[dir > 0 ? i + 1 : i - 1];
+	if (t->remote) { /* the worker picks it up at its next refresh */
+		gw_ui_remote_set_interval(t->remote, next);
+		t->view.interval_ms = next;
+		return;
+	}
 	struct gw_err err;
 	gw_err_clear(&err);
 	gw_sampler_free(t->sampler);
@@ -204,6 +269,11 @@ static void ask_signal(struct top *t, int sig)
 		return;
 	}
 	const struct gw_ui_proc *p = &t->model.procs[v->pview[v->sel_proc]];
+	if (t->remote) { /* its pid means nothing on this machine */
+		snprintf(v->line, sizeof(v->line), "pid %u runs on %.60s: remote processes are never signalled", p->pid,
+			 p->node);
+		return;
+	}
 	if (t->nv->simulated) { /* its pid may be a real, unrelated process here */
 		snprintf(v->line, sizeof(v->line), "pid %u is a simulated process; nothing sent", p->pid);
 		return;
@@ -305,10 +375,15 @@ static bool on_key(struct top *t, int key)
 	case '\t': v->focus_procs = !v->focus_procs; break;
 	case '\n': case '\r': case KEY_ENTER: v->detail = true; v->focus_procs = false; break;
 	case 27: case KEY_BACKSPACE: case 127: v->detail = false; break;
-	case '<': v->sort = (enum gw_ui_pcol)((v->sort + GW_PC__COUNT - 1) % GW_PC__COUNT);
+	case '<': v->sort = gw_ui_pcol_step(v->sort, -1, t->model.remote);
 		v->desc = gw_ui_pcol_at(v->sort)->desc_first; break;
-	case '>': v->sort = (enum gw_ui_pcol)((v->sort + 1) % GW_PC__COUNT);
+	case '>': v->sort = gw_ui_pcol_step(v->sort, +1, t->model.remote);
 		v->desc = gw_ui_pcol_at(v->sort)->desc_first; break;
+	case 'b':
+		v->blocks = !v->blocks;
+		if (!v->utf8)
+			snprintf(v->line, sizeof(v->line), "charts are ASCII: braille and blocks need a UTF-8 locale");
+		break;
 	case 'r': v->desc = !v->desc; break;
 	case '/': v->editing_filter = true; v->filter[0] = '\0'; v->detail = false; break;
 	case 'T': ask_signal(t, SIGTERM); break;
@@ -354,6 +429,42 @@ static void loop(struct top *t)
 	}
 }
 
+/* Remote views: wait for a key, a snapshot from the worker, or a signal, whichever comes first. */
+static void loop_remote(struct top *t)
+{
+	bool dirty = true;
+	int fd = gw_ui_remote_fd(t->remote);
+	while (!stop_signal) {
+		struct gw_ui_rsnap *s = gw_ui_remote_take(t->remote);
+		if (s) {
+			bool first = t->model.gpus == NULL;
+			int rc = gw_ui_model_update_remote(&t->model, s);
+			gw_ui_rsnap_free(s);
+			if (rc)
+				snprintf(t->view.line, sizeof(t->view.line), "cannot update the view: %s", gw_strerror(rc));
+			else if (first)
+				t->view.line[0] = '\0';
+			dirty = true;
+		}
+		if (dirty) {
+			gw_ui_draw(&t->view);
+			refresh();
+			dirty = false;
+		}
+		struct pollfd p[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = fd, .events = POLLIN}};
+		int n = poll(p, 2, 1000);
+		if (n == 0 || (n > 0 && !p[0].revents))
+			continue; /* a snapshot (taken above), or a quiet second */
+		timeout(0); /* a key, or a signal (a resize comes as KEY_RESIZE) */
+		int key;
+		while ((key = getch()) != ERR) {
+			if (!on_key(t, key))
+				return;
+			dirty = true;
+		}
+	}
+}
+
 static void screen_open(struct gw_ui_view *v, bool ascii, bool nocolor)
 {
 	initscr();
@@ -372,65 +483,118 @@ static void screen_open(struct gw_ui_view *v, bool ascii, bool nocolor)
 	v->utf8 = !ascii && gw_ui_locale_utf8();
 }
 
+/* The view's fixed settings, shared by the local and the remote view. */
+static void view_init(struct top *t, const struct top_opts *o)
+{
+	struct gw_ui_view *v = &t->view;
+	v->m = &t->model;
+	v->interval_ms = o->interval_ms;
+	v->window_ms = o->window_ms;
+	v->sort = GW_PC_MEM;
+	v->desc = true;
+	if (t->remote) {
+		const char *u = o->targets[0], *h = strstr(u, "://");
+		if (o->prometheus)
+			snprintf(v->host, sizeof(v->host), "via %.56s", h ? h + 3 : u);
+		else
+			snprintf(v->host, sizeof(v->host), "remote");
+		snprintf(v->line, sizeof(v->line), "asking %s%.120s ...", o->prometheus ? "" : "the agents: ",
+			 o->prometheus ? u : o->targets_buf);
+		return;
+	}
+	v->simulated = t->nv->simulated;
+	if (gethostname(v->host, sizeof(v->host)) != 0)
+		snprintf(v->host, sizeof(v->host), "localhost");
+	v->host[sizeof(v->host) - 1] = '\0';
+}
+
+/* The local source: NVML's GPUs, the sampler, the first frame. */
+static int open_local(struct top *t, const struct top_opts *o, struct gw_err *err)
+{
+	attribution_source(&t->attr, t->nv);
+	int rc = gw_nvml_gpus_list(t->nv, &t->gpus, &t->ngpus, err);
+	if (rc == 0 && t->ngpus == 0)
+		rc = gw_err_set(err, GW_ENOTFOUND, "no GPUs found");
+	if (rc == 0)
+		rc = start_sampler(t, o->interval_ms, err);
+	if (rc == 0)
+		pull_frame(t);
+	return rc;
+}
+
+/* libcurl, the targets and the worker. */
+static int open_remote(struct top *t, const struct top_opts *o, struct gw_err *err)
+{
+	struct gw_ui_remote_opts ro = {0};
+	ro.targets = o->targets;
+	ro.ntargets = o->ntargets;
+	ro.prometheus = o->prometheus;
+	ro.interval_ms = o->interval_ms;
+	ro.window_ms = o->window_ms;
+	int rc = gw_ui_remote_new(&t->remote, &ro, err);
+	if (rc == 0)
+		rc = gw_ui_remote_start(t->remote, err);
+	return rc;
+}
+
+static void run_screen(struct top *t, const struct top_opts *o)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: getch must return */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	screen_open(&t->view, o->ascii, o->nocolor);
+	if (t->remote)
+		loop_remote(t);
+	else
+		loop(t);
+	endwin();
+}
+
 int gw_cmd_top(int argc, char **argv, const struct gw_cli *cli)
 {
 	struct top t;
 	memset(&t, 0, sizeof(t));
-	unsigned int interval_ms = 1000;
-	int64_t window_ms = 300000;
-	bool ascii = false, nocolor = false;
-	int rc = parse_args(argc, argv, &interval_ms, &window_ms, &t.view, &ascii, &nocolor);
-	if (rc)
+	struct top_opts o = {.interval_ms = 1000, .window_ms = 300000};
+	int rc = parse_args(argc, argv, &o, &t.view);
+	if (rc) {
+		free(o.targets_buf);
 		return rc > 0 ? 0 : GW_EXIT_BADARG;
+	}
 	/* NVML first, so a node without a driver gets smi's message and code */
-	rc = gw_cli_open_nvml(cli, &t.nv);
-	if (rc)
+	if (!o.ntargets && (rc = gw_cli_open_nvml(cli, &t.nv)) != 0)
 		return rc;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "gpuwatch top: needs a terminal; for logs use 'gpuwatch dmon' or 'gpuwatch smi -l'\n");
 		gw_nvml_close(t.nv);
+		free(o.targets_buf);
 		return GW_EXIT_BADARG;
 	}
 	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C"); /* numbers in URLs and on screen with a decimal point */
 	struct gw_err err;
 	gw_err_clear(&err);
-	attribution_source(&t.attr, t.nv);
-	rc = gw_nvml_gpus_list(t.nv, &t.gpus, &t.ngpus, &err);
-	if (rc == 0 && t.ngpus == 0)
-		rc = gw_err_set(&err, GW_ENOTFOUND, "no GPUs found");
+	rc = gw_ui_model_init(&t.model, HIST_SAMPLES);
 	if (rc == 0)
-		rc = gw_ui_model_init(&t.model, HIST_SAMPLES);
-	if (rc == 0)
-		rc = start_sampler(&t, interval_ms, &err);
-	if (rc == 0)
-		pull_frame(&t);
+		rc = o.ntargets ? open_remote(&t, &o, &err) : open_local(&t, &o, &err);
 	if (rc) {
 		fprintf(stderr, "gpuwatch top: %s\n", err.msg[0] ? err.msg : gw_strerror(rc));
 	} else {
-		struct gw_ui_view *v = &t.view;
-		v->m = &t.model;
-		v->simulated = t.nv->simulated;
-		v->interval_ms = interval_ms;
-		v->window_ms = window_ms;
-		v->sort = GW_PC_MEM;
-		v->desc = true;
-		if (gethostname(v->host, sizeof(v->host)) != 0)
-			snprintf(v->host, sizeof(v->host), "localhost");
-		v->host[sizeof(v->host) - 1] = '\0';
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_signal; /* no SA_RESTART: getch must return */
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		screen_open(v, ascii, nocolor);
-		loop(&t);
-		endwin();
+		view_init(&t, &o);
+		run_screen(&t, &o);
 	}
+	gw_ui_remote_free(t.remote);
 	gw_sampler_free(t.sampler);
 	gw_ui_model_release(&t.model);
 	free(t.view.pview);
 	free(t.gpus);
 	gw_nvml_close(t.nv);
+	free(o.targets_buf);
+	if (rc == GW_EINVAL && o.ntargets)
+		return GW_EXIT_BADARG;
+	if (rc == GW_ENOLIB || (rc && o.ntargets))
+		return 1;
 	return rc ? GW_EXIT_OTHER : 0;
 }

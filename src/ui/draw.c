@@ -2,6 +2,7 @@
  * draw.c - top's main screen: title, GPU rows (full or compact), the
  * process table, the event line, the bottom line and the help overlay.
  */
+#include "ui/braille.h"
 #include "ui/draw_priv.h"
 #include "ui/format.h"
 
@@ -65,6 +66,67 @@ const char *gw_ui_short_name(const char *name)
 	return strncmp(name, "NVIDIA ", 7) == 0 ? name + 7 : name;
 }
 
+unsigned int gw_ui_chart_cols(const struct gw_ui_view *v, unsigned int w)
+{
+	return v->utf8 && !v->blocks ? 2 * w : w;
+}
+
+void gw_ui_chart_text(const struct gw_ui_view *v, char *buf, size_t n, const float *s, unsigned int w, double lo,
+		      double hi, unsigned int row, unsigned int nrows)
+{
+	if (v->utf8 && !v->blocks)
+		gw_ui_braille_row(buf, n, s, w, lo, hi, row, nrows);
+	else
+		gw_ui_chart_row(buf, n, s, w, lo, hi, row, nrows, v->utf8);
+}
+
+/* "12s", "5m", "3h": how long ago, for stale rows. */
+static void age(int64_t ms, char *buf, size_t n)
+{
+	long long sec = ms > 0 ? ms / 1000 : 0;
+	if (sec < 120)
+		snprintf(buf, n, "%llds", sec);
+	else if (sec < 7200)
+		snprintf(buf, n, "%lldm", sec / 60);
+	else
+		snprintf(buf, n, "%lldh", sec / 3600);
+}
+
+void gw_ui_stale_text(const struct gw_ui_view *v, const struct gw_ui_gpu *u, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (u->node == GW_UI_NO_NODE || !u->stale || u->node >= v->m->nnodes)
+		return;
+	const struct gw_ui_node *nd = &v->m->nodes[u->node];
+	const char *why = nd->err		       ? nd->why
+			  : !nd->seen_ms	       ? "waiting for its first answer"
+			  : u->placeholder ? "no GPU in its answer"
+					   : "not in the last answer";
+	int64_t seen = u->placeholder ? nd->seen_ms : u->seen_ms;
+	char a[16];
+	if (!seen) {
+		snprintf(buf, n, "%s", why);
+		return;
+	}
+	age(v->m->last_t_ms - seen, a, sizeof(a));
+	snprintf(buf, n, "stale %s  %s", a, why);
+}
+
+/* The utilisation history in w cells at (y, x). */
+static void sparkline(const struct gw_ui_view *v, unsigned int g, int y, int x, int w)
+{
+	float series[1024];
+	char row[512 * 3 + 1];
+	if (w > 512)
+		w = 512;
+	unsigned int nc = gw_ui_chart_cols(v, (unsigned int)w);
+	gw_ui_hist_series(v->m, g, GW_UM_UTIL, v->m->last_t_ms, v->window_ms, series, nc);
+	gw_ui_chart_text(v, row, sizeof(row), series, (unsigned int)w, 0, 100, 0, 1);
+	gw_ui_attr(v, GW_CP_CHART, true);
+	gw_ui_put(y, x, row, w);
+	gw_ui_attr(v, GW_CP_CHART, false);
+}
+
 static void title(const struct gw_ui_view *v, int cols)
 {
 	char left[160], right[64];
@@ -72,8 +134,21 @@ static void title(const struct gw_ui_view *v, int cols)
 	time_t t = (time_t)(m->last_t_ms / 1000);
 	struct tm tm;
 	localtime_r(&t, &tm);
-	snprintf(left, sizeof(left), " gpuwatch top  %s  %u GPU%s%s", v->host, m->ngpus, m->ngpus == 1 ? "" : "s",
-		 v->simulated ? "  SIMULATED" : "");
+	if (m->remote) {
+		unsigned int down = 0, real = 0;
+		for (unsigned int i = 0; i < m->nnodes; i++)
+			down += m->nodes[i].err != 0;
+		for (unsigned int g = 0; g < m->ngpus; g++)
+			real += !m->gpus[g].placeholder;
+		char d[32] = "";
+		if (down)
+			snprintf(d, sizeof(d), " (%u down)", down);
+		snprintf(left, sizeof(left), " gpuwatch top  %s  %u node%s%s  %u GPU%s", v->host, m->nnodes,
+			 m->nnodes == 1 ? "" : "s", d, real, real == 1 ? "" : "s");
+	} else {
+		snprintf(left, sizeof(left), " gpuwatch top  %s  %u GPU%s%s", v->host, m->ngpus, m->ngpus == 1 ? "" : "s",
+			 v->simulated ? "  SIMULATED" : "");
+	}
 	snprintf(right, sizeof(right), "every %.1fs  window %lldm  %02d:%02d:%02d ", v->interval_ms / 1000.0,
 		 (long long)(v->window_ms / 60000), tm.tm_hour, tm.tm_min, tm.tm_sec);
 	gw_ui_attr(v, GW_CP_TITLE, true);
@@ -111,12 +186,27 @@ static void gpu_row(struct gw_ui_view *v, unsigned int g, int y, int cols, bool 
 	const struct gw_ui_gpu *u = &v->m->gpus[g];
 	char buf[256], a[32], b[32];
 	bool sel = !v->focus_procs && g == v->sel_gpu;
+	int x = 0;
 	if (sel)
 		attron(A_REVERSE);
-	snprintf(buf, sizeof(buf), "%2u %-8.8s", u->index, gw_ui_short_name(u->name));
-	int x = gw_ui_put(y, 0, buf, cols);
+	if (u->node != GW_UI_NO_NODE) {
+		snprintf(buf, sizeof(buf), "%-*.*s ", v->nodew, v->nodew, v->m->nodes[u->node].name);
+		x += gw_ui_put(y, 0, buf, cols);
+	}
+	if (u->placeholder)
+		snprintf(buf, sizeof(buf), " - %-8s", "");
+	else
+		snprintf(buf, sizeof(buf), "%2u %-8.8s", u->index, gw_ui_short_name(u->name));
+	x += gw_ui_put(y, x, buf, cols - x);
 	if (sel)
 		attroff(A_REVERSE);
+	gw_ui_stale_text(v, u, buf, sizeof(buf));
+	if (buf[0]) { /* a remote GPU without fresh values: say why instead */
+		gw_ui_attr(v, GW_CP_BAD, true);
+		gw_ui_put(y, x + 1, buf, cols - x - 1);
+		gw_ui_attr(v, GW_CP_BAD, false);
+		return;
+	}
 	if (u->lost) {
 		gw_ui_attr(v, GW_CP_BAD, true);
 		snprintf(buf, sizeof(buf), " LOST - fell off the bus%s", u->last_xid ? " (XID 79)" : "");
@@ -130,8 +220,9 @@ static void gpu_row(struct gw_ui_view *v, unsigned int g, int y, int cols, bool 
 	bool pv = gw_ui_num(&u->cur[GW_UC_POWER], &pw);
 	bool lv = gw_ui_num(&u->cur[GW_UC_PLIMIT], &lim) && lim > 0;
 	bool tv = gw_ui_num(&u->cur[GW_UC_TEMP], &temp);
-	int barw = cols >= 120 ? 16 : cols >= 100 ? 12 : 8;
-	bool bars = cols >= 80;
+	int avail = cols - x + 11; /* what the values have: the whole width for local GPUs */
+	int barw = avail >= 120 ? 16 : avail >= 100 ? 12 : 8;
+	bool bars = avail >= (u->node == GW_UI_NO_NODE ? 80 : 66);
 	snprintf(buf, sizeof(buf), " %4s", uv ? "" : "-");
 	if (uv)
 		snprintf(buf, sizeof(buf), " %3.0f%%", util);
@@ -164,32 +255,34 @@ static void gpu_row(struct gw_ui_view *v, unsigned int g, int y, int cols, bool 
 			gw_ui_attr(v, GW_CP_BAD, false);
 		}
 	}
-	if (u->xid_total || u->dbe) {
+	if (u->xid_total || u->dbe || u->last_xid) {
 		snprintf(buf, sizeof(buf), " XID%u", u->last_xid);
 		gw_ui_attr(v, GW_CP_WARN, true);
 		x += gw_ui_put(y, x, buf, cols - x);
 		gw_ui_attr(v, GW_CP_WARN, false);
 	}
 	int w = cols - x - 1;
-	if (compact && w >= 8) { /* utilisation history in what is left */
-		float series[512];
-		char row[512 * 3 + 1];
-		if (w > 512)
-			w = 512;
-		gw_ui_hist_series(v->m, g, GW_UM_UTIL, v->m->last_t_ms, v->window_ms, series, (unsigned int)w);
-		gw_ui_chart_row(row, sizeof(row), series, (unsigned int)w, 0, 100, 0, 1, v->utf8);
-		gw_ui_attr(v, GW_CP_CHART, true);
-		gw_ui_put(y, x + 1, row, w);
-		gw_ui_attr(v, GW_CP_CHART, false);
-	}
+	if (compact && w >= 8) /* utilisation history in what is left */
+		sparkline(v, g, y, x + 1, w);
 }
 
 /* The second row of the full mode: clocks, PCIe, fan, pstate, profiling. */
 static void gpu_row2(struct gw_ui_view *v, unsigned int g, int y, int cols)
 {
 	const struct gw_ui_gpu *u = &v->m->gpus[g];
-	if (u->lost)
+	if (u->lost || u->placeholder)
 		return;
+	if (u->stale) {
+		time_t t = (time_t)(u->seen_ms / 1000);
+		struct tm tm;
+		char buf[64];
+		localtime_r(&t, &tm);
+		snprintf(buf, sizeof(buf), "   last values at %02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+		gw_ui_put(y, 0, buf, cols);
+		if (cols - 31 >= 8)
+			sparkline(v, g, y, 30, cols - 31);
+		return;
+	}
 	char sm[24], mc[24], rx[24], tx[24], fan[24], ps[24], buf[256];
 	gw_ui_val(&u->cur[GW_UC_SMCLK], 1, 0, "", sm, sizeof(sm));
 	gw_ui_val(&u->cur[GW_UC_MEMCLK], 1, 0, "", mc, sizeof(mc));
@@ -208,17 +301,8 @@ static void gpu_row2(struct gw_ui_view *v, unsigned int g, int y, int cols)
 	gw_ui_put(y, 0, buf, cols);
 	int x = (int)strlen(buf) + 1;
 	int w = cols - x - 1;
-	if (w >= 8) {
-		float series[512];
-		char row[512 * 3 + 1];
-		if (w > 512)
-			w = 512;
-		gw_ui_hist_series(v->m, g, GW_UM_UTIL, v->m->last_t_ms, v->window_ms, series, (unsigned int)w);
-		gw_ui_chart_row(row, sizeof(row), series, (unsigned int)w, 0, 100, 0, 1, v->utf8);
-		gw_ui_attr(v, GW_CP_CHART, true);
-		gw_ui_put(y, x, row, w);
-		gw_ui_attr(v, GW_CP_CHART, false);
-	}
+	if (w >= 8)
+		sparkline(v, g, y, x, w);
 }
 
 int gw_ui_view_procs(struct gw_ui_view *v)
@@ -245,6 +329,8 @@ static void procs(struct gw_ui_view *v, int top, int rows, int cols)
 	hdr[0] = '\0';
 	for (int c = 0; c < GW_PC__COUNT && x < (int)sizeof(hdr) - 40; c++) {
 		const struct gw_ui_pcol_info *ci = gw_ui_pcol_at((enum gw_ui_pcol)c);
+		if (!gw_ui_pcol_shown((enum gw_ui_pcol)c, v->m->remote))
+			continue;
 		const char *mark = c == (int)v->sort ? (v->desc ? (v->utf8 ? "\u25BC" : "v") : (v->utf8 ? "\u25B2" : "^")) : "";
 		char name[32];
 		snprintf(name, sizeof(name), "%s%s", ci->name, mark);
@@ -274,6 +360,8 @@ static void procs(struct gw_ui_view *v, int top, int rows, int cols)
 		x = 0;
 		for (int c = 0; c < GW_PC__COUNT && x < (int)sizeof(buf) - 1; c++) {
 			const struct gw_ui_pcol_info *ci = gw_ui_pcol_at((enum gw_ui_pcol)c);
+			if (!gw_ui_pcol_shown((enum gw_ui_pcol)c, v->m->remote))
+				continue;
 			gw_ui_pcell(p, (enum gw_ui_pcol)c, cell, sizeof(cell));
 			if (ci->width)
 				x += snprintf(buf + x, sizeof(buf) - (size_t)x, ci->right ? "%*.*s " : "%-*.*s ", ci->width,
@@ -301,8 +389,8 @@ static void events_line(const struct gw_ui_view *v, int y, int cols)
 		time_t t = (time_t)(e->t_ms / 1000);
 		struct tm tm;
 		localtime_r(&t, &tm);
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "  %02d:%02d:%02d GPU %u %s", tm.tm_hour, tm.tm_min,
-			      tm.tm_sec, v->m->gpus[e->gpu].index, e->text);
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "  %02d:%02d:%02d %s %s", tm.tm_hour, tm.tm_min,
+			      tm.tm_sec, e->where, e->text);
 	}
 	gw_ui_attr(v, GW_CP_WARN, true);
 	gw_ui_put(y, 0, buf, cols);
@@ -322,9 +410,9 @@ static const char *const help_lines[] = {
 	"  < / >      sort processes by the previous / next column",
 	"  r          reverse the sort order",
 	"  /          filter processes (Enter keeps, Esc clears)",
-	"  T / K      send SIGTERM / SIGKILL to the selected process (asks)",
-	"",
-	"Remote agents (--remote) and Prometheus (--prometheus): not yet.",
+	"  T / K      send SIGTERM / SIGKILL to the selected process (asks;",
+	"             never for processes of remote nodes)",
+	"  b          charts: braille / block characters (UTF-8 terminals)",
 };
 
 static void help(const struct gw_ui_view *v, int rows, int cols)
@@ -368,7 +456,18 @@ void gw_ui_draw(struct gw_ui_view *v)
 	erase();
 	if (rows < 2 || cols < 10 || !v->m->gpus) {
 		gw_ui_put(0, 0, "gpuwatch top", cols);
+		if (rows >= 2)
+			gw_ui_put(1, 0, v->line, cols);
 		return;
+	}
+	if (v->m->remote) { /* the node column: as wide as the longest name, within reason */
+		int cap = cols >= 120 ? 24 : cols >= 100 ? 20 : 16;
+		v->nodew = 4;
+		for (unsigned int i = 0; i < v->m->nnodes; i++) {
+			int l = (int)strlen(v->m->nodes[i].name);
+			v->nodew = l > v->nodew ? l : v->nodew;
+		}
+		v->nodew = v->nodew > cap ? cap : v->nodew;
 	}
 	title(v, cols);
 	gw_ui_view_procs(v);

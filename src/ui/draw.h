@@ -21,6 +21,7 @@ enum gw_ui_mode { GW_MODE_AUTO, GW_MODE_FULL, GW_MODE_COMPACT };
 struct gw_ui_view {
 	const struct gw_ui_model *m;
 	bool utf8, color, simulated;
+	bool blocks; /* charts in block characters instead of braille (UTF-8 only; key b) */
 	char host[64];
 	unsigned int interval_ms;
 	int64_t window_ms;
@@ -38,6 +39,7 @@ struct gw_ui_view {
 	/* derived on each draw */
 	size_t *pview, npview, pview_cap;
 	unsigned int gpu_top; /* first GPU row shown when they do not all fit */
+	int nodew;            /* remote: width of the node column */
 };
 
 /* Colour pairs (call after start_color when colour is used). */

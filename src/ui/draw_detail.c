@@ -36,16 +36,17 @@ static double chart_hi(const struct gw_ui_gpu *u, enum gw_ui_metric k, const flo
 
 static void chart(struct gw_ui_view *v, const struct gw_ui_gpu *u, unsigned int g, int k, int top, int h, int cols)
 {
-	float s[CHART_MAX_COLS];
+	float s[2 * CHART_MAX_COLS];
 	char row[CHART_MAX_COLS * 3 + 1], buf[160];
 	int w = cols - 8;
 	if (w > CHART_MAX_COLS)
 		w = CHART_MAX_COLS;
 	if (w < 4 || h < 2)
 		return;
-	gw_ui_hist_series(v->m, g, charts[k].metric, v->m->last_t_ms, v->window_ms, s, (unsigned int)w);
-	double hi = chart_hi(u, charts[k].metric, s, (unsigned int)w), now = NAN, max = NAN;
-	for (int i = 0; i < w; i++) {
+	int nc = (int)gw_ui_chart_cols(v, (unsigned int)w);
+	gw_ui_hist_series(v->m, g, charts[k].metric, v->m->last_t_ms, v->window_ms, s, (unsigned int)nc);
+	double hi = chart_hi(u, charts[k].metric, s, (unsigned int)nc), now = NAN, max = NAN;
+	for (int i = 0; i < nc; i++) {
 		if (isnan(s[i]))
 			continue;
 		now = s[i];
@@ -62,7 +63,7 @@ static void chart(struct gw_ui_view *v, const struct gw_ui_gpu *u, unsigned int 
 			snprintf(buf, sizeof(buf), "%6.0f ", r == 0 ? hi : 0.0);
 			gw_ui_put(top + 1 + r, 0, buf, 7);
 		}
-		gw_ui_chart_row(row, sizeof(row), s, (unsigned int)w, 0, hi, (unsigned int)r, (unsigned int)rows, v->utf8);
+		gw_ui_chart_text(v, row, sizeof(row), s, (unsigned int)w, 0, hi, (unsigned int)r, (unsigned int)rows);
 		gw_ui_attr(v, GW_CP_CHART, true);
 		gw_ui_put(top + 1 + r, 7, row, w);
 		gw_ui_attr(v, GW_CP_CHART, false);
@@ -108,14 +109,22 @@ void gw_ui_draw_detail(struct gw_ui_view *v, int top, int rows, int cols)
 {
 	unsigned int g = v->sel_gpu < v->m->ngpus ? v->sel_gpu : 0;
 	const struct gw_ui_gpu *u = &v->m->gpus[g];
-	char buf[200];
-	snprintf(buf, sizeof(buf), "GPU %u  %s  %s%s", u->index, u->name, u->bus_id, u->lost ? "  LOST - fell off the bus" : "");
-	if (u->lost)
+	char buf[640], node[GW_UI_NODE_NAME_MAX + 8] = "", stale[256];
+	if (u->node != GW_UI_NO_NODE && u->node < v->m->nnodes)
+		snprintf(node, sizeof(node), "%s  ", v->m->nodes[u->node].name);
+	gw_ui_stale_text(v, u, stale, sizeof(stale));
+	if (u->placeholder)
+		snprintf(buf, sizeof(buf), "%sno GPU known  %.200s", node, stale);
+	else
+		snprintf(buf, sizeof(buf), "%sGPU %u  %s  %s%s%s%.200s", node, u->index, u->name, u->bus_id,
+			 u->lost ? "  LOST - fell off the bus" : "", stale[0] ? "  " : "", stale);
+	bool bad = u->lost || stale[0];
+	if (bad)
 		gw_ui_attr(v, GW_CP_BAD, true);
 	attron(A_BOLD);
 	gw_ui_put(top, 0, buf, cols);
 	attroff(A_BOLD);
-	if (u->lost)
+	if (bad)
 		gw_ui_attr(v, GW_CP_BAD, false);
 	if (rows < 2)
 		return;

@@ -23,6 +23,16 @@ void gw_ui_val(const struct gw_value *val, double scale, int prec, const char *u
 /* Short board name: "NVIDIA H200" -> "H200". */
 const char *gw_ui_short_name(const char *name);
 
+/* History columns a chart w cells wide needs: two per cell in braille. */
+unsigned int gw_ui_chart_cols(const struct gw_ui_view *v, unsigned int w);
+
+/* Row `row` of a chart nrows high, w cells, from gw_ui_chart_cols(v, w) values, in the view's style. */
+void gw_ui_chart_text(const struct gw_ui_view *v, char *buf, size_t n, const float *s, unsigned int w, double lo,
+		      double hi, unsigned int row, unsigned int nrows);
+
+/* What a remote GPU's row says instead of values: "stale 12s  unreachable: ...", "" when live. */
+void gw_ui_stale_text(const struct gw_ui_view *v, const struct gw_ui_gpu *u, char *buf, size_t n);
+
 void gw_ui_draw_detail(struct gw_ui_view *v, int top, int rows, int cols);
 
 #endif

@@ -2,7 +2,7 @@
  * model.c - copies sampler frames into the UI's model: current values,
  * history rings, events and the flat process table.
  */
-#include "ui/model.h"
+#include "ui/model_priv.h"
 
 #include "core/err.h"
 #include "fields/fields_table.h"
@@ -63,6 +63,7 @@ void gw_ui_model_release(struct gw_ui_model *m)
 	free(m->gpus);
 	free(m->hist_t);
 	free(m->procs);
+	free(m->nodes);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -90,6 +91,7 @@ static int size_gpus(struct gw_ui_model *m, const struct gw_frame *f)
 		struct gw_ui_gpu *u = &m->gpus[g];
 		const struct gw_gpu *id = f->gpus[g].gpu;
 		u->index = id->index;
+		u->node = GW_UI_NO_NODE;
 		snprintf(u->name, sizeof(u->name), "%s", id->name);
 		snprintf(u->bus_id, sizeof(u->bus_id), "%s", id->bus_id);
 		for (int k = 0; k < GW_UM__COUNT; k++) {
@@ -101,11 +103,13 @@ static int size_gpus(struct gw_ui_model *m, const struct gw_frame *f)
 	return 0;
 }
 
-static void add_event(struct gw_ui_model *m, int64_t t_ms, unsigned int gpu, const char *text)
+void gw_ui_model_add_event(struct gw_ui_model *m, int64_t t_ms, unsigned int gpu, const char *where,
+			   const char *text)
 {
 	struct gw_ui_event *e = &m->events[m->events_head];
 	e->t_ms = t_ms;
 	e->gpu = gpu;
+	snprintf(e->where, sizeof(e->where), "%s", where);
 	snprintf(e->text, sizeof(e->text), "%s", text);
 	m->events_head = (m->events_head + 1) % GW_UI_EVENTS_MAX;
 	if (m->nevents < GW_UI_EVENTS_MAX)
@@ -125,23 +129,24 @@ static void diff_events(struct gw_ui_model *m, unsigned int g, const struct gw_f
 {
 	struct gw_ui_gpu *u = &m->gpus[g];
 	uint64_t xids = 0;
-	char text[48];
+	char text[48], where[16];
+	snprintf(where, sizeof(where), "GPU %u", u->index);
 	for (unsigned int i = 0; i < fg->nxid; i++)
 		xids += fg->xid[i].count;
 	if (xids > u->xid_total && fg->last_xid) {
 		snprintf(text, sizeof(text), "XID %u", fg->last_xid);
-		add_event(m, t_ms, g, text);
+		gw_ui_model_add_event(m, t_ms, g, where, text);
 	}
 	if (fg->sbe_events > u->sbe) {
 		snprintf(text, sizeof(text), "ECC SBE +%llu", (unsigned long long)(fg->sbe_events - u->sbe));
-		add_event(m, t_ms, g, text);
+		gw_ui_model_add_event(m, t_ms, g, where, text);
 	}
 	if (fg->dbe_events > u->dbe) {
 		snprintf(text, sizeof(text), "ECC DBE +%llu", (unsigned long long)(fg->dbe_events - u->dbe));
-		add_event(m, t_ms, g, text);
+		gw_ui_model_add_event(m, t_ms, g, where, text);
 	}
 	if (fg->lost && !u->lost)
-		add_event(m, t_ms, g, "GPU lost (fell off the bus)");
+		gw_ui_model_add_event(m, t_ms, g, where, "GPU lost (fell off the bus)");
 	u->xid_total = xids;
 	u->sbe = fg->sbe_events;
 	u->dbe = fg->dbe_events;
@@ -149,7 +154,7 @@ static void diff_events(struct gw_ui_model *m, unsigned int g, const struct gw_f
 	u->lost = fg->lost;
 }
 
-static float metric_of(const struct gw_ui_gpu *u, enum gw_ui_metric k)
+float gw_ui_model_metric(const struct gw_ui_gpu *u, enum gw_ui_metric k)
 {
 	double a, b;
 	switch (k) {
@@ -207,6 +212,7 @@ static int copy_procs(struct gw_ui_model *m, const struct gw_frame *f)
 			snprintf(d->user, sizeof(d->user), "%s", s->attr.user);
 			owner_of(&s->attr, d->owner, sizeof(d->owner));
 			snprintf(d->cmd, sizeof(d->cmd), "%s", s->name);
+			d->node[0] = '\0'; /* this machine's */
 		}
 	}
 	return 0;
@@ -249,7 +255,7 @@ int gw_ui_model_update(struct gw_ui_model *m, const struct gw_frame *f, bool *ch
 		}
 		diff_events(m, g, fg, f->t_ms);
 		for (int k = 0; k < GW_UM__COUNT; k++)
-			u->hist[k][slot] = metric_of(u, (enum gw_ui_metric)k);
+			u->hist[k][slot] = gw_ui_model_metric(u, (enum gw_ui_metric)k);
 	}
 	m->hist_t[slot] = f->t_ms;
 	m->hist_head = (slot + 1) % m->hist_cap;

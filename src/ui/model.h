@@ -55,11 +55,22 @@ enum gw_ui_prof { GW_UP_SMACT, GW_UP_TENSOR, GW_UP__COUNT };
 enum gw_ui_metric { GW_UM_UTIL, GW_UM_MEM, GW_UM_POWER, GW_UM_TEMP, GW_UM__COUNT };
 
 #define GW_UI_EVENTS_MAX 64 /* events kept for the event line and detail view */
+#define GW_UI_NODE_NAME_MAX 64
+#define GW_UI_NO_NODE UINT32_MAX /* a GPU of this machine */
 
 struct gw_ui_event {
 	int64_t t_ms;
-	unsigned int gpu; /* index in the model */
-	char text[48];    /* "XID 79", "ECC DBE +1", "GPU lost" */
+	unsigned int gpu; /* index in the model when it happened; UINT32_MAX: a node's event */
+	char where[80];   /* "GPU 1", "node-a GPU 1", "node-a" */
+	char text[80];    /* "XID 79", "ECC DBE +1", "GPU lost", "unreachable: connection refused" */
+};
+
+/* A machine whose GPUs come from a remote source (--remote, --prometheus). */
+struct gw_ui_node {
+	char name[GW_UI_NODE_NAME_MAX];
+	int err;         /* 0: its last answer came; else GW_E... and why */
+	char why[160];   /* "unreachable: connection refused", "no samples in Prometheus' answer" */
+	int64_t seen_ms; /* time of its last answer; 0: never answered */
 };
 
 struct gw_ui_gpu {
@@ -72,6 +83,12 @@ struct gw_ui_gpu {
 	uint64_t xid_total, sbe, dbe;
 	unsigned int last_xid; /* 0: none */
 	float *hist[GW_UM__COUNT]; /* rings, model->hist_cap each */
+	/* remote GPUs only */
+	unsigned int node;  /* index into the model's nodes; GW_UI_NO_NODE for a local GPU */
+	bool stale;         /* values are the last known, not fresh (node down, GPU not in the answer) */
+	bool placeholder;   /* no GPU: the row stands for a node whose GPUs are not known yet */
+	char uuid[80];
+	int64_t seen_ms;    /* when its values were last fresh */
 };
 
 /* One process row (a process on two GPUs is two rows). */
@@ -85,6 +102,7 @@ struct gw_ui_proc {
 	char user[40];
 	char owner[96]; /* "pod:<uid>", "job:<id>", "ctr:<12 hex>" or "" */
 	char cmd[GW_PROC_NAME_MAX];
+	char node[GW_UI_NODE_NAME_MAX]; /* remote processes: their node; "" here */
 };
 
 struct gw_ui_model {
@@ -104,6 +122,10 @@ struct gw_ui_model {
 	struct gw_ui_event events[GW_UI_EVENTS_MAX];
 	unsigned int nevents, events_head;
 	uint64_t events_total;
+	/* remote sources: the nodes, in display order (their GPUs follow the same order) */
+	bool remote;
+	struct gw_ui_node *nodes;
+	unsigned int nnodes, nodes_cap;
 };
 
 /* hist_cap: samples kept per metric (e.g. 3600: an hour at 1 s). */
@@ -116,6 +138,17 @@ void gw_ui_model_release(struct gw_ui_model *m);
  * list; later frames must have the same GPUs. Returns 0, GW_ENOMEM, GW_EINVAL.
  */
 int gw_ui_model_update(struct gw_ui_model *m, const struct gw_frame *f, bool *changed);
+
+/*
+ * Copy a remote snapshot into the model (rsnap.h). GPUs are matched by node
+ * and UUID (or index) across snapshots; new ones are added in node order
+ * with an empty history; GPUs of a node that did not answer keep their
+ * last values and become stale; a node with no GPU known gets one
+ * placeholder row. A snapshot with history fills the rings first when
+ * they are still empty. Returns 0 or GW_ENOMEM.
+ */
+struct gw_ui_rsnap;
+int gw_ui_model_update_remote(struct gw_ui_model *m, const struct gw_ui_rsnap *s);
 
 /* Forget the history (after the sampling interval changed, say). */
 void gw_ui_model_clear_history(struct gw_ui_model *m);

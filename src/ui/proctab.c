@@ -9,6 +9,7 @@
 #include <strings.h>
 
 static const struct gw_ui_pcol_info cols[GW_PC__COUNT] = {
+	[GW_PC_NODE] = {"NODE", 16, false, false, true},
 	[GW_PC_PID] = {"PID", 7, true, false},     [GW_PC_USER] = {"USER", 9, false, false},
 	[GW_PC_OWNER] = {"OWNER", 16, false, false}, [GW_PC_GPU] = {"GPU", 3, true, false},
 	[GW_PC_MEM] = {"GPU-MEM", 9, true, true},  [GW_PC_SM] = {"SM%", 4, true, true},
@@ -17,12 +18,30 @@ static const struct gw_ui_pcol_info cols[GW_PC__COUNT] = {
 
 const struct gw_ui_pcol_info *gw_ui_pcol_at(enum gw_ui_pcol c)
 {
-	return c < GW_PC__COUNT ? &cols[c] : &cols[0];
+	return c < GW_PC__COUNT ? &cols[c] : &cols[GW_PC_PID];
+}
+
+bool gw_ui_pcol_shown(enum gw_ui_pcol c, bool remote)
+{
+	return c < GW_PC__COUNT && (remote || !cols[c].remote);
+}
+
+enum gw_ui_pcol gw_ui_pcol_step(enum gw_ui_pcol c, int dir, bool remote)
+{
+	for (int i = 0; i < GW_PC__COUNT; i++) {
+		c = (enum gw_ui_pcol)((c + (dir > 0 ? 1 : GW_PC__COUNT - 1)) % GW_PC__COUNT);
+		if (gw_ui_pcol_shown(c, remote))
+			break;
+	}
+	return c;
 }
 
 void gw_ui_pcell(const struct gw_ui_proc *p, enum gw_ui_pcol c, char *buf, size_t n)
 {
 	switch (c) {
+	case GW_PC_NODE:
+		snprintf(buf, n, "%s", p->node[0] ? p->node : "-");
+		break;
 	case GW_PC_PID:
 		snprintf(buf, n, "%u", p->pid);
 		break;
@@ -74,6 +93,8 @@ static int cmp_u64(uint64_t a, uint64_t b)
 static int cmp_col(const struct gw_ui_proc *a, const struct gw_ui_proc *b, enum gw_ui_pcol c)
 {
 	switch (c) {
+	case GW_PC_NODE:
+		return strcmp(a->node, b->node);
 	case GW_PC_PID:
 		return cmp_u64(a->pid, b->pid);
 	case GW_PC_USER:
@@ -105,6 +126,8 @@ size_t gw_ui_procs_view(const struct gw_ui_model *m, const char *filter, enum gw
 			int r = cmp_col(a, b, c);
 			if (desc)
 				r = -r;
+			if (r == 0)
+				r = strcmp(a->node, b->node);
 			if (r == 0)
 				r = cmp_u64(a->gpu, b->gpu) ? cmp_u64(a->gpu, b->gpu) : cmp_u64(a->pid, b->pid);
 			if (r <= 0)

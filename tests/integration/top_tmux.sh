@@ -2,7 +2,7 @@
 # top_tmux.sh - `gpuwatch top` in a real terminal: tmux runs it, send-keys
 # types, capture-pane reads what a person would see. Checks the values of a
 # pinned scenario, moving charts, sorting, filtering, help, detail view,
-# resize to 40x10 and back, ASCII and NO_COLOR, a lost GPU, every way out
+# resize to 40x10 and back, braille and block charts, ASCII and NO_COLOR, a lost GPU, every way out
 # restoring the terminal, and the no-driver message (the same as smi's).
 . "$(dirname "$0")/../lib/common.sh"
 command -v tmux >/dev/null || { echo "skip: tmux not installed"; exit 77; }
@@ -42,10 +42,17 @@ grep -Eq '28234MiB +- \./gpu_burn' <<<"$s" || fail "gpu_burn row without its mem
 [ "$(proc_rows a)" = "10309 10291 10293 " ] || fail "default sort (memory, descending): $(proc_rows a)"
 
 # --- charts move: the 1-minute chart gains columns between refreshes ------
-c1=$(cap a | sed -n 3p | grep -o '█' | wc -l)
+# braille by default in UTF-8 (two samples per cell), block characters after b
+braille() { cap a | sed -n 3p | LC_ALL=C grep -o $'\xe2[\xa0-\xa3].' | wc -l; }
+c1=$(braille)
 sleep 3.5
-c2=$(cap a | sed -n 3p | grep -o '█' | wc -l)
-[ "$c2" -gt "$c1" ] || fail "chart did not move ($c1 -> $c2 blocks)"
+c2=$(braille)
+[ "$c2" -gt "$c1" ] || fail "chart did not move ($c1 -> $c2 braille cells)"
+keys a b
+c3=$(cap a | sed -n 3p | grep -o '█' | wc -l)
+[ "$c3" -gt 0 ] && [ "$(braille)" = 0 ] || fail "b did not switch to block charts ($c3 blocks, $(braille) braille)"
+keys a b
+[ "$(braille)" -gt 0 ] || fail "b did not switch back to braille"
 
 # --- sorting ---------------------------------------------------------------
 keys a '<' '<' '<' '<'          # memory -> gpu -> owner -> user -> pid
@@ -64,7 +71,7 @@ keys a / Escape
 # --- help and detail ---------------------------------------------------------
 keys a '?'
 cap a | grep -q 'Keys' || fail "no help on ?"
-cap a | grep -q 'Prometheus (--prometheus): not yet' || fail "help does not say remote is not yet"
+cap a | grep -q 'b          charts: braille / block characters' || fail "help does not mention b"
 keys a x
 cap a | grep -q 'Keys' && fail "help did not close"
 keys a Enter
@@ -142,7 +149,8 @@ GPUWATCH_NVML_LIBRARY=$nolib "$GW_BIN" smi >"$tmp/smi.out" 2>/dev/null; src=$?
 GPUWATCH_NVML_LIBRARY=$nolib "$GW_BIN" top >"$tmp/top.out" 2>/dev/null; trc=$?
 [ "$src" = "$trc" ] && [ "$trc" != 0 ] || fail "no driver: top exit $trc, smi exit $src"
 cmp -s "$tmp/smi.out" "$tmp/top.out" || fail "no driver: top's message differs from smi's"
-"$GW_BIN" top --remote a:1 >/dev/null 2>&1 && fail "--remote accepted"
+"$GW_BIN" top --remote a:1 </dev/null >/dev/null 2>"$tmp/remote.err"; rc=$?
+[ "$rc" = 2 ] && grep -q 'needs a terminal' "$tmp/remote.err" || fail "--remote without a terminal: exit $rc, $(cat "$tmp/remote.err")"
 
 [ "$fails" = 0 ] && echo "top_tmux: ok"
 exit $((fails > 0))

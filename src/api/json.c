@@ -75,7 +75,7 @@ static size_t fmt_fixed_fast(char *out, double v)
 		double x = a * p10[d];
 		if (x >= lim)
 			return 0;
-		uint64_t m0 = (uint64_t)llround(x), m = 0;
+		uint64_t m0 = (uint64_t)(x + 0.5), m = 0; /* off by one at worst: neighbours are tried */
 		int hits = 0;
 		for (uint64_t c = m0 ? m0 - 1 : 0; c <= m0 + 1; c++)
 			if ((double)c / p10[d] == a) {

@@ -123,6 +123,11 @@ static const char *sig(struct ev *e, const struct gw_pq_node *n, const struct gw
 	return ev_memo_key(e, n, l, len, make_sig);
 }
 
+static long sig_id(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l)
+{
+	return ev_memo_sig_id(e, n, l, make_sig);
+}
+
 static int set_op(struct ev *e, const struct gw_pq_node *n, const struct gw_vector *l, const struct gw_vector *r,
 		  int64_t ts, struct pq_val *out)
 {
@@ -207,15 +212,22 @@ static int vector_vector(struct ev *e, const struct gw_pq_node *n, const struct 
 		l = rv;
 		r = lv;
 	}
-	struct gw_strmap rsig;
-	gw_strmap_init(&rsig, e->a);
-	size_t len;
+	/* Signatures as ids; each id marks the right-hand element it came from
+	 * (val) and, one-to-one, whether a left element matched it (val2). */
+	long stack[64], *rid = r->n <= 64 ? stack : gw_arena_alloc(e->a, r->n * sizeof(*rid));
+	if (!rid)
+		return ev_fail(e, GW_ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->n; i++)
+		if ((rid[i] = sig_id(e, n, &r->s[i].labels)) < 0)
+			return ev_fail(e, GW_ENOMEM, "out of memory");
+	if (ev_sig_round(e))
+		return ev_fail(e, GW_ENOMEM, "out of memory");
+	uint64_t stamp = e->sig_stamp;
 	for (size_t i = 0; i < r->n; i++) {
-		const char *k = sig(e, n, &r->s[i].labels, &len);
-		long got = gw_strmap_get_or_put(&rsig, k, len, (long)i);
-		if (got != (long)i) {
+		struct ev_seen *m = &e->sig_seen[rid[i]];
+		if (m->stamp == stamp) {
 			char a[256], b2[256];
-			labels_text(&r->s[got].labels, a, sizeof(a));
+			labels_text(&r->s[m->val].labels, a, sizeof(a));
 			labels_text(&r->s[i].labels, b2, sizeof(b2));
 			return ev_fail(e, GW_EINVAL,
 				       "found duplicate series for the match group on the %s hand-side of the "
@@ -223,15 +235,21 @@ static int vector_vector(struct ev *e, const struct gw_pq_node *n, const struct 
 				       "unique on one side",
 				       card == GW_PQ_CARD_ONE_TO_MANY ? "left" : "right", a, b2);
 		}
+		m->stamp = stamp;
+		m->val = (long)i;
+		m->val2 = -1;
 	}
-	struct gw_strmap matched; /* one-to-one: sig -> seen; else sig+result -> seen */
+	struct gw_strmap matched; /* many-to-one: result labels -> seen */
 	gw_strmap_init(&matched, e->a);
 	struct vbuild b = {0};
 	for (size_t i = 0; i < l->n; i++) {
-		const char *k = sig(e, n, &l->s[i].labels, &len);
-		long ri = gw_strmap_get(&rsig, k, len);
-		if (ri < 0)
+		long lid = sig_id(e, n, &l->s[i].labels);
+		if (lid < 0)
+			return ev_fail(e, GW_ENOMEM, "out of memory");
+		if ((size_t)lid >= e->sig_seen_cap || e->sig_seen[lid].stamp != stamp)
 			continue;
+		struct ev_seen *mk = &e->sig_seen[lid];
+		long ri = mk->val;
 		double a = l->s[i].v, c = r->s[ri].v;
 		if (card == GW_PQ_CARD_ONE_TO_MANY) {
 			a = r->s[ri].v;
@@ -249,9 +267,10 @@ static int vector_vector(struct ev *e, const struct gw_pq_node *n, const struct 
 		if (n->u.bin.return_bool)
 			res = ev_drop_name(e, &res);
 		if (card == GW_PQ_CARD_ONE_TO_ONE) {
-			if (gw_strmap_get_or_put(&matched, k, len, (long)i) != (long)i)
+			if (mk->val2 >= 0)
 				return ev_fail(e, GW_EINVAL, "multiple matches for labels: many-to-one matching must "
 							     "be explicit (group_left/group_right)");
+			mk->val2 = (long)i;
 		} else {
 			size_t rl;
 			const char *rk = ev_key_all(e, &res, &rl);

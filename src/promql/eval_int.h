@@ -45,10 +45,14 @@ struct ev {
 	struct gw_strmap ids;  /* label set key -> id, for ev_label_id */
 	struct ev_seen {
 		uint64_t stamp;
-		long val;
+		long val, val2;
 	} * seen;              /* by label id: marks of the current ev_seen_begin() round */
 	size_t seen_cap;
 	uint64_t seen_stamp;
+	struct gw_strmap sig_ids; /* matching signature -> id, for ev_memo_sig_id */
+	struct ev_seen *sig_seen; /* by signature id, marks of the current ev_sig_round() */
+	size_t sig_seen_cap;
+	uint64_t sig_stamp;
 };
 
 /*
@@ -76,6 +80,11 @@ long ev_label_id(struct ev *e, const struct gw_labels *l);
 int ev_seen_begin(struct ev *e);
 /* Room in e->seen for every id made so far (marks kept). 0 or GW_ENOMEM. */
 int ev_seen_grow(struct ev *e);
+/* An id for the key make(e, n, l, len) gives: equal keys, equal ids; -1: out of memory. */
+long ev_memo_sig_id(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l,
+		    const char *(*make)(struct ev *, const struct gw_pq_node *, const struct gw_labels *, size_t *));
+/* A new round of marks by signature id, with room for every id so far. 0 or GW_ENOMEM. */
+int ev_sig_round(struct ev *e);
 /* make(e, n, l, len) once per (n, l). */
 const char *ev_memo_key(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l, size_t *len,
 			const char *(*make)(struct ev *, const struct gw_pq_node *, const struct gw_labels *, size_t *));

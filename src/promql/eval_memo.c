@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-enum { MEMO_DROP = 1, MEMO_KEY, MEMO_GROUP, MEMO_SIG, MEMO_RESULT, MEMO_ID };
+enum { MEMO_DROP = 1, MEMO_KEY, MEMO_GROUP, MEMO_SIG, MEMO_RESULT, MEMO_ID, MEMO_SIG_ID };
 
 /* Beyond this many entries (label sets made anew every step), stop remembering. */
 #define MEMO_MAX 1000000
@@ -197,5 +197,48 @@ int ev_seen_begin(struct ev *e)
 	if (ev_seen_grow(e))
 		return GW_ENOMEM;
 	e->seen_stamp++;
+	return 0;
+}
+
+long ev_memo_sig_id(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l,
+		    const char *(*make)(struct ev *, const struct gw_pq_node *, const struct gw_labels *, size_t *))
+{
+	struct memo_ent *s = memo_slot(e, MEMO_SIG_ID, n, l, NULL);
+	if (s && s->kind)
+		return (long)s->klen;
+	size_t len;
+	const char *k = ev_memo_key(e, n, l, &len, make);
+	if (!k)
+		return -1;
+	if (!e->sig_ids.a)
+		gw_strmap_init(&e->sig_ids, e->a);
+	long id = gw_strmap_get_or_put(&e->sig_ids, k, len, (long)e->sig_ids.count);
+	if (id >= 0) {
+		s = memo_slot(e, MEMO_SIG_ID, n, l, NULL); /* ev_memo_key may have grown the table */
+		if (s && !s->kind) {
+			memo_fill(e, s, MEMO_SIG_ID, n, l, NULL);
+			s->klen = (size_t)id;
+		}
+	}
+	return id;
+}
+
+int ev_sig_round(struct ev *e)
+{
+	size_t need = e->sig_ids.count + 1;
+	if (need > e->sig_seen_cap) {
+		size_t cap = e->sig_seen_cap ? e->sig_seen_cap : 64;
+		while (cap < need)
+			cap *= 2;
+		struct ev_seen *s = gw_arena_alloc(e->a, cap * sizeof(*s));
+		if (!s)
+			return GW_ENOMEM;
+		memset(s, 0, cap * sizeof(*s));
+		if (e->sig_seen_cap)
+			memcpy(s, e->sig_seen, e->sig_seen_cap * sizeof(*s));
+		e->sig_seen = s;
+		e->sig_seen_cap = cap;
+	}
+	e->sig_stamp++;
 	return 0;
 }

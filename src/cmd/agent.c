@@ -5,11 +5,13 @@
  * SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the counters file (not
  * the web config: TLS and users are read once, at start).
  * Per-process series carry container, pod_uid, slurm_job and user labels
- * from collect/cgroup when known.
+ * from collect/cgroup when known; with --hpc-job-mapping-dir every series of
+ * a GPU names its HPC jobs (collect/hpcjob).
  */
 #include "cmd/cmd.h"
 
 #include "cmd/agent_history.h"
+#include "collect/hpcjob.h"
 #include "collect/sampler.h"
 #include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
@@ -85,6 +87,63 @@ static void log_nvml(void *arg, const struct gw_nvml_log_line *l)
 		      "hint=\"further failures of this function are summarised once a minute\"",
 		      l->function, (unsigned long long)l->errors, (unsigned long long)l->total, gpu,
 		      gw_nvml_strerror(nv, l->ret), l->ret);
+}
+
+/* s for a quoted log value: quotes and backslashes escaped, other unprintable bytes as '?'. */
+static const char *logq(char *dst, size_t n, const char *s)
+{
+	size_t w = 0;
+	for (; s && *s && w + 3 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			dst[w++] = '\\';
+		dst[w++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	dst[w] = '\0';
+	return dst;
+}
+
+/* What the HPC job mapping reports (collect/hpcjob.h: each problem once, when it appears). */
+static void log_hpcjob(void *arg, const struct gw_hpcjob_event *e)
+{
+	char path[512], q[GW_HPCJOB_MAX_JOBS * (GW_HPCJOB_ID_MAX + 1) * 2 + 8];
+	logq(path, sizeof(path), e->path);
+	switch (e->kind) {
+	case GW_HPCJOB_DIR_DOWN:
+		logf_("warn", "msg=\"hpc job mapping directory unavailable; no hpc_job labels until it is back\" dir=\"%s\" "
+			      "err=\"%s\"",
+		      path, strerror(e->err));
+		break;
+	case GW_HPCJOB_DIR_UP:
+		logf_("info", "msg=\"hpc job mapping directory available again\" dir=\"%s\"", path);
+		break;
+	case GW_HPCJOB_FILE_BAD:
+		logf_("warn", "msg=\"hpc job mapping file not used; the GPU has no hpc_job label\" gpu=%d file=\"%s\" "
+			      "why=\"%s\"%s%s%s",
+		      e->gpu, path, e->why, e->err ? " err=\"" : "", e->err ? strerror(e->err) : "", e->err ? "\"" : "");
+		break;
+	case GW_HPCJOB_LINES_SKIPPED:
+		logf_("warn", "msg=\"hpc job mapping file: lines skipped\" gpu=%d file=\"%s\" too_long=%u "
+			      "not_printable_utf8=%u over_limit=%u hint=\"a job id is 1 to %d bytes of printable UTF-8, "
+			      "at most %d per GPU\"",
+		      e->gpu, path, e->too_long, e->bad_text, e->over_cap, GW_HPCJOB_ID_MAX, GW_HPCJOB_MAX_JOBS);
+		break;
+	case GW_HPCJOB_JOBS: {
+		char ids[sizeof(q) / 2] = "";
+		size_t w = 0;
+		for (unsigned int i = 0; e->jobs && i < e->jobs->n && w < sizeof(ids); i++)
+			w += (size_t)snprintf(ids + w, sizeof(ids) - w, "%s%s", i ? "," : "", e->jobs->id[i]);
+		logf_("info", "msg=\"hpc jobs changed\" gpu=%d hpc_jobs=\"%s\"", e->gpu, logq(q, sizeof(q), ids));
+		break;
+	}
+	case GW_HPCJOB_IGNORED:
+		logf_("info", "msg=\"hpc job mapping: files that name no GPU here are ignored\" dir=\"%s\" count=%u "
+			      "first=\"%s\" hint=\"files are named by GPU index (the gpu label); MIG GPU.INSTANCE files "
+			      "do not apply to whole GPUs\"",
+		      path, e->ignored, logq(q, sizeof(q), e->first_ignored));
+		break;
+	}
+	(void)arg;
 }
 
 static void h_metrics(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
@@ -197,6 +256,12 @@ static void usage(FILE *out)
 		"      --proc-root DIR         read DIR/proc/PID/{cgroup,status} for process attribution\n"
 		"                              (default /; with --sim the simulator's cgroups are used\n"
 		"                              unless DIR is given)\n"
+		"      --hpc-job-mapping-dir DIR   HPC job ids per GPU, one file per GPU named by its\n"
+		"                              index (DIR/0, DIR/1, ...), one id per line, as Slurm\n"
+		"                              prolog/epilog scripts write them for dcgm-exporter: each\n"
+		"                              DCGM_FI_* series of a GPU once per job with hpc_job=\"ID\",\n"
+		"                              and gpuwatch_hpc_job_info; re-read every sample (env\n"
+		"                              DCGM_HPC_JOB_MAPPING_DIR; the option wins)\n"
 		"History (an embedded store answering Prometheus' query API):\n"
 		"      --storage.path DIR      data directory (default data/)\n"
 		"      --storage.retention.time D   keep this long (default 15d)\n"
@@ -225,6 +290,30 @@ static void attribution_source(struct gw_cgroup_src *src, struct gw_nvml *nv, co
 		*(void **)&src->sim_cgroup = dlsym(nv->lib, "gwsim_process_cgroup");
 }
 
+/* --hpc-job-mapping-dir (or its variable): the watcher the sampler polls; none without a directory. */
+static int open_hpcjob(struct gw_hpcjob **out, const char *dir, const struct gw_gpu *gpus, unsigned int n)
+{
+	*out = NULL;
+	if (!dir || !*dir)
+		return 0;
+	unsigned int *idx = malloc((n ? n : 1) * sizeof(*idx));
+	struct gw_hpcjob_opts ho = {.log = log_hpcjob};
+	struct gw_err err;
+	gw_err_clear(&err);
+	for (unsigned int i = 0; idx && i < n; i++)
+		idx[i] = gpus[i].index;
+	int rc = idx ? gw_hpcjob_new(out, dir, idx, n, &ho, &err) : gw_err_set(&err, GW_ENOMEM, "out of memory");
+	free(idx);
+	char q[512];
+	if (rc) {
+		logf_("error", "msg=\"cannot watch the hpc job mapping directory\" dir=\"%s\" err=\"%s\"",
+		      logq(q, sizeof(q), dir), err.msg);
+		return 1;
+	}
+	logf_("info", "msg=\"hpc job mapping enabled\" dir=\"%s\"", logq(q, sizeof(q), dir));
+	return 0;
+}
+
 static int parse_ms(const char *opt, const char *s, unsigned int *out)
 {
 	char *end;
@@ -238,7 +327,7 @@ static int parse_ms(const char *opt, const char *s, unsigned int *out)
 }
 
 struct agent_args {
-	const char *address, *counters, *web_config, *proc_root;
+	const char *address, *counters, *web_config, *proc_root, *hpc_dir;
 	struct gw_sampler_opts so;
 	bool no_native;
 	/* history */
@@ -286,6 +375,7 @@ static int parse_args(int argc, char **argv, struct agent_args *o)
 	 * most one interval of history; the live metrics lose nothing.
 	 */
 	o->flush_interval_ms = 5000;
+	o->hpc_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* dcgm-exporter's variable; the option overrides it */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = NULL;
@@ -301,7 +391,7 @@ static int parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--web-config-file") == 0 || strcmp(name, "--proc-root") == 0 ||
 			     strcmp(name, "--storage.path") == 0 || strcmp(name, "--storage.retention.time") == 0 ||
 			     strcmp(name, "--storage.retention.size") == 0 || strcmp(name, "--instance") == 0 ||
-			     strcmp(name, "--storage.flush-interval") == 0;
+			     strcmp(name, "--storage.flush-interval") == 0 || strcmp(name, "--hpc-job-mapping-dir") == 0;
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -333,6 +423,8 @@ static int parse_args(int argc, char **argv, struct agent_args *o)
 			o->web_config = val;
 		} else if (strcmp(name, "--proc-root") == 0) {
 			o->proc_root = val;
+		} else if (strcmp(name, "--hpc-job-mapping-dir") == 0) {
+			o->hpc_dir = val;
 		} else if (strcmp(name, "--no-native") == 0) {
 			o->no_native = true;
 		} else if (strcmp(name, "--storage.path") == 0) {
@@ -493,7 +585,11 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 		gw_nvml_close(nv);
 		return 1;
 	}
-	if (gw_sampler_new(&a.sampler, nv, gpus, n, &o.so, &err) != 0 || gw_sampler_start(a.sampler, &err) != 0) {
+	struct gw_hpcjob *hpc = NULL;
+	if (open_hpcjob(&hpc, o.hpc_dir, gpus, n) != 0) {
+		rc = 1;
+	} else if ((o.so.hpcjob = hpc, gw_sampler_new(&a.sampler, nv, gpus, n, &o.so, &err) != 0) ||
+		   gw_sampler_start(a.sampler, &err) != 0) {
 		logf_("error", "msg=\"cannot start sampling\" err=\"%s\"", err.msg);
 		rc = 1;
 	} else {
@@ -506,6 +602,7 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	if (a.history.db)
 		agent_history_close(&a.history); /* stops storing, flushes */
 	gw_sampler_free(a.sampler);
+	gw_hpcjob_free(hpc); /* after the sampler: it polls the watcher */
 	gw_expo_cache_release(&a.expo);
 	gw_metrics_release(&a.metrics);
 	if (a.counters) {

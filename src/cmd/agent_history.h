@@ -2,6 +2,9 @@
  * agent_history.h - the agent's history: every frame's values stored in the
  * embedded store (the same series /metrics exposes, plus instance and job
  * labels), and Prometheus' query API over it, mounted on the agent's server.
+ * A GPU with HPC jobs (--hpc-job-mapping-dir) is stored as /metrics shows
+ * it: its DCGM series once per job with hpc_job, its native series once,
+ * and gpuwatch_hpc_job_info per job.
  *
  * Ownership: embedded in the agent; open/close pair. Threading: feed() runs
  * on the storing thread (the store's single appender); the API handlers on
@@ -16,11 +19,18 @@
 
 #include <pthread.h>
 
+/* The store refs of the series a GPU's HPC jobs add; remade when its jobs change. */
+struct agent_history_jobs {
+	uint64_t gen;   /* the job list (gw_hpcjobs.gen) these refs are for; 0: none */
+	uint64_t *refs; /* [job][nfields + 1]: each field's DCGM series (jobs after the first), then the info series */
+};
+
 struct agent_history {
 	struct gw_tsdb *db;
 	struct gw_api api;
 	struct gw_http_route routes[GW_API_NROUTES];
 	uint64_t *refs; /* [gpu][field][2]: store refs, 0 = not created yet */
+	struct agent_history_jobs *jobs; /* [gpu] */
 	unsigned int ngpus;
 	size_t nfields;
 	char instance[300];

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #define POOL 4 /* frames in rotation: latest, one being built, two held by slow readers */
+#define EVENT_WAIT_MS 500 /* the event thread's wait per call: at most this long to stop */
 
 struct gw_sampler {
 	struct gw_nvml *nv;
@@ -38,6 +39,8 @@ struct gw_sampler {
 	int64_t last_slow_ms, last_proc_ms;
 	unsigned long long proc_util_seen_us[64]; /* per GPU: newest per-process sample read */
 	uint64_t seq, ticks, missed, read_errors;
+	bool *reading;		  /* per field: read this tick (else carried from the last frame) */
+	struct gw_read_memo memo; /* the GPU being read: answers its fields share */
 	/* Written by the sampling thread only (and before it starts). */
 	struct gw_nvml_tally tally; /* failed NVML calls */
 	uint64_t ev_counted;	    /* ev_failed already in the tally */
@@ -85,6 +88,7 @@ static void frame_free(struct gw_frame *f)
 	for (unsigned int g = 0; g < f->ngpus; g++) {
 		free(f->gpus[g].v);
 		gw_procs_release(&f->gpus[g].procs);
+		gw_hpcjobs_unref(f->gpus[g].jobs);
 	}
 	free(f->gpus);
 	free(f);
@@ -113,11 +117,12 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 	if (!s->o.proc_interval_ms)
 		s->o.proc_interval_ms = 5000;
 	s->nfields = gw_fields_count();
+	s->reading = calloc(s->nfields ? s->nfields : 1, sizeof(*s->reading));
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->stop_lock, NULL);
 	pthread_cond_init(&s->stop_cond, NULL);
 	gw_nvml_log_init(&s->log, s->o.nvml_log_interval_ms);
-	if (gw_nvml_tally_init(&s->tally, ngpus) != 0) {
+	if (!s->reading || gw_nvml_tally_init(&s->tally, ngpus) != 0) {
 		gw_sampler_free(s);
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
@@ -181,11 +186,17 @@ static void read_gpu(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct
 			carry = true;
 		if (!f->prom && !f->dcgm)
 			carry = carry || prev; /* not exported: read once, for identity labels */
-		if (carry) {
+		s->reading[i] = !carry;
+	}
+	/* This GPU's shared answers: each call several fields read is made once. */
+	gw_read_memo_clear(ctx->memo);
+	gw_read_prefetch(ctx, s->reading);
+	for (size_t i = 0; i < s->nfields; i++) {
+		if (!s->reading[i]) {
 			fg->v[i] = prev->v[i];
 			continue;
 		}
-		gw_field_read(f, ctx, &fg->v[i]);
+		gw_field_read(gw_field_at(i), ctx, &fg->v[i]);
 		if (fg->v[i].state == GW_V_UNKNOWN_ERROR || fg->v[i].state == GW_V_GPU_LOST)
 			s->read_errors++;
 	}
@@ -201,6 +212,19 @@ static void read_gpu(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct
 		}
 	} else if (prev) {
 		copy_procs(&fg->procs, &prev->procs);
+	}
+}
+
+/* Each GPU's jobs into the frame: the lists are shared, not copied. */
+static void set_jobs(struct gw_sampler *s, struct gw_frame *f)
+{
+	gw_hpcjob_poll(s->o.hpcjob);
+	for (unsigned int g = 0; g < s->ngpus; g++) {
+		struct gw_hpcjobs *j = gw_hpcjob_get(s->o.hpcjob, s->gpus[g].index);
+		if (j)
+			gw_hpcjobs_ref(j);
+		gw_hpcjobs_unref(f->gpus[g].jobs); /* from this frame's last use */
+		f->gpus[g].jobs = j;
 	}
 }
 
@@ -230,7 +254,7 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 	double t0 = mono_s();
 	bool slow = !prev || t_ms - s->last_slow_ms >= (int64_t)s->o.slow_interval_ms;
 	bool procs = !prev || t_ms - s->last_proc_ms >= (int64_t)s->o.proc_interval_ms;
-	struct gw_read_ctx ctx = {.nv = s->nv, .gpu_count = s->ngpus, .tally = &s->tally};
+	struct gw_read_ctx ctx = {.nv = s->nv, .gpu_count = s->ngpus, .tally = &s->tally, .memo = &s->memo};
 	ctx.now.tv_sec = t_ms / 1000;
 	ctx.now.tv_nsec = (long)(t_ms % 1000) * 1000000L;
 	for (unsigned int g = 0; g < s->ngpus; g++) {
@@ -249,6 +273,8 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 		}
 		fg->lost = ctx.gpu->lost;
 	}
+	if (s->o.hpcjob)
+		set_jobs(s, f);
 	if (slow)
 		s->last_slow_ms = t_ms;
 	if (procs)
@@ -368,7 +394,10 @@ static void *event_loop(void *arg)
 			break;
 		nvmlEventData_t d;
 		memset(&d, 0, sizeof(d));
-		nvmlReturn_t r = s->nv->nvmlEventSetWait_v2(s->set, &d, 200);
+		/* The driver returns at once with an event; the timeout only bounds how
+		 * long gw_sampler_free() waits for this thread: each wake-up for nothing
+		 * costs a syscall round trip, so not more often than this. */
+		nvmlReturn_t r = s->nv->nvmlEventSetWait_v2(s->set, &d, EVENT_WAIT_MS);
 		if (r == NVML_ERROR_TIMEOUT)
 			continue; /* no event within the wait: the normal answer, not a failure */
 		if (r != NVML_SUCCESS) {
@@ -460,6 +489,7 @@ void gw_sampler_free(struct gw_sampler *s)
 		gw_dsamples_close(&s->gpus[g]);
 	}
 	gw_nvml_tally_release(&s->tally);
+	free(s->reading);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->stop_lock);
 	pthread_cond_destroy(&s->stop_cond);

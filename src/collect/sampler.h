@@ -3,8 +3,8 @@
  * every GPU on a schedule and publishes frames.
  *
  * A frame is one tick: every exported field of every GPU (with its state),
- * the processes on each GPU, XID counts per code, and the sampler's own
- * health. Fast fields are read every tick; fields flagged GW_FL_SLOW (ECC
+ * the processes on each GPU, XID counts per code, the HPC jobs using each
+ * GPU (collect/hpcjob.h), and the sampler's own health. Fast fields are read every tick; fields flagged GW_FL_SLOW (ECC
  * counters, retired pages, PCIe throughput) and process lists on their own
  * slower cadence, their last values carried into the frames between. XID
  * and ECC events arrive on a second thread blocked in nvmlEventSetWait, so
@@ -32,6 +32,7 @@
 #ifndef GW_COLLECT_SAMPLER_H
 #define GW_COLLECT_SAMPLER_H
 
+#include "collect/hpcjob.h"
 #include "collect/nvml_log.h"
 #include "collect/procs.h"
 #include "fields/fields.h"
@@ -55,6 +56,7 @@ struct gw_frame_gpu {
 	unsigned int last_xid; /* 0: none seen */
 	uint64_t sbe_events, dbe_events;
 	uint64_t nvml_errors[GW_NVML_FN__COUNT]; /* failed NVML calls on this GPU, by function */
+	struct gw_hpcjobs *jobs; /* HPC jobs on the GPU (opts.hpcjob); NULL: none. Read only */
 };
 
 struct gw_frame {
@@ -78,6 +80,9 @@ struct gw_sampler_opts {
 	unsigned int proc_interval_ms; /* process lists; default 5000 */
 	bool no_events;                /* do not start the XID/ECC event thread */
 	const struct gw_cgroup_src *attr; /* attribute processes (borrowed); NULL: do not */
+	/* HPC job mapping (borrowed), polled every tick on the sampling thread,
+	 * which alone uses it from gw_sampler_start() on; NULL: no jobs. */
+	struct gw_hpcjob *hpcjob;
 	/* NVML failures worth a log line, called on the sampling thread; NULL: none.
 	 * At most one line per function per nvml_log_interval_ms (default 60000). */
 	gw_nvml_log_fn nvml_log;

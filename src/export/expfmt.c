@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void gw_expfmt_init(struct gw_expfmt *w, struct gw_buf *out, enum gw_expfmt_kind kind)
@@ -97,6 +98,67 @@ void gw_expfmt_family(struct gw_expfmt *w, const char *name, const char *help, e
 	puts_(w, "\n");
 }
 
+/* An integral v below 1e15 in magnitude, digit for digit as "%.0f" prints it ("-0" included). */
+static size_t fmt_integral(char *out, double v)
+{
+	bool neg = signbit(v);
+	uint64_t u = (uint64_t)(neg ? -v : v);
+	char rev[24];
+	size_t n = 0, w = 0;
+	do {
+		rev[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (neg)
+		out[w++] = '-';
+	while (n)
+		out[w++] = rev[--n];
+	return w;
+}
+
+static bool round_trips(char *buf, size_t n, int prec, double v, int *len)
+{
+	*len = snprintf(buf, n, "%.*g", prec, v);
+	return strtod(buf, NULL) == v;
+}
+
+/*
+ * "%.Ng" for the smallest N from 6 to 17 that reads back as v (17 always
+ * does). Most values take 6 or need 16-17 (a measured double), so after 6
+ * the precision is bisected: the nearest (N+1)-digit decimal is at least as
+ * close to v as the nearest N-digit one (which is among them), so once one
+ * reads back every longer one does, as long as the doubles that read back
+ * as v lie evenly around it. They do not around a power of two (the next
+ * double below is half as far), so those take every N in turn.
+ */
+static int fmt_shortest(char *buf, size_t n, double v)
+{
+	int len, exp2;
+	if (round_trips(buf, n, 6, v, &len))
+		return len;
+	if (fabs(frexp(v, &exp2)) == 0.5) {
+		for (int prec = 7; prec < 17; prec++)
+			if (round_trips(buf, n, prec, v, &len))
+				return len;
+		return snprintf(buf, n, "%.17g", v);
+	}
+	int lo = 7, hi = 17;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (round_trips(buf, n, mid, v, &len))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return snprintf(buf, n, "%.*g", hi, v);
+}
+
+/*
+ * Numbers are most of an exposition's bytes and, formatted with printf, most
+ * of its cost: integers (bytes, hertz, counts) are written digit by digit;
+ * other values take printf's shortest "%.Ng" (N >= 6) that reads back
+ * exactly, found in a few tries rather than up to twelve.
+ */
 int gw_expfmt_number(struct gw_buf *b, double v)
 {
 	char tmp[64];
@@ -106,41 +168,74 @@ int gw_expfmt_number(struct gw_buf *b, double v)
 	else if (isinf(v))
 		len = snprintf(tmp, sizeof(tmp), v > 0 ? "+Inf" : "-Inf");
 	else if (v == floor(v) && fabs(v) < 1e15)
-		len = snprintf(tmp, sizeof(tmp), "%.0f", v);
-	else
+		len = (int)fmt_integral(tmp, v);
+	else if (v == floor(v))
 		len = snprintf(tmp, sizeof(tmp), "%.17g", v);
-	/* %.17g round-trips; shorten when a shorter form reads back the same. */
-	if (!isnan(v) && !isinf(v) && v != floor(v)) {
-		for (int prec = 6; prec < 17; prec++) {
-			char t2[64];
-			int l2 = snprintf(t2, sizeof(t2), "%.*g", prec, v);
-			double back;
-			if (sscanf(t2, "%lf", &back) == 1 && back == v) {
-				memcpy(tmp, t2, (size_t)l2 + 1);
-				len = l2;
-				break;
-			}
-		}
-	}
+	else
+		len = fmt_shortest(tmp, sizeof(tmp), v);
 	return gw_buf_append(b, tmp, (size_t)len);
+}
+
+static void put_labels(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels)
+{
+	if (!nlabels)
+		return;
+	puts_(w, "{");
+	for (size_t i = 0; i < nlabels; i++) {
+		if (i)
+			puts_(w, ",");
+		puts_(w, labels[i].name);
+		puts_(w, "=\"");
+		put_escaped(w, labels[i].value ? labels[i].value : "", true);
+		puts_(w, "\"");
+	}
+	puts_(w, "}");
 }
 
 static void sample_head(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels)
 {
 	puts_(w, w->family);
-	if (nlabels) {
-		puts_(w, "{");
-		for (size_t i = 0; i < nlabels; i++) {
-			if (i)
-				puts_(w, ",");
-			puts_(w, labels[i].name);
-			puts_(w, "=\"");
-			put_escaped(w, labels[i].value ? labels[i].value : "", true);
-			puts_(w, "\"");
-		}
-		puts_(w, "}");
-	}
+	put_labels(w, labels, nlabels);
 	puts_(w, " ");
+}
+
+int gw_expfmt_labels(struct gw_buf *out, const struct gw_label *labels, size_t nlabels)
+{
+	struct gw_expfmt w;
+	gw_expfmt_init(&w, out, GW_EXPFMT_TEXT);
+	put_labels(&w, labels, nlabels);
+	return w.err;
+}
+
+/* The family name, labels written by gw_expfmt_labels(), and the separating space. */
+static bool pre_head(struct gw_expfmt *w, const char *labels, size_t len)
+{
+	if (!w->family) {
+		if (w->err == 0)
+			w->err = GW_EINVAL;
+		return false;
+	}
+	puts_(w, w->family);
+	put(w, labels, len);
+	put(w, " ", 1);
+	return true;
+}
+
+void gw_expfmt_sample_pre(struct gw_expfmt *w, const char *labels, size_t len, double value)
+{
+	if (!pre_head(w, labels, len))
+		return;
+	if (w->err == 0)
+		w->err = gw_expfmt_number(w->out, value);
+	put(w, "\n", 1);
+}
+
+void gw_expfmt_sample_pre_text(struct gw_expfmt *w, const char *labels, size_t len, const char *value)
+{
+	if (!pre_head(w, labels, len))
+		return;
+	puts_(w, value);
+	put(w, "\n", 1);
 }
 
 void gw_expfmt_sample(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels, double value)

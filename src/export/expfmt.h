@@ -55,6 +55,15 @@ void gw_expfmt_sample(struct gw_expfmt *w, const struct gw_label *labels, size_t
 /* One sample whose value is already text (dcgm-exporter spells doubles "%f"). */
 void gw_expfmt_sample_text(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels, const char *value);
 
+/*
+ * Labels many samples share (a GPU's), escaped and written once as
+ * {name="value",...} into out ("" for none); then each sample of them with
+ * gw_expfmt_sample_pre(), byte for byte what gw_expfmt_sample() writes.
+ */
+int gw_expfmt_labels(struct gw_buf *out, const struct gw_label *labels, size_t nlabels);
+void gw_expfmt_sample_pre(struct gw_expfmt *w, const char *labels, size_t len, double value);
+void gw_expfmt_sample_pre_text(struct gw_expfmt *w, const char *labels, size_t len, const char *value);
+
 /* Close the document; returns the first error of the whole write, or 0. */
 int gw_expfmt_finish(struct gw_expfmt *w);
 

@@ -98,7 +98,47 @@ static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g
 	o->n = n;
 }
 
-static void render_dcgm(const struct gw_metrics *m, const struct gw_frame *f, struct gw_expfmt *w)
+static void native_labels(const struct gw_frame_gpu *g, struct glabels *o);
+
+/*
+ * Each GPU's native and DCGM label sets, escaped and written once per
+ * render: nearly every sample carries one of them, and writing them label
+ * by label for each sample was most of a render's work after the numbers.
+ */
+struct pre {
+	struct gw_buf buf;
+	size_t at[2 * 64 + 1]; /* GPU g: native [at[2g], at[2g+1]), DCGM [at[2g+1], at[2g+2]) */
+};
+
+static int pre_build(struct pre *p, const struct gw_metrics *m, const struct gw_frame *f)
+{
+	bool driver_label = false;
+	for (size_t i = 0; i < m->counters->n; i++)
+		if (m->counters->v[i].label && strcmp(m->counters->v[i].name, "DCGM_FI_DRIVER_VERSION") == 0)
+			driver_label = true;
+	gw_buf_init(&p->buf, (size_t)1 << 20);
+	int rc = 0;
+	for (unsigned int g = 0; g < f->ngpus && g < 64 && !rc; g++) {
+		struct glabels gl;
+		p->at[2 * g] = p->buf.len;
+		native_labels(&f->gpus[g], &gl);
+		rc = gw_expfmt_labels(&p->buf, gl.l, gl.n);
+		p->at[2 * g + 1] = p->buf.len;
+		dcgm_labels(m, &f->gpus[g], driver_label, &gl);
+		if (!rc)
+			rc = gw_expfmt_labels(&p->buf, gl.l, gl.n);
+		p->at[2 * g + 2] = p->buf.len;
+	}
+	return rc;
+}
+
+static void sample_native(const struct pre *p, unsigned int g, struct gw_expfmt *w, double v)
+{
+	gw_expfmt_sample_pre(w, p->buf.data + p->at[2 * g], p->at[2 * g + 1] - p->at[2 * g], v);
+}
+
+static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const struct gw_frame *f,
+			struct gw_expfmt *w)
 {
 	const struct gw_counters *c = m->counters;
 	bool driver_label = false;
@@ -128,9 +168,18 @@ static void render_dcgm(const struct gw_metrics *m, const struct gw_frame *f, st
 				gw_expfmt_family(w, ct->name, ct->help, type);
 				opened = true;
 			}
+			if (!fg->jobs) {
+				const char *l = pre->buf.data + pre->at[2 * g + 1];
+				gw_expfmt_sample_pre_text(w, l, pre->at[2 * g + 2] - pre->at[2 * g + 1], val);
+				continue;
+			}
 			struct glabels gl;
 			dcgm_labels(m, fg, driver_label, &gl);
-			gw_expfmt_sample_text(w, gl.l, gl.n, val);
+			/* dcgm-exporter's HPC job mapping: the series once per job, hpc_job last. */
+			for (unsigned int j = 0; j < fg->jobs->n; j++) {
+				gl.l[gl.n] = (struct gw_label){"hpc_job", fg->jobs->id[j]};
+				gw_expfmt_sample_text(w, gl.l, gl.n + 1, val);
+			}
 		}
 	}
 }
@@ -145,7 +194,7 @@ static void native_labels(const struct gw_frame_gpu *g, struct glabels *o)
 	o->n = 4;
 }
 
-static void render_fields(const struct gw_frame *f, struct gw_expfmt *w)
+static void render_fields(const struct pre *pre, const struct gw_frame *f, struct gw_expfmt *w)
 {
 	for (size_t i = 0; i < gw_fields_count(); i++) {
 		const struct gw_field *fd = gw_field_at(i);
@@ -162,14 +211,12 @@ static void render_fields(const struct gw_frame *f, struct gw_expfmt *w)
 						 fd->ptype == GW_PT_COUNTER ? GW_METRIC_COUNTER : GW_METRIC_GAUGE);
 				opened = true;
 			}
-			struct glabels gl;
-			native_labels(fg, &gl);
-			gw_expfmt_sample(w, gl.l, gl.n, gw_field_prom_value(fd, v));
+			sample_native(pre, g, w, gw_field_prom_value(fd, v));
 		}
 	}
 }
 
-static void render_info(const struct gw_frame *f, struct gw_expfmt *w)
+static void render_info(const struct pre *pre, const struct gw_frame *f, struct gw_expfmt *w)
 {
 	gw_expfmt_family(w, "gpuwatch_gpu_info", "Static facts about each GPU, as labels.", GW_METRIC_GAUGE);
 	for (unsigned int g = 0; g < f->ngpus; g++) {
@@ -193,10 +240,28 @@ static void render_info(const struct gw_frame *f, struct gw_expfmt *w)
 	}
 	gw_expfmt_family(w, "gpuwatch_gpu_lost", "1 once the GPU has fallen off the bus; its other series stop.",
 			 GW_METRIC_GAUGE);
+	for (unsigned int g = 0; g < f->ngpus; g++)
+		sample_native(pre, g, w, f->gpus[g].lost ? 1 : 0);
+}
+
+/* Which jobs use each GPU, for joins: `x * on(gpu) group_left(hpc_job) gpuwatch_hpc_job_info`. */
+static void render_jobs(const struct gw_frame *f, struct gw_expfmt *w)
+{
+	bool opened = false;
 	for (unsigned int g = 0; g < f->ngpus; g++) {
-		struct glabels gl;
-		native_labels(&f->gpus[g], &gl);
-		gw_expfmt_sample(w, gl.l, gl.n, f->gpus[g].lost ? 1 : 0);
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		for (unsigned int j = 0; fg->jobs && j < fg->jobs->n; j++) {
+			if (!opened) {
+				gw_expfmt_family(w, "gpuwatch_hpc_job_info",
+						 "HPC jobs using each GPU, from the job mapping directory (1 per job).",
+						 GW_METRIC_GAUGE);
+				opened = true;
+			}
+			struct glabels gl;
+			native_labels(fg, &gl);
+			gl.l[gl.n++] = (struct gw_label){"hpc_job", fg->jobs->id[j]};
+			gw_expfmt_sample(w, gl.l, gl.n, 1);
+		}
 	}
 }
 
@@ -348,16 +413,24 @@ static void render_self(const struct gw_metrics *m, const struct gw_frame *f, st
 int gw_metrics_render(const struct gw_metrics *m, const struct gw_frame *f, enum gw_expfmt_kind kind,
 		      struct gw_buf *out)
 {
+	struct pre pre;
+	int rc = pre_build(&pre, m, f);
+	if (rc) {
+		gw_buf_release(&pre.buf);
+		return rc;
+	}
 	struct gw_expfmt w;
 	gw_expfmt_init(&w, out, kind);
 	if (m->dcgm)
-		render_dcgm(m, f, &w);
+		render_dcgm(m, &pre, f, &w);
 	if (m->native) {
-		render_fields(f, &w);
-		render_info(f, &w);
+		render_fields(&pre, f, &w);
+		render_info(&pre, f, &w);
+		render_jobs(f, &w);
 		render_events(f, &w);
 		render_procs(f, &w);
 		render_self(m, f, &w);
 	}
+	gw_buf_release(&pre.buf);
 	return gw_expfmt_finish(&w);
 }

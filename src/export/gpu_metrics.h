@@ -5,6 +5,12 @@
  * native families (base units, counters ending in _total, per-process and
  * per-XID series, the GPU info series, the agent's own health).
  *
+ * A GPU with HPC jobs (frame gpus[].jobs, collect/hpcjob.h) has each of its
+ * DCGM series once per job with an hpc_job label after dcgm-exporter's
+ * others, as dcgm-exporter publishes them; the native families keep one
+ * series per GPU, and gpuwatch_hpc_job_info{gpu,...,hpc_job} 1 names the
+ * jobs for joins.
+ *
  * Ownership: gw_metrics_prepare() fills a caller-embedded struct that
  * borrows the counters; gw_metrics_render() appends to a caller's buffer.
  * Threading: render is reentrant (one buffer per call).

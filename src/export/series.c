@@ -28,6 +28,8 @@ static int emit(const char *name, const struct gw_series_gpu *g, bool dcgm, cons
 		l[n++] = (struct gw_lpair){"modelName", g->model};
 		if (g->hostname)
 			l[n++] = (struct gw_lpair){"Hostname", g->hostname};
+		if (g->hpc_job)
+			l[n++] = (struct gw_lpair){"hpc_job", g->hpc_job};
 	} else {
 		l[n++] = (struct gw_lpair){"uuid", g->uuid};
 		l[n++] = (struct gw_lpair){"pci_bus_id", g->bus_id};
@@ -54,4 +56,12 @@ int gw_series_emit(const struct gw_field *f, const struct gw_value *v, const str
 	if (rc == 0 && f->dcgm)
 		rc = emit(f->dcgm, g, true, extra, nextra, t_ms, gw_series_dcgm_value(f, v), fn, ctx);
 	return rc;
+}
+
+int gw_series_emit_dcgm(const struct gw_field *f, const struct gw_value *v, const struct gw_series_gpu *g,
+			const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx)
+{
+	if (v->state != GW_V_OK || v->kind == GW_VK_STR || !f->dcgm)
+		return 0;
+	return emit(f->dcgm, g, true, extra, nextra, t_ms, gw_series_dcgm_value(f, v), fn, ctx);
 }

@@ -24,6 +24,7 @@ struct gw_series_gpu {
 	const char *model;
 	const char *hostname;
 	const char *driver;
+	const char *hpc_job; /* the DCGM series' hpc_job label, as /metrics has it; NULL: none */
 };
 
 typedef int (*gw_series_emit_fn)(void *ctx, const struct gw_lpair *labels, size_t n, int64_t t_ms, double v);
@@ -35,6 +36,13 @@ typedef int (*gw_series_emit_fn)(void *ctx, const struct gw_lpair *labels, size_
  */
 int gw_series_emit(const struct gw_field *f, const struct gw_value *v, const struct gw_series_gpu *g,
 		   const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx);
+
+/*
+ * Only the DCGM series of gw_series_emit(): a GPU with several HPC jobs has
+ * one native series and one DCGM series per job (g->hpc_job).
+ */
+int gw_series_emit_dcgm(const struct gw_field *f, const struct gw_value *v, const struct gw_series_gpu *g,
+			const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx);
 
 /* The value of a field in DCGM's units (MiB, W, ...), as /metrics prints it. */
 double gw_series_dcgm_value(const struct gw_field *f, const struct gw_value *v);

@@ -20,6 +20,7 @@
 
 #include "nvml/binding.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -59,6 +60,51 @@ struct gw_value {
 
 struct gw_nvml_tally;
 
+/*
+ * One GPU's NVML answers that several fields share, kept for one round of
+ * reads (the sampler's tick). One nvmlDeviceGetMemoryInfo_v2 answer holds
+ * four fields, BAR1 three, utilisation rates and encoder statistics two or
+ * three, the ECC mode two; and every field read through
+ * nvmlDeviceGetFieldValues can be asked for in one call
+ * (gw_read_prefetch). Driver calls serialise and cost microseconds to
+ * milliseconds each, so a round with a memo makes each call once; a failure
+ * is then counted once too, as one call failed. Clear it
+ * (gw_read_memo_clear) before each GPU's round.
+ */
+#define GW_READ_FV_MAX 16
+
+enum gw_read_memo_call {
+	GW_MEMO_MEMORY,
+	GW_MEMO_BAR1,
+	GW_MEMO_UTILIZATION,
+	GW_MEMO_ENCODER_STATS,
+	GW_MEMO_ECC_MODE,
+	GW_MEMO__COUNT
+};
+
+struct gw_read_memo {
+	unsigned int have; /* bit (1 << enum gw_read_memo_call): that call's answer is below */
+	nvmlReturn_t ret[GW_MEMO__COUNT];
+	nvmlMemory_v2_t memory;
+	nvmlBAR1Memory_t bar1;
+	nvmlUtilization_t utilization;
+	unsigned int encoder_stats[3];
+	int ecc_mode[2];
+	/* gw_read_prefetch: the field values asked for in one call, and its answer */
+	unsigned int nfv;
+	unsigned int fv_id[GW_READ_FV_MAX], fv_scope[GW_READ_FV_MAX]; /* as asked: the answers are found by these */
+	nvmlFieldValue_t fv[GW_READ_FV_MAX];
+	nvmlReturn_t fv_ret;
+};
+
+static inline void gw_read_memo_clear(struct gw_read_memo *m)
+{
+	if (m) {
+		m->have = 0;
+		m->nfv = 0;
+	}
+}
+
 /* Everything a reader may need besides the GPU itself. */
 struct gw_read_ctx {
 	struct gw_nvml *nv;
@@ -66,6 +112,7 @@ struct gw_read_ctx {
 	unsigned int gpu_count;
 	struct timespec now;	     /* CLOCK_REALTIME of this query */
 	struct gw_nvml_tally *tally; /* where failed NVML calls are counted (nvml/tally.h); NULL: nowhere */
+	struct gw_read_memo *memo;   /* shared answers of this round; NULL: each field makes its own calls */
 };
 
 struct gw_field; /* defined in fields_table.h */
@@ -79,6 +126,13 @@ const struct gw_field *gw_field_at(size_t i);
 
 /* Read one field of one GPU. Returns 0 (the value's state says if it is valid). */
 int gw_field_read(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *out);
+
+/*
+ * Ask for the field values of the fields about to be read (reading[i] for
+ * table index i) in one nvmlDeviceGetFieldValues call, kept in c->memo for
+ * their readers. No-op without a memo or without such fields.
+ */
+void gw_read_prefetch(const struct gw_read_ctx *c, const bool *reading);
 
 /* Formatting flags for gw_field_format(). */
 #define GW_FMT_NOUNITS 0x1

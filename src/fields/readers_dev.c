@@ -4,6 +4,8 @@
  *
  * Each reader makes at most one NVML call and stores the raw value in the
  * field's canonical unit (bytes, mW, mJ, MHz, C, %, ns); no conversion here.
+ * Calls whose one answer several fields share are made once per round when
+ * the context keeps a memo (fields.h: struct gw_read_memo).
  * A NULL function pointer (the library lacks the symbol) reads as
  * not supported. The meaning of the row's arg[] is given at each reader.
  */
@@ -16,6 +18,36 @@
 
 /* One NVML call on the context's GPU, its failure counted in the context's tally. */
 #define CALL(c, fn, ...) GW_NVML_CALL((c)->tally, (c)->gpu, (c)->nv, fn, __VA_ARGS__)
+
+/* The round's answer to a call several fields share (struct gw_read_memo), if it was made. */
+static bool memo_get(const struct gw_read_ctx *c, enum gw_read_memo_call k, nvmlReturn_t *r)
+{
+	if (!c->memo || !(c->memo->have & (1u << k)))
+		return false;
+	*r = c->memo->ret[k];
+	return true;
+}
+
+static nvmlReturn_t memo_put(const struct gw_read_ctx *c, enum gw_read_memo_call k, nvmlReturn_t r)
+{
+	if (c->memo) {
+		c->memo->ret[k] = r;
+		c->memo->have |= 1u << k;
+	}
+	return r;
+}
+
+/* A shared call: made once per round with a memo (its answer copied in and out), else every time. */
+#define SHARED(c, k, member, out, call)                                                                      \
+	do {                                                                                                 \
+		if (memo_get(c, k, &r)) {                                                                    \
+			memcpy(out, &(c)->memo->member, sizeof((c)->memo->member));                          \
+			break;                                                                               \
+		}                                                                                            \
+		r = memo_put(c, k, call);                                                                    \
+		if ((c)->memo)                                                                               \
+			memcpy(&(c)->memo->member, out, sizeof((c)->memo->member));                          \
+	} while (0)
 
 void gw_rd_none(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
@@ -196,7 +228,7 @@ void gw_rd_pair(const struct gw_field *f, const struct gw_read_ctx *c, struct gw
 	nvmlReturn_t r;
 	switch (f->arg[0]) {
 	case 0:
-		r = CALL(c, nvmlDeviceGetEccMode, d, &s[0], &s[1]);
+		SHARED(c, GW_MEMO_ECC_MODE, ecc_mode, s, CALL(c, nvmlDeviceGetEccMode, d, &s[0], &s[1]));
 		is_signed = true;
 		break;
 	case 1:
@@ -246,14 +278,44 @@ void gw_rd_inforom_valid(const struct gw_field *f, const struct gw_read_ctx *c, 
 		gw_value_int(v, 1);
 }
 
+void gw_read_prefetch(const struct gw_read_ctx *c, const bool *reading)
+{
+	struct gw_read_memo *m = c->memo;
+	if (!m)
+		return;
+	m->nfv = 0;
+	for (size_t i = 0, n = gw_fields_count(); i < n && m->nfv < GW_READ_FV_MAX; i++) {
+		const struct gw_field *f = gw_field_at(i);
+		if (!reading[i] || f->read != gw_rd_field_value)
+			continue;
+		nvmlFieldValue_t *fv = &m->fv[m->nfv];
+		memset(fv, 0, sizeof(*fv));
+		fv->fieldId = m->fv_id[m->nfv] = (unsigned int)f->arg[0];
+		fv->scopeId = m->fv_scope[m->nfv] = (unsigned int)f->arg[1];
+		m->nfv++;
+	}
+	if (m->nfv)
+		m->fv_ret = CALL(c, nvmlDeviceGetFieldValues, c->gpu->dev, (int)m->nfv, m->fv);
+}
+
 /* arg0: NVML field id, arg1: scope id. The value is kept as NVML gives it. */
 void gw_rd_field_value(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	nvmlFieldValue_t fv;
-	memset(&fv, 0, sizeof(fv));
-	fv.fieldId = (unsigned int)f->arg[0];
-	fv.scopeId = (unsigned int)f->arg[1];
-	nvmlReturn_t r = CALL(c, nvmlDeviceGetFieldValues, c->gpu->dev, 1, &fv);
+	nvmlReturn_t r;
+	const struct gw_read_memo *m = c->memo;
+	unsigned int k = 0;
+	while (m && k < m->nfv && (m->fv_id[k] != (unsigned int)f->arg[0] || m->fv_scope[k] != (unsigned int)f->arg[1]))
+		k++;
+	if (m && k < m->nfv) { /* asked for with the round's other field values */
+		fv = m->fv[k];
+		r = m->fv_ret;
+	} else {
+		memset(&fv, 0, sizeof(fv));
+		fv.fieldId = (unsigned int)f->arg[0];
+		fv.scopeId = (unsigned int)f->arg[1];
+		r = CALL(c, nvmlDeviceGetFieldValues, c->gpu->dev, 1, &fv);
+	}
 	if (r == NVML_SUCCESS) /* the value's own answer: a failure there counts against the call too */
 		r = gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceGetFieldValues, fv.nvmlReturn);
 	gw_field_set_nvml(c, v, r);
@@ -307,7 +369,8 @@ void gw_rd_memory(const struct gw_field *f, const struct gw_read_ctx *c, struct 
 	nvmlMemory_v2_t m2;
 	memset(&m2, 0, sizeof(m2));
 	m2.version = nvmlMemory_v2;
-	nvmlReturn_t r = CALL(c, nvmlDeviceGetMemoryInfo_v2, c->gpu->dev, &m2);
+	nvmlReturn_t r;
+	SHARED(c, GW_MEMO_MEMORY, memory, &m2, CALL(c, nvmlDeviceGetMemoryInfo_v2, c->gpu->dev, &m2));
 	if (r == NVML_SUCCESS) {
 		const unsigned long long x[] = {m2.total, m2.reserved, m2.used, m2.free};
 		gw_value_int(v, (int64_t)x[f->arg[0] & 3]);
@@ -331,7 +394,8 @@ void gw_rd_memory(const struct gw_field *f, const struct gw_read_ctx *c, struct 
 void gw_rd_utilization(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	nvmlUtilization_t u = {0, 0};
-	nvmlReturn_t r = CALL(c, nvmlDeviceGetUtilizationRates, c->gpu->dev, &u);
+	nvmlReturn_t r;
+	SHARED(c, GW_MEMO_UTILIZATION, utilization, &u, CALL(c, nvmlDeviceGetUtilizationRates, c->gpu->dev, &u));
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, f->arg[0] ? u.memory : u.gpu);
@@ -366,7 +430,9 @@ void gw_rd_engine_util(const struct gw_field *f, const struct gw_read_ctx *c, st
 void gw_rd_encoder_stats(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	unsigned int x[3] = {0, 0, 0};
-	nvmlReturn_t r = CALL(c, nvmlDeviceGetEncoderStats, c->gpu->dev, &x[0], &x[1], &x[2]);
+	nvmlReturn_t r;
+	SHARED(c, GW_MEMO_ENCODER_STATS, encoder_stats, x,
+	       CALL(c, nvmlDeviceGetEncoderStats, c->gpu->dev, &x[0], &x[1], &x[2]));
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, x[f->arg[0] % 3]);
@@ -422,7 +488,8 @@ void gw_rd_bar1(const struct gw_field *f, const struct gw_read_ctx *c, struct gw
 {
 	nvmlBAR1Memory_t b;
 	memset(&b, 0, sizeof(b));
-	nvmlReturn_t r = CALL(c, nvmlDeviceGetBAR1MemoryInfo, c->gpu->dev, &b);
+	nvmlReturn_t r;
+	SHARED(c, GW_MEMO_BAR1, bar1, &b, CALL(c, nvmlDeviceGetBAR1MemoryInfo, c->gpu->dev, &b));
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS) {
 		const unsigned long long x[] = {b.bar1Total, b.bar1Used, b.bar1Free};

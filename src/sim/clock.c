@@ -33,8 +33,10 @@ void gwsim_clock_poll(void)
 	if (gwsim.clock_mode != GWSIM_CLOCK_STEP)
 		return;
 	double now = gwsim_mono();
-	if (now - gwsim.last_call >= GWSIM_STEP_GAP)
+	if (now - gwsim.last_call >= GWSIM_STEP_GAP) {
 		gwsim.t_manual += 1.0;
+		gwsim_wake_waiters();
+	}
 	gwsim.last_call = now;
 }
 
@@ -52,6 +54,7 @@ GWSIM_EXPORT int gwsim_clock_advance(double seconds)
 		gwsim.t_manual += seconds;
 	else
 		gwsim.t_offset += seconds;
+	gwsim_wake_waiters();
 	pthread_mutex_unlock(&gwsim.lock);
 	return 0;
 }
@@ -75,6 +78,7 @@ GWSIM_EXPORT int gwsim_clock_set_manual(int manual)
 		gwsim.clock_mode = GWSIM_CLOCK_REAL;
 		gwsim.t_offset = t - (gwsim_mono() - gwsim.mono0) * gwsim.speed;
 	}
+	gwsim_wake_waiters();
 	pthread_mutex_unlock(&gwsim.lock);
 	return 0;
 }
@@ -88,6 +92,7 @@ GWSIM_EXPORT int gwsim_clock_set_speed(double speed)
 	gwsim.speed = speed;
 	if (gwsim.clock_mode == GWSIM_CLOCK_REAL)
 		gwsim.t_offset = t - (gwsim_mono() - gwsim.mono0) * speed;
+	gwsim_wake_waiters();
 	pthread_mutex_unlock(&gwsim.lock);
 	return 0;
 }

@@ -9,6 +9,8 @@
  * nvmlInit.
  */
 #include "sim.h"
+
+#include <stddef.h>
 #include "gwsim.h"
 
 #include <stdio.h>
@@ -19,7 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-struct gwsim_sim gwsim = {.lock = PTHREAD_MUTEX_INITIALIZER};
+struct gwsim_sim gwsim = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* What current drivers answer for calls NVIDIA retired (see the captures:
  * "[Requested functionality has been deprecated]"). */
@@ -134,11 +136,11 @@ const char *gwsim_ret_name(nvmlReturn_t r)
 void gwsim_reset(void)
 {
 	struct gwsim_sim *s = &gwsim;
-	pthread_mutex_t keep = s->lock;
-	/* The state is ~1 MB of zeroed bss at load: clearing it untouched costs page faults, not work. */
+	/* The lock and the condition variable survive a reset (a waiter may hold them). The state is
+	 * ~1 MB of zeroed bss at load: clearing it untouched costs page faults, not work. */
+	const size_t keep = offsetof(struct gwsim_sim, configured);
 	if (s->dirty)
-		memset((char *)s + sizeof(s->lock), 0, sizeof(*s) - sizeof(s->lock));
-	s->lock = keep;
+		memset((char *)s + keep, 0, sizeof(*s) - keep);
 	s->dirty = true;
 	s->seed = 1;
 	snprintf(s->driver, sizeof(s->driver), "590.48.01");

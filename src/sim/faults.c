@@ -22,8 +22,12 @@
 
 void gwsim_base_name(const char *func, char *out, size_t len)
 {
-	snprintf(out, len, "%s", func);
-	size_t n = strlen(out);
+	/* Every NVML call passes here: a bounded copy, not snprintf. */
+	size_t n = len ? strnlen(func, len - 1) : 0;
+	if (!len)
+		return;
+	memcpy(out, func, n);
+	out[n] = '\0';
 	size_t i = n;
 	while (i > 0 && isdigit((unsigned char)out[i - 1]))
 		i--;
@@ -74,7 +78,10 @@ static nvmlReturn_t rule_check(const char *base, int gpu, double t)
 static nvmlReturn_t ret_lookup(const struct gwsim_gpu *g, const char *base)
 {
 	char key[80];
-	snprintf(key, sizeof(key), ",%s=", base);
+	size_t n = strnlen(base, sizeof(key) - 3);
+	key[0] = ',';
+	memcpy(key + 1, base, n);
+	memcpy(key + 1 + n, "=", 2);
 	const char *hit = NULL;
 	for (const char *p = strstr(g->rets, key); p; p = strstr(p + 1, key))
 		hit = p;
@@ -134,8 +141,14 @@ nvmlReturn_t gwsim_leave(nvmlReturn_t r)
 	return r;
 }
 
+void gwsim_wake_waiters(void)
+{
+	pthread_cond_broadcast(&gwsim.wake);
+}
+
 void gwsim_event_post(struct gwsim_gpu *g, unsigned long long type, unsigned long long data)
 {
+	gwsim_wake_waiters();
 	for (unsigned int i = 0; i < GWSIM_MAX_SETS; i++) {
 		struct gwsim_event_set *s = &gwsim.sets[i];
 		if (!s->used || !(s->mask[g->index] & type))
@@ -420,6 +433,7 @@ GWSIM_EXPORT int gwsim_inject(unsigned int gpu, const char *fault, char *errbuf,
 		rc = gwsim_fault_parse(fault, (int)gpu, t, err, elen);
 		if (rc == 0)
 			gwsim_faults_apply(&gwsim.gpus[gpu], t);
+		gwsim_wake_waiters(); /* a rule may now answer a waiter's calls */
 	}
 	pthread_mutex_unlock(&gwsim.lock);
 	return rc;

@@ -275,10 +275,59 @@ GWSIM_DEV(nvmlDeviceRegisterEvents, (nvmlDevice_t d, unsigned long long eventTyp
 GWSIM_DEV(nvmlDeviceGetSupportedEventTypes, (nvmlDevice_t d, unsigned long long *eventTypes), supported(g, eventTypes))
 
 /*
- * Waits in real time for an event: each round advances the GPUs the set
- * watches (which fires due faults into the queue), then sleeps a few ms
- * without the lock, so a manual-clock test can gwsim_clock_advance() from
- * another thread while a waiter blocks.
+ * Whether a fault of GPU g is due and not yet applied: only applying one
+ * posts events, so only then does a waiter advance the GPU (the physics
+ * catch up on the next call that reads it, as always). Lock held.
+ */
+static bool fault_due(unsigned int g, double t)
+{
+	for (unsigned int i = 0; i < gwsim.nfaults; i++) {
+		const struct gwsim_fault *f = &gwsim.faults[i];
+		if (f->at <= t && (f->gpu < 0 || f->gpu == (int)g) && !(f->done_mask & (1ULL << g)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Seconds of real time until something this waiter must act on is due: the
+ * next fault of a GPU the set watches (it posts the event), or a rule on
+ * this call starting or ending. Only the real clock moves by itself; the
+ * other clocks wake waiters when they move. Lock held.
+ */
+static double next_due(const struct gwsim_event_set *s, double t)
+{
+	double due = INFINITY;
+	if (gwsim.clock_mode != GWSIM_CLOCK_REAL || !(gwsim.speed > 0))
+		return due;
+	for (unsigned int i = 0; i < gwsim.nfaults; i++) {
+		const struct gwsim_fault *f = &gwsim.faults[i];
+		if (f->at <= t)
+			continue; /* due ones were applied by the advance before this */
+		for (unsigned int g = 0; g < gwsim.ngpus; g++)
+			if (s->mask[g] && (f->gpu < 0 || f->gpu == (int)g) && !(f->done_mask & (1ULL << g)))
+				due = fmin(due, f->at);
+	}
+	for (unsigned int i = 0; i < gwsim.nrules; i++) {
+		const struct gwsim_rule *r = &gwsim.rules[i];
+		if (strcmp(r->func, "nvmlEventSetWait") != 0 && strcmp(r->func, "*") != 0)
+			continue;
+		if (r->from > t)
+			due = fmin(due, r->from);
+		if (r->until > t)
+			due = fmin(due, r->until);
+	}
+	return (due - t) / gwsim.speed;
+}
+
+/*
+ * Waits in real time for an event, blocked as a driver blocks: each round
+ * advances the GPUs the set watches that have a fault due (which fires it
+ * into the queue), then sleeps on gwsim.wake until an event is posted, the clock is
+ * moved (manual-clock tests gwsim_clock_advance() from another thread while
+ * a waiter blocks), the next fault or rule is due, or the timeout. The
+ * waiter costs no CPU between those: the agent's CPU figures measure
+ * gpuwatch, not a simulator polling on its behalf.
  */
 GWSIM_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
 {
@@ -292,7 +341,7 @@ GWSIM_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_
 			return gwsim_leave(r);
 		double t = gwsim_now_t();
 		for (unsigned int i = 0; i < gwsim.ngpus; i++)
-			if (s->mask[i])
+			if (s->mask[i] && fault_due(i, t))
 				gwsim_advance(&gwsim.gpus[i], t);
 		if (s->len) {
 			*data = s->q[s->head];
@@ -300,18 +349,20 @@ GWSIM_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_
 			s->len--;
 			return gwsim_leave(NVML_SUCCESS);
 		}
-		gwsim_leave(NVML_SUCCESS);
 		double left = deadline - gwsim_mono();
-		if (left <= 0)
+		if (left <= 0) {
+			gwsim_leave(NVML_SUCCESS);
 			return NVML_ERROR_TIMEOUT;
-		/*
-		 * A real driver blocks here until an event comes. Poll 10 times a
-		 * second: faults are due at whole virtual times, and waking more often
-		 * would make the simulator, not gpuwatch, what the agent's CPU figures
-		 * measure.
-		 */
-		struct timespec ts = {0, (long)(fmin(left, 0.1) * 1e9)};
-		nanosleep(&ts, NULL);
+		}
+		/* at least 1 ms: a fault due "now" by rounding must not spin */
+		double wait = fmax(fmin(left, next_due(s, t)), 0.001);
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		double ns = (double)ts.tv_nsec + wait * 1e9;
+		ts.tv_sec += (time_t)(ns / 1e9);
+		ts.tv_nsec = (long)fmod(ns, 1e9);
+		pthread_cond_clockwait(&gwsim.wake, &gwsim.lock, CLOCK_MONOTONIC, &ts);
+		gwsim_leave(NVML_SUCCESS);
 	}
 }
 

@@ -326,6 +326,9 @@ enum gwsim_clock_mode { GWSIM_CLOCK_REAL, GWSIM_CLOCK_MANUAL, GWSIM_CLOCK_STEP }
 
 struct gwsim_sim {
 	pthread_mutex_t lock;
+	/* Broadcast when an event is posted or the clock moves, so an event
+	 * waiter blocks like a driver instead of polling (nvml_health.c). */
+	pthread_cond_t wake;
 	bool configured;
 	bool dirty; /* state was written since the library loaded: reset must clear it */
 	int init_count;
@@ -375,6 +378,9 @@ int gwsim_spec_parse(const char *spec, char *err, size_t errlen);
 
 /* scenario.c */
 int gwsim_scenario_load(const char *path, char *err, size_t errlen);
+
+/* Wake event waiters (lock held): an event was posted, a fault added, or the clock moved. */
+void gwsim_wake_waiters(void);
 
 /* clock.c */
 double gwsim_now_t(void); /* current virtual time, lock held */

@@ -4,6 +4,10 @@
 #include "harness.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void test_text_family(void)
 {
@@ -52,6 +56,129 @@ static void test_numbers(void)
 	gw_buf_release(&b);
 }
 
+/* The formatting gw_expfmt_number() had before its fast paths: the output must not change. */
+static void reference_number(char *out, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(out, n, "NaN");
+	else if (isinf(v))
+		snprintf(out, n, v > 0 ? "+Inf" : "-Inf");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(out, n, "%.0f", v);
+	else
+		snprintf(out, n, "%.17g", v);
+	if (!isnan(v) && !isinf(v) && v != floor(v)) {
+		for (int prec = 6; prec < 17; prec++) {
+			char t2[64];
+			snprintf(t2, sizeof(t2), "%.*g", prec, v);
+			double back;
+			if (sscanf(t2, "%lf", &back) == 1 && back == v) {
+				snprintf(out, n, "%s", t2);
+				break;
+			}
+		}
+	}
+}
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Byte for byte what the reference writes, over values of every shape. */
+static void test_numbers_like_reference(void)
+{
+	struct gw_buf b;
+	gw_buf_init(&b, 1 << 10);
+	int bad = 0;
+	for (int i = 0; i < 400000 && bad < 5; i++) {
+		double v;
+		uint64_t r = rnd();
+		switch (i % 8) {
+		case 0: /* any finite bit pattern */
+			memcpy(&v, &r, sizeof(v));
+			if (!isfinite(v))
+				continue;
+			break;
+		case 1: /* a measured value in base units */
+			v = (double)(r % 100000000) / 1000.0 * (r & 1 ? 1.1 : 1.0 / 3);
+			break;
+		case 2: /* a ratio */
+			v = (double)(r % 10001) / 10000.0;
+			break;
+		case 3: /* a power of two, where round-tripping is uneven */
+			v = ldexp(1.0, (int)(r % 2100) - 1074);
+			break;
+		case 4: /* a neighbour of a power of two */
+			v = nextafter(ldexp(1.0, (int)(r % 200) - 100), (r & 1) ? 0 : INFINITY);
+			break;
+		case 5: /* integers around the digit-by-digit limit, both signs */
+			v = (double)(int64_t)(r % 4000000000000000ULL) - 2e15;
+			break;
+		case 6: /* short decimals */
+			v = (double)(int64_t)(r % 2000001 - 1000000) / pow(10, (double)(r % 9));
+			break;
+		default: /* joules and seconds: big with a fraction */
+			v = (double)(r % 1000000000000ULL) / 1000.0;
+			break;
+		}
+		char want[64];
+		reference_number(want, sizeof(want), v);
+		gw_buf_reset(&b);
+		CHECK_INT_EQ(gw_expfmt_number(&b, v), 0);
+		if (!b.data || strcmp(b.data, want) != 0) {
+			fprintf(stderr, "value %.17g (%a): got \"%s\", want \"%s\"\n", v, v, b.data ? b.data : "",
+				want);
+			bad++;
+		}
+	}
+	CHECK_INT_EQ(bad, 0);
+	const double edge[] = {-0.0, 1e15, -1e15, 999999999999999.0, 1e15 - 0.5, 5e-324, 2.2250738585072014e-308,
+			       0.1 + 0.2, 1e21, 123456789012345678.0, 0.5, -0.25, 1e-7};
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		char want[64];
+		reference_number(want, sizeof(want), edge[i]);
+		gw_buf_reset(&b);
+		gw_expfmt_number(&b, edge[i]);
+		CHECK_STR_EQ(b.data, want);
+	}
+	gw_buf_release(&b);
+}
+
+/* Labels written once and reused give exactly the lines a label array gives. */
+static void test_prerendered_labels(void)
+{
+	struct gw_buf a, b, l;
+	gw_buf_init(&a, 1 << 16);
+	gw_buf_init(&b, 1 << 16);
+	gw_buf_init(&l, 1 << 16);
+	struct gw_label lab[] = {{"gpu", "0"}, {"model", "x \"y\"\\z\nw"}};
+	CHECK_INT_EQ(gw_expfmt_labels(&l, lab, 2), 0);
+	struct gw_expfmt w1, w2;
+	gw_expfmt_init(&w1, &a, GW_EXPFMT_TEXT);
+	gw_expfmt_init(&w2, &b, GW_EXPFMT_TEXT);
+	gw_expfmt_family(&w1, "m", "h", GW_METRIC_GAUGE);
+	gw_expfmt_family(&w2, "m", "h", GW_METRIC_GAUGE);
+	gw_expfmt_sample(&w1, lab, 2, 0.25);
+	gw_expfmt_sample_pre(&w2, l.data, l.len, 0.25);
+	gw_expfmt_sample_text(&w1, lab, 2, "7.000000");
+	gw_expfmt_sample_pre_text(&w2, l.data, l.len, "7.000000");
+	gw_expfmt_sample(&w1, NULL, 0, 3);
+	gw_expfmt_sample_pre(&w2, "", 0, 3);
+	CHECK_INT_EQ(gw_expfmt_finish(&w1), 0);
+	CHECK_INT_EQ(gw_expfmt_finish(&w2), 0);
+	CHECK_STR_EQ(b.data, a.data);
+	CHECK(strstr(b.data, "m{gpu=\"0\",model=\"x \\\"y\\\"\\\\z\\nw\"} 0.25\n") != NULL);
+	gw_buf_release(&a);
+	gw_buf_release(&b);
+	gw_buf_release(&l);
+}
+
 static void test_openmetrics_counter(void)
 {
 	struct gw_buf b;
@@ -93,6 +220,8 @@ int main(void)
 	RUN(test_text_family);
 	RUN(test_escaping);
 	RUN(test_numbers);
+	RUN(test_numbers_like_reference);
+	RUN(test_prerendered_labels);
 	RUN(test_openmetrics_counter);
 	RUN(test_overflow_is_sticky);
 	RUN(test_negotiate);

@@ -84,10 +84,11 @@ wait_for a 'gpu_burn' 3 || fail "Esc did not return from detail"
 
 # --- refresh interval at run time --------------------------------------------
 keys a +
-cap a | grep -q 'every 0.5s' || fail "+ did not speed up the refresh"
+wait_for a 'every 0\.5s' 5 || fail "+ did not speed up the refresh"
 keys a - -
-cap a | grep -q 'every 2.0s' || fail "- did not slow down the refresh"
+wait_for a 'every 2\.0s' 5 || fail "- did not slow down the refresh"
 keys a +
+wait_for a 'every 1\.0s' 5 || fail "+ did not go back to 1 s"
 
 # --- resize to 40x10 and back ------------------------------------------------
 mask() { sed -E 's/[0-9]{2}:[0-9]{2}:[0-9]{2}//; 3d'; } # clock and chart row move by themselves

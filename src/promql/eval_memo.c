@@ -151,6 +151,42 @@ const char *ev_memo_key(struct ev *e, const struct gw_pq_node *n, const struct g
 	return k;
 }
 
+/* The id of key k in map (interned on first sight), remembered under (kind, n, l). */
+static long intern(struct ev *e, int kind, const struct gw_pq_node *n, const struct gw_labels *l,
+		   struct gw_strmap *map, const char *k, size_t len)
+{
+	if (!k)
+		return -1;
+	if (!map->a)
+		gw_strmap_init(map, e->a);
+	long id = gw_strmap_get_or_put(map, k, len, (long)map->count);
+	struct memo_ent *s = id >= 0 ? memo_slot(e, kind, n, l, NULL) : NULL;
+	if (s && !s->kind) {
+		memo_fill(e, s, kind, n, l, NULL);
+		s->klen = (size_t)id;
+	}
+	return id;
+}
+
+/* Room for need marks in *arr (capacity *cap), marks kept. */
+static int marks_grow(struct ev *e, struct ev_seen **arr, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	struct ev_seen *s = gw_arena_alloc(e->a, c * sizeof(*s));
+	if (!s)
+		return GW_ENOMEM;
+	memset(s, 0, c * sizeof(*s));
+	if (*cap)
+		memcpy(s, *arr, *cap * sizeof(*s));
+	*arr = s;
+	*cap = c;
+	return 0;
+}
+
 long ev_label_id(struct ev *e, const struct gw_labels *l)
 {
 	struct memo_ent *s = memo_slot(e, MEMO_ID, NULL, l, NULL);
@@ -158,38 +194,12 @@ long ev_label_id(struct ev *e, const struct gw_labels *l)
 		return (long)s->klen;
 	size_t len;
 	const char *k = ev_key_all(e, l, &len);
-	if (!k)
-		return -1;
-	if (!e->ids.a)
-		gw_strmap_init(&e->ids, e->a);
-	long id = gw_strmap_get_or_put(&e->ids, k, len, (long)e->ids.count);
-	if (id >= 0 && s) {
-		s = memo_slot(e, MEMO_ID, NULL, l, NULL); /* ev_key_all may have grown the table */
-		if (s && !s->kind) {
-			memo_fill(e, s, MEMO_ID, NULL, l, NULL);
-			s->klen = (size_t)id;
-		}
-	}
-	return id;
+	return intern(e, MEMO_ID, NULL, l, &e->ids, k, len);
 }
 
 int ev_seen_grow(struct ev *e)
 {
-	size_t need = e->ids.count + 1;
-	if (need <= e->seen_cap)
-		return 0;
-	size_t cap = e->seen_cap ? e->seen_cap : 64;
-	while (cap < need)
-		cap *= 2;
-	struct ev_seen *s = gw_arena_alloc(e->a, cap * sizeof(*s));
-	if (!s)
-		return GW_ENOMEM;
-	memset(s, 0, cap * sizeof(*s));
-	if (e->seen_cap)
-		memcpy(s, e->seen, e->seen_cap * sizeof(*s));
-	e->seen = s;
-	e->seen_cap = cap;
-	return 0;
+	return marks_grow(e, &e->seen, &e->seen_cap, e->ids.count + 1);
 }
 
 int ev_seen_begin(struct ev *e)
@@ -208,37 +218,13 @@ long ev_memo_sig_id(struct ev *e, const struct gw_pq_node *n, const struct gw_la
 		return (long)s->klen;
 	size_t len;
 	const char *k = ev_memo_key(e, n, l, &len, make);
-	if (!k)
-		return -1;
-	if (!e->sig_ids.a)
-		gw_strmap_init(&e->sig_ids, e->a);
-	long id = gw_strmap_get_or_put(&e->sig_ids, k, len, (long)e->sig_ids.count);
-	if (id >= 0) {
-		s = memo_slot(e, MEMO_SIG_ID, n, l, NULL); /* ev_memo_key may have grown the table */
-		if (s && !s->kind) {
-			memo_fill(e, s, MEMO_SIG_ID, n, l, NULL);
-			s->klen = (size_t)id;
-		}
-	}
-	return id;
+	return intern(e, MEMO_SIG_ID, n, l, &e->sig_ids, k, len);
 }
 
 int ev_sig_round(struct ev *e)
 {
-	size_t need = e->sig_ids.count + 1;
-	if (need > e->sig_seen_cap) {
-		size_t cap = e->sig_seen_cap ? e->sig_seen_cap : 64;
-		while (cap < need)
-			cap *= 2;
-		struct ev_seen *s = gw_arena_alloc(e->a, cap * sizeof(*s));
-		if (!s)
-			return GW_ENOMEM;
-		memset(s, 0, cap * sizeof(*s));
-		if (e->sig_seen_cap)
-			memcpy(s, e->sig_seen, e->sig_seen_cap * sizeof(*s));
-		e->sig_seen = s;
-		e->sig_seen_cap = cap;
-	}
+	if (marks_grow(e, &e->sig_seen, &e->sig_seen_cap, e->sig_ids.count + 1))
+		return GW_ENOMEM;
 	e->sig_stamp++;
 	return 0;
 }

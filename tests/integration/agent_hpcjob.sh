@@ -61,6 +61,11 @@ grep -q 'msg="hpc jobs changed" gpu=0 hpc_jobs="1001,1002"' "$tmp/agent-$port.er
 grep -q 'msg="hpc job mapping: files that name no GPU here are ignored".*first="3.0"' "$tmp/agent-$port.err" ||
 	fail "the MIG-named file is not reported as ignored: $(cat "$tmp/agent-$port.err")"
 
+# History is fed after the scrape shows a frame: wait until the first jobs are stored.
+info_series() { curl -s --data-urlencode 'match[]=gpuwatch_hpc_job_info' "http://127.0.0.1:$port/api/v1/series" | json 'len(d["data"])'; }
+for _ in $(seq 50); do [ "$(info_series)" = 2 ] && break; sleep 0.1; done
+[ "$(info_series)" = 2 ] || fail "history: the first jobs' gpuwatch_hpc_job_info never stored"
+
 # The prolog of a new job rewrites GPU 0's file and writes GPU 1's: seen at the next sample.
 printf '2001\n' >"$jobs/0"
 printf '3001\n3002\n' >"$jobs/1"

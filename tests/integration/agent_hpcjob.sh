@@ -61,9 +61,10 @@ grep -q 'msg="hpc jobs changed" gpu=0 hpc_jobs="1001,1002"' "$tmp/agent-$port.er
 grep -q 'msg="hpc job mapping: files that name no GPU here are ignored".*first="3.0"' "$tmp/agent-$port.err" ||
 	fail "the MIG-named file is not reported as ignored: $(cat "$tmp/agent-$port.err")"
 
+api() { curl -s --data-urlencode "query=$1" "http://127.0.0.1:$port/api/v1/query"; }
 # History is fed after the scrape shows a frame: wait until the first jobs are stored.
-info_series() { curl -s --data-urlencode 'match[]=gpuwatch_hpc_job_info' "http://127.0.0.1:$port/api/v1/series" | json 'len(d["data"])'; }
-for _ in $(seq 50); do [ "$(info_series)" = 2 ] && break; sleep 0.1; done
+info_series() { api 'count(last_over_time(gpuwatch_hpc_job_info[5m]))' | json 'd["data"]["result"][0]["value"][1]' 2>/dev/null; }
+for _ in $(seq 100); do [ "$(info_series)" = 2 ] && break; sleep 0.2; done
 [ "$(info_series)" = 2 ] || fail "history: the first jobs' gpuwatch_hpc_job_info never stored"
 
 # The prolog of a new job rewrites GPU 0's file and writes GPU 1's: seen at the next sample.
@@ -88,7 +89,6 @@ grep -q 'msg="hpc job mapping file not used; the GPU has no hpc_job label" gpu=1
 	"$tmp/agent-$port.err" || fail "FIFO not reported: $(tail -3 "$tmp/agent-$port.err")"
 
 # The history keeps what /metrics showed, labels and all.
-api() { curl -s --data-urlencode "query=$1" "http://127.0.0.1:$port/api/v1/query"; }
 n=$(api 'count(last_over_time(DCGM_FI_DEV_GPU_TEMP{hpc_job=~"300[12]"}[5m]))' | json 'd["data"]["result"][0]["value"][1]')
 [ "$n" = 2 ] || fail "history: GPU 1's two job series: got '$n'"
 n=$(api 'count(last_over_time(gpuwatch_hpc_job_info[5m]))' | json 'd["data"]["result"][0]["value"][1]')

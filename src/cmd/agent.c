@@ -222,6 +222,8 @@ static int load_counters(struct agent *a, struct gw_nvml *nv, struct gw_err *err
 	}
 	m.version = GW_VERSION;
 	m.native = a->native;
+	m.extra = agent_history_render; /* nothing while no history is kept */
+	m.extra_arg = &a->history;
 	pthread_rwlock_wrlock(&a->lock);
 	struct gw_counters *old_c = a->counters;
 	struct gw_metrics old_m = a->metrics;
@@ -477,16 +479,18 @@ static int start_history(struct agent *a, struct gw_nvml *nv, unsigned int ngpus
 					.retention_ms = o->retention_ms,
 					.retention_bytes = o->retention_bytes,
 					.flush_interval_ms = o->flush_interval_ms,
-					.instance = o->instance ? o->instance : instance};
+					.instance = o->instance ? o->instance : instance,
+					.log = logf_,
+					.stagger = true};
 	struct gw_err err;
 	gw_err_clear(&err);
-	if (agent_history_open(&a->history, &ho, nv, ngpus, &err) != 0 ||
-	    agent_history_start(&a->history, a->sampler, a->interval_ms) != 0) {
+	if (agent_history_open(&a->history, &ho, nv, ngpus, &err) != 0) {
 		logf_("error", "msg=\"cannot open the history store\" path=%s err=\"%s\" hint=\"--storage.path DIR, or "
 			       "--no-history\"",
 		      o->storage_path, err.msg);
 		return 1;
 	}
+	agent_history_start(&a->history, a->sampler);
 	logf_("info", "msg=\"keeping history\" path=%s retention_ms=%lld", o->storage_path, (long long)o->retention_ms);
 	return 0;
 }
@@ -549,6 +553,9 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* A file size limit fails the store's writes (EFBIG, as a full disk's
+	 * ENOSPC): logged and retried, not a reason to die. */
+	signal(SIGXFSZ, SIG_IGN);
 
 	/* A bad web config stops the agent before anything starts: serving
 	 * without the TLS or auth the operator asked for would be worse. */

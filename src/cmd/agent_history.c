@@ -42,14 +42,41 @@ static void metadata(void *ctx, const char *metric, struct gw_buf *out)
 	gw_buf_putc(out, '}');
 }
 
+/* After each background flush, on the store's flushing thread. */
+static void flushed(void *arg, int rc, const struct gw_err *e)
+{
+	struct agent_history *h = arg;
+	if (!h->log)
+		return;
+	if (rc) {
+		int64_t now = gw_now_ms();
+		if (h->failing++ == 0 || now - h->fail_logged_ms >= 60000) {
+			h->log("error",
+			       "msg=\"cannot write the history store; new samples wait in memory and are written once "
+			       "it works again\" path=%s failed_flushes=%llu err=\"%s\"",
+			       h->path, (unsigned long long)h->failing, e->msg);
+			h->fail_logged_ms = now;
+		}
+	} else if (h->failing) {
+		h->log("info", "msg=\"writing the history store again\" path=%s failed_flushes=%llu", h->path,
+		       (unsigned long long)h->failing);
+		h->failing = 0;
+	}
+}
+
 int agent_history_open(struct agent_history *h, const struct agent_history_opts *o, struct gw_nvml *nv,
 		       unsigned int ngpus, struct gw_err *err)
 {
 	memset(h, 0, sizeof(*h));
+	h->log = o->log;
+	h->path = o->path;
 	struct gw_tsdb_opts to = {.path = o->path,
 				  .retention_ms = o->retention_ms,
 				  .retention_bytes = o->retention_bytes,
-				  .flush_interval_ms = o->flush_interval_ms};
+				  .flush_interval_ms = o->flush_interval_ms,
+				  .stagger = o->stagger,
+				  .on_flush = flushed,
+				  .on_flush_arg = h};
 	int rc = gw_tsdb_open(&h->db, &to, err);
 	if (rc)
 		return rc;
@@ -77,61 +104,60 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	return 0;
 }
 
-static void *store_loop(void *arg)
+static void family(struct gw_expfmt *w, const char *name, const char *help, enum gw_metric_type type, double v)
 {
-	struct agent_history *h = arg;
-	uint64_t last_seq = 0;
-	unsigned int wait_ms = h->interval_ms / 2 ? h->interval_ms / 2 : 1;
-	pthread_mutex_lock(&h->lock);
-	while (!h->stop) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-		ts.tv_sec += wait_ms / 1000 + ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
-		pthread_cond_timedwait(&h->cond, &h->lock, &ts);
-		if (h->stop)
-			break;
-		pthread_mutex_unlock(&h->lock);
-		const struct gw_frame *f = gw_sampler_acquire(h->sampler);
-		if (f && f->seq != last_seq) {
-			if (last_seq && f->seq > last_seq + 1)
-				h->frames_missed += f->seq - last_seq - 1;
-			agent_history_feed(h, f);
-			h->frames_stored++;
-			last_seq = f->seq;
-		}
-		gw_sampler_release(h->sampler, f);
-		pthread_mutex_lock(&h->lock);
-	}
-	pthread_mutex_unlock(&h->lock);
-	return NULL;
+	gw_expfmt_family(w, name, help, type);
+	gw_expfmt_sample(w, NULL, 0, v);
 }
 
-int agent_history_start(struct agent_history *h, struct gw_sampler *s, unsigned int interval_ms)
+void agent_history_render(void *arg, struct gw_expfmt *w)
+{
+	struct agent_history *h = arg;
+	if (!h->db)
+		return;
+	struct gw_tsdb_status st;
+	gw_tsdb_status(h->db, &st);
+	const enum gw_metric_type G = GW_METRIC_GAUGE, C = GW_METRIC_COUNTER;
+	family(w, "gpuwatch_store_series", "Series in the history store.", G, (double)st.series);
+	family(w, "gpuwatch_store_samples_appended_total", "Samples the history store accepted since the agent started.",
+	       C, (double)st.appended);
+	family(w, "gpuwatch_store_samples_dropped_total",
+	       "Samples the history store refused: its memory for unwritten samples was full, or out of memory.", C,
+	       (double)(st.dropped + h->append_errors));
+	family(w, "gpuwatch_store_head_samples", "Samples in open (not yet sealed) chunks.", G, (double)st.head_samples);
+	family(w, "gpuwatch_store_unflushed_samples", "Samples not yet written to disk.", G, (double)st.unflushed);
+	family(w, "gpuwatch_store_head_bytes", "Memory the open chunks hold.", G, (double)st.head_bytes);
+	family(w, "gpuwatch_store_flushes_total", "Successful writes of the history store.", C, (double)st.flushes);
+	family(w, "gpuwatch_store_flush_errors_total", "Failed writes of the history store (disk full, unwritable).", C,
+	       (double)st.flush_errors);
+	family(w, "gpuwatch_store_chunks_written_total", "Sealed chunks written.", C, (double)st.chunks_written);
+	family(w, "gpuwatch_store_chunks_deleted_total", "Chunks removed by retention.", C, (double)st.chunks_deleted);
+	family(w, "gpuwatch_store_corrupt_chunks_total", "Chunks skipped because they failed their checksum or decoding.",
+	       C, (double)st.corrupt_chunks);
+	family(w, "gpuwatch_store_size_bytes", "Size of the history store's database, as of the last write.", G,
+	       (double)st.db_bytes);
+	if (st.last_flush_t != INT64_MIN && st.flushes)
+		family(w, "gpuwatch_store_last_flush_timestamp_seconds",
+		       "Time of the newest sample on disk as of the last successful write.", G,
+		       (double)st.last_flush_t / 1000.0);
+}
+
+static void consume(void *arg, const struct gw_frame *f)
+{
+	agent_history_feed(arg, f);
+}
+
+void agent_history_start(struct agent_history *h, struct gw_sampler *s)
 {
 	h->sampler = s;
-	h->interval_ms = interval_ms;
-	pthread_mutex_init(&h->lock, NULL);
-	pthread_cond_init(&h->cond, NULL);
-	if (pthread_create(&h->thread, NULL, store_loop, h) != 0)
-		return GW_ENOMEM;
-	h->running = true;
-	return 0;
+	gw_sampler_set_consumer(s, consume, h);
 }
 
 void agent_history_close(struct agent_history *h)
 {
-	if (h->running) {
-		pthread_mutex_lock(&h->lock);
-		h->stop = true;
-		pthread_cond_broadcast(&h->cond);
-		pthread_mutex_unlock(&h->lock);
-		pthread_join(h->thread, NULL);
-		pthread_mutex_destroy(&h->lock);
-		pthread_cond_destroy(&h->cond);
-		h->running = false;
-	}
+	if (h->sampler)
+		gw_sampler_set_consumer(h->sampler, NULL, NULL); /* no feed runs after this */
+	h->sampler = NULL;
 	gw_tsdb_close(h->db);
 	for (unsigned int g = 0; h->jobs && g < h->ngpus; g++)
 		free(h->jobs[g].refs);
@@ -216,6 +242,7 @@ static void store_job_info(struct agent_history *h, const struct gw_series_gpu *
 
 void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 {
+	h->frames_stored++;
 	struct gw_lpair extra[] = {{"instance", h->instance}, {"job", h->job}};
 	for (unsigned int g = 0; g < f->ngpus && g < h->ngpus; g++) {
 		const struct gw_frame_gpu *fg = &f->gpus[g];

@@ -7,17 +7,17 @@
  * and gpuwatch_hpc_job_info per job.
  *
  * Ownership: embedded in the agent; open/close pair. Threading: feed() runs
- * on the storing thread (the store's single appender); the API handlers on
- * HTTP threads.
+ * on the sampling thread, right after each frame is published, so every
+ * frame /metrics can show is stored (it only appends to the store's heads;
+ * the store flushes on its own thread); the API handlers run on HTTP threads.
  */
 #ifndef GW_CMD_AGENT_HISTORY_H
 #define GW_CMD_AGENT_HISTORY_H
 
 #include "api/prom_api.h"
 #include "collect/sampler.h"
+#include "export/expfmt.h"
 #include "store/tsdb.h"
-
-#include <pthread.h>
 
 /* The store refs of the series a GPU's HPC jobs add; remade when its jobs change. */
 struct agent_history_jobs {
@@ -37,16 +37,14 @@ struct agent_history {
 	char job[64];
 	char hostname[256];
 	char driver[96];
-	uint64_t append_errors;
-	uint64_t frames_stored, frames_missed;
-	/* the storing thread */
-	struct gw_sampler *sampler;
-	unsigned int interval_ms;
-	pthread_t thread;
-	bool running;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool stop;
+	uint64_t append_errors; /* samples the store refused (head full, out of memory) */
+	uint64_t frames_stored;
+	struct gw_sampler *sampler; /* feeding us; NULL: fed by hand (sim record, tests) */
+	/* the store's flushes, seen from its flushing thread (which alone writes these) */
+	void (*log)(const char *level, const char *fmt, ...);
+	const char *path;
+	uint64_t failing;	 /* failed flushes in a row */
+	int64_t fail_logged_ms; /* when the last failure was logged */
 };
 
 struct agent_history_opts {
@@ -56,20 +54,27 @@ struct agent_history_opts {
 	uint64_t retention_bytes;
 	const char *instance; /* the instance label (default hostname:port) */
 	const char *job;      /* the job label (default "gpuwatch") */
+	/* key=value log lines: failed flushes (at once, then once a minute while
+	 * they go on) and the recovery; NULL: none */
+	void (*log)(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+	bool stagger; /* gw_tsdb_opts.stagger: the live agent, not sim record */
 };
 
 int agent_history_open(struct agent_history *h, const struct agent_history_opts *o, struct gw_nvml *nv,
 		       unsigned int ngpus, struct gw_err *err);
 void agent_history_close(struct agent_history *h);
 
-/* Store one frame (the storing thread; tests may call it directly). */
+/* The store's health as gpuwatch_store_* families (gw_metrics.extra). */
+void agent_history_render(void *h, struct gw_expfmt *w);
+
+/* Store one frame (one thread at a time: the store's single appender). */
 void agent_history_feed(struct agent_history *h, const struct gw_frame *f);
 
 /*
- * Start the storing thread: it takes each new frame the sampler publishes
- * (polling at half the sample interval) and stores it; the store's single
- * appender is this thread. agent_history_close() stops it.
+ * Store the sampler's latest frame and every frame it publishes from now
+ * on, on its sampling thread (gw_sampler_set_consumer);
+ * agent_history_close() stops that before it closes the store.
  */
-int agent_history_start(struct agent_history *h, struct gw_sampler *s, unsigned int interval_ms);
+void agent_history_start(struct agent_history *h, struct gw_sampler *s);
 
 #endif

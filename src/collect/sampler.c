@@ -23,6 +23,10 @@ struct gw_sampler {
 	pthread_mutex_t lock; /* guards refs, latest, events below */
 	struct gw_frame *pool[POOL];
 	struct gw_frame *latest;
+	pthread_mutex_t consumer_mu; /* held while the consumer runs, and to change it */
+	gw_frame_fn consumer;
+	void *consumer_arg;
+	uint64_t consumer_seq; /* the newest frame it was given */
 
 	/* event thread state, copied into each frame */
 	struct gw_frame_gpu ev[64];
@@ -119,6 +123,7 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 	s->nfields = gw_fields_count();
 	s->reading = calloc(s->nfields ? s->nfields : 1, sizeof(*s->reading));
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->consumer_mu, NULL);
 	pthread_mutex_init(&s->stop_lock, NULL);
 	pthread_cond_init(&s->stop_cond, NULL);
 	gw_nvml_log_init(&s->log, s->o.nvml_log_interval_ms);
@@ -309,10 +314,33 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 	pthread_mutex_lock(&s->lock);
 	if (prev)
 		((struct gw_frame *)prev)->refs--;
-	f->refs--; /* published: only readers hold it now */
 	s->latest = f;
 	pthread_mutex_unlock(&s->lock);
+	/* Still holding our reference: the consumer reads the frame as published. */
+	pthread_mutex_lock(&s->consumer_mu);
+	if (s->consumer && f->seq > s->consumer_seq) {
+		s->consumer_seq = f->seq;
+		s->consumer(s->consumer_arg, f);
+	}
+	pthread_mutex_unlock(&s->consumer_mu);
+	gw_sampler_release(s, f); /* published: only readers hold it now */
 	return 0;
+}
+
+void gw_sampler_set_consumer(struct gw_sampler *s, gw_frame_fn fn, void *arg)
+{
+	pthread_mutex_lock(&s->consumer_mu);
+	s->consumer = fn;
+	s->consumer_arg = arg;
+	if (fn) {
+		const struct gw_frame *f = gw_sampler_acquire(s);
+		if (f && f->seq > s->consumer_seq) {
+			s->consumer_seq = f->seq;
+			fn(arg, f);
+		}
+		gw_sampler_release(s, f);
+	}
+	pthread_mutex_unlock(&s->consumer_mu);
 }
 
 const struct gw_frame *gw_sampler_acquire(struct gw_sampler *s)
@@ -491,6 +519,7 @@ void gw_sampler_free(struct gw_sampler *s)
 	gw_nvml_tally_release(&s->tally);
 	free(s->reading);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->consumer_mu);
 	pthread_mutex_destroy(&s->stop_lock);
 	pthread_cond_destroy(&s->stop_cond);
 	free(s);

@@ -104,6 +104,18 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms);
 const struct gw_frame *gw_sampler_acquire(struct gw_sampler *s);
 void gw_sampler_release(struct gw_sampler *s, const struct gw_frame *f);
 
+/*
+ * A consumer that must see every frame (the history): fn is called at once
+ * with the latest frame, if there is one, and then on the sampling thread
+ * with each frame just after it is published, in order. It delays the next
+ * tick by as long as it runs, so it must be quick and must not block on I/O
+ * (the store's appends are; its flushes run on a thread of their own).
+ * fn NULL removes the consumer; once that returns, fn is not running and
+ * will not be called again. One consumer at a time.
+ */
+typedef void (*gw_frame_fn)(void *arg, const struct gw_frame *f);
+void gw_sampler_set_consumer(struct gw_sampler *s, gw_frame_fn fn, void *arg);
+
 /* Wall-clock ms now. */
 int64_t gw_now_ms(void);
 

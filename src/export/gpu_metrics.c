@@ -430,6 +430,8 @@ int gw_metrics_render(const struct gw_metrics *m, const struct gw_frame *f, enum
 		render_events(f, &w);
 		render_procs(f, &w);
 		render_self(m, f, &w);
+		if (m->extra)
+			m->extra(m->extra_arg, &w);
 	}
 	gw_buf_release(&pre.buf);
 	return gw_expfmt_finish(&w);

@@ -31,6 +31,9 @@ struct gw_metrics {
 	bool simulated;
 	bool native;   /* include gpuwatch_* families */
 	bool dcgm;     /* include DCGM_FI_* families */
+	/* more native families, rendered last (the agent's store); NULL: none */
+	void (*extra)(void *arg, struct gw_expfmt *w);
+	void *extra_arg;
 };
 
 int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters, struct gw_nvml *nv);

@@ -166,7 +166,7 @@ int gw_tsdb_append(struct gw_tsdb *db, uint64_t ref, int64_t t, double v)
 		return GW_EINVAL;
 	}
 	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
+		size_t cap = s->cap ? s->cap * 2 : 16; /* one flush's worth, usually */
 		int64_t *nt = realloc(s->t, cap * sizeof(*nt));
 		double *nv = nt ? realloc(s->v, cap * sizeof(*nv)) : NULL;
 		if (nt)

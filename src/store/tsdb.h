@@ -64,6 +64,14 @@ struct gw_tsdb_opts {
 	int64_t retention_ms;      /* drop chunks older than newest sample minus this; 0: keep */
 	uint64_t retention_bytes;  /* drop oldest chunks while the database is larger; 0: no limit */
 	bool sync_full;            /* fsync every flush: survive power loss, not only crashes */
+	/* Cut each series' first chunk early by up to half a chunk, differently
+	 * per series, so series that start together (a whole frame's) are not
+	 * all sealed by one flush: steadier memory and write load. */
+	bool stagger;
+	/* Called on the flushing thread after each background flush: rc 0, or
+	 * the failure with e saying why. NULL: nobody is told (the status is). */
+	void (*on_flush)(void *arg, int rc, const struct gw_err *e);
+	void *on_flush_arg;
 };
 
 struct gw_tsdb_status {

@@ -85,6 +85,9 @@ static int add_piece(struct job *j, struct gw_buf *b, const int64_t *t, const do
 static int plan(struct gw_tsdb *db, struct ts_series *s, struct job *j, struct gw_buf *b)
 {
 	size_t c = db->o.chunk_samples, total = s->nenc + s->n, s0 = 0;
+	/* Staggered: a series' first chunk is cut early by up to half a chunk
+	 * (by ref), so series that started together do not all seal at once. */
+	size_t c0 = db->o.stagger && !s->cut_once ? c - (size_t)((j->ref * 2654435761u) % (c / 2)) : c;
 	int64_t span = db->o.chunk_span_ms;
 	int64_t first = s->nenc ? s->enc_first : s->t[0];
 	int64_t last = s->n ? s->t[s->n - 1] : s->enc_last;
@@ -97,7 +100,7 @@ static int plan(struct gw_tsdb *db, struct ts_series *s, struct job *j, struct g
 	j->pc = malloc(cappc * sizeof(*j->pc));
 	if (!j->pc)
 		return GW_ENOMEM;
-	if (total < c && last - first < span && !quiet) {
+	if (total < c0 && last - first < span && !quiet) {
 		int rc = s->n ? add_piece(j, b, s->t, s->v, s->n, 0) : 0;
 		return rc ? rc : s->n ? ts_enc_reserve(s, j->pc[0].len) : 0;
 	}
@@ -110,9 +113,10 @@ static int plan(struct gw_tsdb *db, struct ts_series *s, struct job *j, struct g
 		memcpy(v + got, s->v, s->n * sizeof(*v));
 	}
 	while (!rc && s0 < total) {
-		size_t lim = total - s0 < c ? total : s0 + c;
+		size_t cc = s0 ? c : c0;
+		size_t lim = total - s0 < cc ? total : s0 + cc;
 		size_t e = s0 + lower_bound(t + s0, lim - s0, t[s0] + span);
-		if (!(e < total || e - s0 == c || quiet))
+		if (!(e < total || e - s0 == cc || quiet))
 			break;
 		if (j->npc + 1 >= cappc) {
 			struct piece *np = realloc(j->pc, (cappc *= 2) * sizeof(*np));
@@ -237,11 +241,22 @@ static void trim(struct gw_tsdb *db, struct job *jobs, size_t nj, const struct g
 		struct ts_series *s = ts_get(db, j->ref);
 		pthread_mutex_lock(&s->mu);
 		s->id = j->id;
+		const struct piece *p = j->npc ? &j->pc[j->npc - 1] : NULL;
 		if (j->cut) {
-			gw_buf_reset(&s->enc);
+			/* A fresh buffer sized for the remainder: a sealed chunk's room
+			 * is not kept for the life of the series. Where that cannot be
+			 * had, the old one (room reserved in plan()) is reused. */
+			struct gw_buf nb;
+			gw_buf_init(&nb, TS_ENC_LIMIT);
+			if (gw_buf_reserve(&nb, p && p->kind == 0 ? p->len + 10 : 1) == 0) {
+				gw_buf_release(&s->enc);
+				s->enc = nb;
+			} else {
+				gw_buf_reset(&s->enc);
+			}
+			s->cut_once = true;
 			s->nenc = s->npieces = 0;
 		}
-		const struct piece *p = j->npc ? &j->pc[j->npc - 1] : NULL;
 		if (p && p->kind == 0) {
 			ts_enc_put(s, b->data + p->off, p->len, p->count, p->mint, p->maxt);
 			ts_enc_compact(s);
@@ -252,6 +267,13 @@ static void trim(struct gw_tsdb *db, struct job *jobs, size_t nj, const struct g
 		}
 		s->n -= j->nsnap;
 		moved += j->nsnap;
+		if (!s->n && s->cap > 64) { /* a backlog's room (a stalled disk) is not kept */
+			free(s->t);
+			free(s->v);
+			s->t = NULL;
+			s->v = NULL;
+			s->cap = 0;
+		}
 		pthread_mutex_unlock(&s->mu);
 		for (size_t k = 0; k < j->npc; k++)
 			sealed += j->pc[k].kind == 1;
@@ -350,7 +372,10 @@ void *ts_flusher_main(void *arg)
 		if (db->stop)
 			break;
 		pthread_mutex_unlock(&db->stop_mu);
-		gw_tsdb_flush(db, NULL); /* errors land in the status */
+		struct gw_err e = {0};
+		int rc = gw_tsdb_flush(db, &e); /* errors land in the status too */
+		if (db->o.on_flush)
+			db->o.on_flush(db->o.on_flush_arg, rc, &e);
 		pthread_mutex_lock(&db->stop_mu);
 	}
 	pthread_mutex_unlock(&db->stop_mu);

@@ -60,6 +60,7 @@ struct ts_series {
 	double *v;
 	size_t n, cap;
 	int64_t last_t;  /* newest sample, head or disk; INT64_MIN if none */
+	bool cut_once;   /* a chunk was sealed since open (opts.stagger) */
 };
 
 /* tsdb_head.c: the compressed part of a head */

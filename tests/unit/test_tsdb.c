@@ -164,6 +164,9 @@ static void test_head_memory_compressed(void)
 	gw_tsdb_status(db, &st);
 	CHECK_INT_EQ(st.chunks_written, 50);
 	CHECK_INT_EQ(st.head_samples, 50 * (1100 - 1024));
+	/* The sealed chunk's room is given back (the remainder needs less than a
+	 * buffer's smallest size, 256 B), and so is the 100-sample raw tail's. */
+	CHECK(st.head_bytes <= 50 * 256);
 	expect_range(db, "m7", 7, 0, INT64_MAX, 1000, 1100000);
 	expect_range(db, "m7", 7, 1020000, 1030000, 1020000, 1030000); /* across the cut */
 	gw_tsdb_close(db);
@@ -173,6 +176,55 @@ static void test_head_memory_compressed(void)
 	CHECK_INT_EQ(st.unflushed, 0);
 	expect_range(db, "m49", 49, 0, INT64_MAX, 1000, 1100000);
 	gw_tsdb_close(db);
+}
+
+/* Staggered: series started together seal their first chunks over several
+ * flushes instead of all in one, and every sample is kept. */
+static void test_stagger(void)
+{
+	for (int stagger = 0; stagger < 2; stagger++) {
+		fresh_dir();
+		struct gw_tsdb_opts o = {.chunk_samples = 100, .stagger = stagger};
+		struct gw_tsdb *db = open_db(&o);
+		char name[16];
+		uint64_t refs[40];
+		for (int i = 0; i < 40; i++) {
+			snprintf(name, sizeof(name), "m%d", i);
+			refs[i] = series(db, name, "0");
+		}
+		int sealing = 0; /* flushes that sealed a chunk */
+		uint64_t sealed = 0, min_step = 40, max_step = 0;
+		for (int64_t f = 0; f < 20; f++) {
+			for (int i = 0; i < 40; i++)
+				append_range(db, refs[i], i, 1000 + f * 10000, 10000 + f * 10000);
+			CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+			struct gw_tsdb_status st;
+			gw_tsdb_status(db, &st);
+			uint64_t step = st.chunks_written - sealed;
+			sealed = st.chunks_written;
+			if (step) {
+				sealing++;
+				min_step = step < min_step ? step : min_step;
+				max_step = step > max_step ? step : max_step;
+			}
+		}
+		if (stagger) {
+			CHECK(sealing >= 5); /* first cuts after 50..100 samples: flushes 5..10, then each 10 later */
+			CHECK(max_step <= 20);
+		} else {
+			CHECK_INT_EQ(sealing, 2); /* all 40 at 100 samples, again at 200 */
+			CHECK_INT_EQ(min_step, 40);
+		}
+		CHECK(sealed >= 40);
+		for (int i = 0; i < 40; i += 13) {
+			snprintf(name, sizeof(name), "m%d", i);
+			expect_range(db, name, i, 0, INT64_MAX, 1000, 200000);
+		}
+		gw_tsdb_close(db);
+		db = open_db(&o); /* partial rows and sealed chunks read back alike */
+		expect_range(db, "m39", 39, 0, INT64_MAX, 1000, 200000);
+		gw_tsdb_close(db);
+	}
 }
 
 static void test_order(void)
@@ -426,6 +478,7 @@ int main(void)
 	RUN(test_quiet_series_sealed);
 	RUN(test_retention_time);
 	RUN(test_retention_size);
+	RUN(test_stagger);
 	RUN(test_corrupt_chunk_skipped);
 	RUN(test_unwritable_dir);
 	RUN(test_disk_full_resumes);

@@ -30,9 +30,9 @@ wait_log() { # pattern, seconds
 	--storage.path "$tmp/data" 2>"$tmp/agent.err") &
 apid=$!
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.1; done
-t_start=$(date +%s.%N)
 
 wait_log 'cannot write the history store' 60 || fail "no log line for the failing store: $(tail -3 "$tmp/agent.err")"
+t_fail=$(date +%s)
 kill -0 "$apid" 2>/dev/null || fail "the agent died when its store could not be written"
 sleep 3 # failing for a while: more samples wait in memory
 n=$(grep -c 'cannot write the history store' "$tmp/agent.err")
@@ -51,6 +51,7 @@ live=$(curl -s --data-urlencode 'query=count_over_time(gpuwatch_temperature_gpu_
 
 prlimit --pid "$apid" --fsize=unlimited: || fail "prlimit"
 wait_log 'writing the history store again' 30 || fail "no log line for the recovery: $(tail -3 "$tmp/agent.err")"
+t_rec=$(date +%s)
 grep 'writing the history store again' "$tmp/agent.err" | grep -q 'failed_flushes=[1-9]' ||
 	fail "the recovery line does not count the failed writes"
 sleep 1.5
@@ -62,12 +63,11 @@ kill -TERM "$apid"
 wait "$apid" 2>/dev/null
 apid=
 
-# From disk alone: every second since the start holds samples (none lost to the full disk).
-end=$(python3 -c "import json,sys; print(int(float('$(date +%s.%N)')) - 2)")
-"$BIN" query --storage.path "$tmp/data" --format json --start "$(python3 -c "print(int($t_start) + 2)")" \
-	--end "$end" --step 1s 'count_over_time(gpuwatch_temperature_gpu_celsius{gpu="0"}[1s])' >"$tmp/q.json" ||
+# From disk alone: every second from before the failure to after the
+# recovery holds samples (none lost to the full disk).
+"$BIN" query --storage.path "$tmp/data" --format json --start "$((t_fail - 1))" --end "$((t_rec + 2))" --step 1s 'count_over_time(gpuwatch_temperature_gpu_celsius{gpu="0"}[1s])' >"$tmp/q.json" ||
 	fail "query the store after the run: $(cat "$tmp/q.json")"
-python3 - "$tmp/q.json" <<'PY' || fail "holes in the stored history"
+python3 - "$tmp/q.json" "$t_fail" "$t_rec" <<'PY' || fail "holes in the stored history"
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = d["result"]  # --format json: the API answer's data object
@@ -78,7 +78,8 @@ seconds = len(vals)
 steps = int(float(r[0]["values"][-1][0]) - float(r[0]["values"][0][0])) + 1
 thin = [t for t, v in vals if v < 5]  # 10 a second at 100 ms; a busy machine may miss some ticks
 print(f"{seconds} of {steps} seconds hold samples; {len(thin)} hold fewer than 5")
-sys.exit(0 if seconds == steps and steps >= 8 and len(thin) <= 2 else 1)
+covers = vals[0][0] <= int(sys.argv[2]) and vals[-1][0] >= int(sys.argv[3])  # the failure, end to end
+sys.exit(0 if covers and seconds == steps and len(thin) <= 2 else 1)
 PY
 
 [ "$fails" = 0 ] && echo "ok: store failure logged once, /metrics fresh, samples kept and written after recovery"

@@ -1,0 +1,186 @@
+/* agent_args.c - `gpuwatch agent --help` and its options (agent_args.h). */
+#include "cmd/agent_args.h"
+
+#include "promql/ast.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuwatch [--sim SPEC] agent [options]\n\n"
+		"Sample every GPU on a schedule and serve Prometheus metrics: dcgm-exporter's\n"
+		"DCGM_FI_* families (same names, labels and units) and gpuwatch's native\n"
+		"gpuwatch_* families, fresh to one sample interval.\n\n"
+		"Options:\n"
+		"  -a, --address ADDR          listen address (default :9400); also --web.listen-address\n"
+		"  -c, --collect-interval MS   sample interval in ms (default 1000, minimum 10)\n"
+		"      --slow-interval MS      ECC, retired pages, PCIe throughput (default 10000)\n"
+		"      --process-interval MS   process lists (default 5000)\n"
+		"  -f, --collectors FILE       dcgm-exporter counters CSV choosing the DCGM families\n"
+		"      --no-native             leave out the gpuwatch_* families\n"
+		"      --web.config.file FILE  TLS and basic auth, Prometheus exporter-toolkit format\n"
+		"                              (also --web-config-file)\n"
+		"      --proc-root DIR         read DIR/proc/PID/{cgroup,status} for process attribution\n"
+		"                              (default /; with --sim the simulator's cgroups are used\n"
+		"                              unless DIR is given)\n"
+		"      --hpc-job-mapping-dir DIR   HPC job ids per GPU, one file per GPU named by its\n"
+		"                              index (DIR/0, DIR/1, ...), one id per line, as Slurm\n"
+		"                              prolog/epilog scripts write them for dcgm-exporter: each\n"
+		"                              DCGM_FI_* series of a GPU once per job with hpc_job=\"ID\",\n"
+		"                              and gpuwatch_hpc_job_info; re-read every sample (env\n"
+		"                              DCGM_HPC_JOB_MAPPING_DIR; the option wins)\n"
+		"History (an embedded store answering Prometheus' query API):\n"
+		"      --storage.path DIR      data directory (default data/)\n"
+		"      --storage.retention.time D   keep this long (default 15d)\n"
+		"      --storage.retention.size N   keep at most this much (e.g. 10GB; default no limit)\n"
+		"      --storage.flush-interval D   write to disk this often (default: 25 sample\n"
+		"                              intervals, within 1s..5s; a crash loses at most this\n"
+		"                              much history)\n"
+		"      --instance NAME         instance label of stored series (default host:port)\n"
+		"      --no-history            live metrics only: no store, no query API\n"
+		"  -h, --help                  show this help\n\n"
+		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /,\n"
+		"/api/v1/{query,query_range,series,labels,label/NAME/values,metadata,status/buildinfo}\n"
+		"Signals: SIGTERM/SIGINT stop; SIGHUP reloads the counters file.\n");
+}
+
+static int parse_ms(const char *opt, const char *s, unsigned int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v <= 0 || v > 86400000) {
+		fprintf(stderr, "gpuwatch agent: %s wants milliseconds (1..86400000), got \"%s\"\n", opt, s);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+
+
+/* "15d", "12h" -> ms; "10GB", "512MiB", "1048576" -> bytes. */
+static int parse_retention_time(const char *s, int64_t *ms)
+{
+	return gw_promql_duration(s, strlen(s), ms) == 0 && *ms > 0 ? 0 : -1;
+}
+
+static int parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	double v = strtod(s, &end);
+	static const struct {
+		const char *u;
+		double m;
+	} units[] = {{"", 1},   {"B", 1},         {"KB", 1e3},      {"MB", 1e6},      {"GB", 1e9},
+		     {"TB", 1e12}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
+	if (end == s || !(v > 0))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].u) == 0) {
+			*bytes = (uint64_t)(v * units[i].m);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int agent_parse_args(int argc, char **argv, struct agent_args *o)
+{
+	o->address = ":9400";
+	o->storage_path = "data";
+	o->retention_ms = 15LL * 24 * 3600 * 1000; /* Prometheus' default */
+	/*
+	 * 0: chosen in start_history() from the sample interval. Every flush
+	 * writes a row per series to SQLite: at 8 GPUs (~1,300 series) a 1 s
+	 * flush costs about 0.9 % of a core more than 5 s; but until a flush the
+	 * samples wait raw (16 B each), so fast sampling flushes more often. A
+	 * crash loses at most one interval of history; the live metrics nothing.
+	 */
+	o->flush_interval_ms = 0;
+	o->hpc_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* dcgm-exporter's variable; the option overrides it */
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+		const char *eq = strchr(a, '=');
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)(eq && a[0] == '-' && a[1] == '-' ? eq - a : (long)strlen(a)),
+			 a);
+		bool takes = strcmp(name, "-a") == 0 || strcmp(name, "--address") == 0 ||
+			     strcmp(name, "--web.listen-address") == 0 || strcmp(name, "-c") == 0 ||
+			     strcmp(name, "--collect-interval") == 0 || strcmp(name, "--slow-interval") == 0 ||
+			     strcmp(name, "--process-interval") == 0 || strcmp(name, "-f") == 0 ||
+			     strcmp(name, "--collectors") == 0 || strcmp(name, "--web.config.file") == 0 ||
+			     strcmp(name, "--web-config-file") == 0 || strcmp(name, "--proc-root") == 0 ||
+			     strcmp(name, "--storage.path") == 0 || strcmp(name, "--storage.retention.time") == 0 ||
+			     strcmp(name, "--storage.retention.size") == 0 || strcmp(name, "--instance") == 0 ||
+			     strcmp(name, "--storage.flush-interval") == 0 || strcmp(name, "--hpc-job-mapping-dir") == 0;
+		if (takes) {
+			if (eq && a[1] == '-')
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else {
+				fprintf(stderr, "gpuwatch agent: %s needs a value\n", name);
+				return 2;
+			}
+		}
+		if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+			usage(stdout);
+			return 1;
+		} else if (strcmp(name, "-a") == 0 || strcmp(name, "--address") == 0 ||
+			   strcmp(name, "--web.listen-address") == 0) {
+			o->address = val;
+		} else if (strcmp(name, "-c") == 0 || strcmp(name, "--collect-interval") == 0) {
+			if (parse_ms(name, val, &o->so.interval_ms))
+				return 2;
+		} else if (strcmp(name, "--slow-interval") == 0) {
+			if (parse_ms(name, val, &o->so.slow_interval_ms))
+				return 2;
+		} else if (strcmp(name, "--process-interval") == 0) {
+			if (parse_ms(name, val, &o->so.proc_interval_ms))
+				return 2;
+		} else if (strcmp(name, "-f") == 0 || strcmp(name, "--collectors") == 0) {
+			o->counters = val;
+		} else if (strcmp(name, "--web.config.file") == 0 || strcmp(name, "--web-config-file") == 0) {
+			o->web_config = val;
+		} else if (strcmp(name, "--proc-root") == 0) {
+			o->proc_root = val;
+		} else if (strcmp(name, "--hpc-job-mapping-dir") == 0) {
+			o->hpc_dir = val;
+		} else if (strcmp(name, "--no-native") == 0) {
+			o->no_native = true;
+		} else if (strcmp(name, "--storage.path") == 0) {
+			o->storage_path = val;
+		} else if (strcmp(name, "--storage.retention.time") == 0) {
+			if (parse_retention_time(val, &o->retention_ms)) {
+				fprintf(stderr, "gpuwatch agent: --storage.retention.time wants a duration like 15d, got \"%s\"\n",
+					val);
+				return 2;
+			}
+		} else if (strcmp(name, "--storage.retention.size") == 0) {
+			if (parse_size(val, &o->retention_bytes)) {
+				fprintf(stderr, "gpuwatch agent: --storage.retention.size wants a size like 10GB, got \"%s\"\n",
+					val);
+				return 2;
+			}
+		} else if (strcmp(name, "--storage.flush-interval") == 0) {
+			if (gw_promql_duration(val, strlen(val), &o->flush_interval_ms) != 0 || o->flush_interval_ms < 100) {
+				fprintf(stderr, "gpuwatch agent: --storage.flush-interval wants a duration of 100ms or more, "
+						"got \"%s\"\n",
+					val);
+				return 2;
+			}
+		} else if (strcmp(name, "--instance") == 0) {
+			o->instance = val;
+		} else if (strcmp(name, "--no-history") == 0) {
+			o->no_history = true;
+		} else {
+			fprintf(stderr, "gpuwatch agent: unknown option '%s'; see 'gpuwatch agent --help'\n", a);
+			return 2;
+		}
+	}
+	return 0;
+}

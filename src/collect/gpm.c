@@ -1,5 +1,6 @@
 #include "collect/gpm.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,11 @@ void gw_gpm_tick(struct gw_nvml *nv, struct gw_gpu *gpu, int64_t mono_ms, struct
 	r = GW_NVML_CALL(tally, gpu, nv, nvmlGpmMetricsGet, mg);
 	for (int i = 0; i < GW_GPM__COUNT; i++) {
 		g->valid[i] = r == NVML_SUCCESS && mg->metrics[i].nvmlReturn == NVML_SUCCESS;
-		g->v[i] = g->valid[i] ? mg->metrics[i].value * metrics[i].scale : 0;
+		double x = g->valid[i] ? mg->metrics[i].value * metrics[i].scale : 0;
+		/* Kept to the precision that means something, which is also what
+		 * compresses: ratios to six decimals (DCGM's DCGM_FI_PROF_*
+		 * print), traffic to whole bytes per second. Past that the
+		 * digits are the noise of a ratio of two counter deltas. */
+		g->v[i] = metrics[i].scale < 1 ? nearbyint(x * 1e6) / 1e6 : nearbyint(x);
 	}
 }

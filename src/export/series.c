@@ -1,17 +1,38 @@
 #include "export/series.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+/*
+ * x as dcgm-exporter's "%f" prints it and a scraper reads it back: rounded
+ * to six decimals. Fast where x * 1e6 is exact enough to tell which way a
+ * value rounds (|x| < 1e6, not within 1e-3 of a tie); printf and strtod
+ * otherwise, so the answer is always the printed one.
+ */
+double gw_series_round6(double x)
+{
+	if (isfinite(x) && fabs(x) < 1e6) {
+		double s = x * 1e6, k = nearbyint(s);
+		if (fabs(fabs(s - k) - 0.5) > 1e-3)
+			return k / 1e6;
+	}
+	if (!isfinite(x))
+		return x;
+	char buf[400];
+	snprintf(buf, sizeof(buf), "%f", x);
+	return strtod(buf, NULL);
+}
 
 double gw_series_dcgm_value(const struct gw_field *f, const struct gw_value *v)
 {
-	double x = v->kind == GW_VK_FLOAT ? v->d : (double)v->i;
 	switch (f->cunit) {
 	case GW_CU_BYTES:
 		return (double)(v->i / 1048576); /* MiB, truncated as nvidia-smi and DCGM report */
 	case GW_CU_MW:
-		return x / 1000.0;
+		return gw_series_round6((v->kind == GW_VK_FLOAT ? v->d : (double)v->i) / 1000.0);
 	default:
-		return x;
+		return v->kind == GW_VK_FLOAT ? gw_series_round6(v->d) : (double)v->i;
 	}
 }
 

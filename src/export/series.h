@@ -44,7 +44,10 @@ int gw_series_emit(const struct gw_field *f, const struct gw_value *v, const str
 int gw_series_emit_dcgm(const struct gw_field *f, const struct gw_value *v, const struct gw_series_gpu *g,
 			const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx);
 
-/* The value of a field in DCGM's units (MiB, W, ...), as /metrics prints it. */
+/* The value of a field in DCGM's units (MiB, W, ...), as /metrics prints it
+ * (doubles with six decimals): what a scraper stores, and so the history. */
 double gw_series_dcgm_value(const struct gw_field *f, const struct gw_value *v);
+/* x rounded to six decimals exactly as printf's "%f" and strtod() do. */
+double gw_series_round6(double x);
 
 #endif

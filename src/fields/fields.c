@@ -4,6 +4,7 @@
  */
 #include "fields/fields_table.h"
 
+#include <math.h>
 #include <string.h>
 
 struct part {
@@ -150,6 +151,21 @@ static const struct {
 
 double gw_field_prom_value(const struct gw_field *f, const struct gw_value *v)
 {
-	double x = v->kind == GW_VK_FLOAT ? v->d : (double)v->i;
-	return x * prom_unit[f->cunit].mul / prom_unit[f->cunit].div;
+	double x = v->kind == GW_VK_FLOAT ? v->d : (double)v->i, div = prom_unit[f->cunit].div;
+	if (v->kind == GW_VK_FLOAT && div > 1 && prom_unit[f->cunit].mul == 1 && isfinite(x)) {
+		/* A float with few decimals (a mean kept to 0.1 %, 0.1 mW) scaled
+		 * down stays a short decimal: 30.7 % is 307 / 1000 exactly as
+		 * 0.307 reads, not 30.7 / 100 one bit off; so it prints short
+		 * and the history's decimal coder takes it. */
+		double p = 1;
+		for (int d = 0; d <= 6; d++, p *= 10) {
+			double s = x * p;
+			if (!(fabs(s) < 9007199254740992.0))
+				break;
+			double r = nearbyint(s);
+			if (r / p == x)
+				return r / (div * p);
+		}
+	}
+	return x * prom_unit[f->cunit].mul / div;
 }

@@ -31,6 +31,10 @@ void gw_rd_dsample(const struct gw_field *f, const struct gw_read_ctx *c, struct
 		return;
 	}
 	double x = f->arg[1] == GW_DS_MAX ? w->max : f->arg[1] == GW_DS_MIN ? w->min : w->mean;
+	/* The mean of the driver's whole-unit samples to a tenth of the unit
+	 * (0.1 mW, 0.1 %): finer digits say nothing about a window of integer
+	 * samples, and they cost several bytes a sample in the history. */
+	x = nearbyint(x * 10) / 10;
 	v->state = GW_V_OK;
 	v->kind = GW_VK_FLOAT;
 	v->d = x;

@@ -1,6 +1,7 @@
 /* The exposition writers: escaping, numbers, family layout, negotiation. */
 #include "core/err.h"
 #include "export/expfmt.h"
+#include "export/series.h"
 #include "harness.h"
 
 #include <math.h>
@@ -215,6 +216,55 @@ static void test_negotiate(void)
 		     GW_EXPFMT_OPENMETRICS);
 }
 
+/* DCGM values are stored as "%f" prints them: six decimals, read back. */
+static void test_round6_like_printf(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t bad = 0, n = 0;
+	char buf[400];
+	const double fixed[] = {0.0000005,  0.0000015,	2.5e-7,	    -0.0000005, 0.1234565, 999999.9999995,
+				1000000.5e-6, 1e6,	1e6 + 0.5e-6, 123456789.1234565, 1e300, -0.0,
+				5e-324,	    0.8684358651472648, 0.4799999999999773, 20263319.570545822};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++, n++) {
+		snprintf(buf, sizeof(buf), "%f", fixed[i]);
+		double want = strtod(buf, NULL), got = gw_series_round6(fixed[i]);
+		if (memcmp(&want, &got, sizeof(got)) != 0) {
+			fprintf(stderr, "round6(%.17g) = %.17g, printf says %s\n", fixed[i], got, buf);
+			bad++;
+		}
+	}
+	for (int i = 0; i < 400000; i++, n++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double v;
+		switch (i % 4) {
+		case 0: /* ratios and percentages */
+			v = (double)(x >> 11) / 9007199254740992.0;
+			break;
+		case 1: /* a value right at a six-decimal tie, or next to one */
+			v = ((double)(x % 2000000000) + 0.5) / 1e6 + (double)((int)(x >> 60) - 8) * 1e-17;
+			break;
+		case 2: /* bytes per second, watts, joules */
+			v = (double)(x >> 11) / 9007199254740992.0 * pow(10, (double)(x % 12));
+			break;
+		default: /* any bit pattern that is a finite double */
+			memcpy(&v, &x, sizeof(v));
+			if (!isfinite(v))
+				v = 1.5;
+		}
+		snprintf(buf, sizeof(buf), "%f", v);
+		double want = strtod(buf, NULL), got = gw_series_round6(v);
+		if (memcmp(&want, &got, sizeof(got)) != 0 && !(want == 0 && got == 0)) {
+			if (bad < 5)
+				fprintf(stderr, "round6(%.17g) = %.17g, printf says %s\n", v, got, buf);
+			bad++;
+		}
+	}
+	CHECK_INT_EQ(bad, 0);
+	CHECK(n > 400000);
+	CHECK(isnan(gw_series_round6(NAN)));
+	CHECK(isinf(gw_series_round6(INFINITY)));
+}
+
 int main(void)
 {
 	RUN(test_text_family);
@@ -225,5 +275,6 @@ int main(void)
 	RUN(test_openmetrics_counter);
 	RUN(test_overflow_is_sticky);
 	RUN(test_negotiate);
+	RUN(test_round6_like_printf);
 	return harness_done();
 }

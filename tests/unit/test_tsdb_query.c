@@ -375,6 +375,66 @@ static void test_query_while_appending(void)
 	gw_tsdb_close(c.db);
 }
 
+/* A sealed chunk that is a few runs (a still series) carries no minute
+ * buckets: they would cost more than the chunk; a busy series' chunk does. */
+static void test_still_series_no_rollups(void)
+{
+	char tdir[64];
+	snprintf(tdir, sizeof(tdir), "/tmp/gw-still-XXXXXX");
+	CHECK(mkdtemp(tdir) != NULL);
+	struct gw_tsdb_opts o = {.path = tdir, .flush_interval_ms = -1, .chunk_samples = 1024};
+	struct gw_tsdb *db = NULL;
+	CHECK_INT_EQ(gw_tsdb_open(&db, &o, NULL), 0);
+	uint64_t still, busy;
+	struct gw_lpair l1[1] = {{"__name__", "still"}}, l2[1] = {{"__name__", "busy"}};
+	CHECK_INT_EQ(gw_tsdb_series(db, l1, 1, &still), 0);
+	CHECK_INT_EQ(gw_tsdb_series(db, l2, 1, &busy), 0);
+	unsigned int seed = 3;
+	for (int64_t i = 0; i < 3000; i++) {
+		CHECK_INT_EQ(gw_tsdb_append(db, still, i * 1000, 700), 0);
+		CHECK_INT_EQ(gw_tsdb_append(db, busy, i * 1000, 300 + rand_r(&seed) % 4000 / 8.0), 0);
+	}
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	gw_tsdb_close(db);
+	char path[128], q[256];
+	snprintf(path, sizeof(path), "%s/gpuwatch.db", tdir);
+	sqlite3 *c = NULL;
+	CHECK_INT_EQ(sqlite3_open(path, &c), SQLITE_OK);
+	const char *names[2] = {"still", "busy"};
+	int want_min[2] = {0, 2}, want_max[2] = {0, 2};
+	for (int k = 0; k < 2; k++) {
+		snprintf(q, sizeof(q),
+			 "SELECT count(*) FROM rollups r JOIN series s ON s.id = r.series_id WHERE s.labels LIKE '%%\"%s\"%%'",
+			 names[k]);
+		sqlite3_stmt *st = NULL;
+		CHECK_INT_EQ(sqlite3_prepare_v2(c, q, -1, &st, NULL), SQLITE_OK);
+		CHECK_INT_EQ(sqlite3_step(st), SQLITE_ROW);
+		int n = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+		CHECK(n >= want_min[k] && n <= want_max[k]); /* two sealed chunks of 1,024 */
+	}
+	sqlite3_close(c);
+	/* and both read back whole, through the tier too */
+	CHECK_INT_EQ(gw_tsdb_open(&db, &o, NULL), 0);
+	struct gw_querier qr = gw_tsdb_querier(db);
+	for (int k = 0; k < 2; k++) {
+		struct gw_matcher m;
+		CHECK_INT_EQ(gw_matcher_init(&m, "__name__", names[k], GW_PQ_EQ, NULL), 0);
+		struct gw_arena a;
+		gw_arena_init(&a, 1 << 24);
+		struct gw_series_set set = {0};
+		CHECK_INT_EQ(qr.select(qr.ctx, &m, 1, 0, INT64_MAX, &a, &set, NULL), 0);
+		CHECK_INT_EQ(set.n, 1);
+		if (set.n)
+			CHECK_INT_EQ(set.s[0].n, 3000);
+		gw_arena_release(&a);
+		gw_matcher_release(&m);
+	}
+	gw_tsdb_close(db);
+	snprintf(q, sizeof(q), "rm -rf %s", tdir);
+	CHECK_INT_EQ(system(q), 0);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/gw_tsdbq_XXXXXX");
@@ -382,6 +442,7 @@ int main(void)
 		return 1;
 	RUN(test_promql_matches_memstore);
 	RUN(test_tiers_match_raw);
+	RUN(test_still_series_no_rollups);
 	RUN(test_labels_and_series);
 	RUN(test_query_while_appending);
 	char cmd[128];

@@ -309,7 +309,9 @@ static int start_history(struct agent *a, struct gw_nvml *nv, unsigned int ngpus
 					.flush_interval_ms = flush_ms,
 					.instance = o->instance ? o->instance : instance,
 					.log = logf_,
-					.stagger = true};
+					.stagger = true,
+					/* as /metrics at start; a SIGHUP that changes it starts new series after a restart */
+					.driver_label = gw_counters_has_label(a->counters, "DCGM_FI_DRIVER_VERSION")};
 	struct gw_err err;
 	gw_err_clear(&err);
 	if (agent_history_open(&a->history, &ho, nv, ngpus, &err) != 0) {

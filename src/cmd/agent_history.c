@@ -94,7 +94,7 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 		snprintf(h->hostname, sizeof(h->hostname), "localhost");
 	snprintf(h->instance, sizeof(h->instance), "%s", o->instance ? o->instance : h->hostname);
 	snprintf(h->job, sizeof(h->job), "%s", o->job ? o->job : "gpuwatch");
-	if (nv->nvmlSystemGetDriverVersion)
+	if (o->driver_label && nv->nvmlSystemGetDriverVersion)
 		nv->nvmlSystemGetDriverVersion(h->driver, sizeof(h->driver));
 	h->api.q = gw_tsdb_querier(h->db);
 	h->api.version = GW_VERSION;

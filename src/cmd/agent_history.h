@@ -36,7 +36,7 @@ struct agent_history {
 	char instance[300];
 	char job[64];
 	char hostname[256];
-	char driver[96];
+	char driver[96]; /* "" without opts.driver_label */
 	uint64_t append_errors; /* samples the store refused (head full, out of memory) */
 	uint64_t frames_stored;
 	struct gw_sampler *sampler; /* feeding us; NULL: fed by hand (sim record, tests) */
@@ -58,6 +58,9 @@ struct agent_history_opts {
 	 * they go on) and the recovery; NULL: none */
 	void (*log)(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	bool stagger; /* gw_tsdb_opts.stagger: the live agent, not sim record */
+	/* DCGM series carry DCGM_FI_DRIVER_VERSION, as /metrics gives them when
+	 * the counters list it as a label (the default list does) */
+	bool driver_label;
 };
 
 int agent_history_open(struct agent_history *h, const struct agent_history_opts *o, struct gw_nvml *nv,

@@ -505,7 +505,7 @@ static int open_store(struct rec *r, struct gw_nvml *nv)
 	const struct rec_args *o = r->o;
 	/* No flusher thread: record_loop flushes every FLUSH_FRAMES frames (see struct rec). */
 	struct agent_history_opts ho = {
-	    .path = o->path, .flush_interval_ms = -1, .instance = o->instance, .job = o->job};
+	    .path = o->path, .flush_interval_ms = -1, .instance = o->instance, .job = o->job, .driver_label = true};
 	struct gw_err err;
 	gw_err_clear(&err);
 	if (agent_history_open(&r->h, &ho, nv, r->ngpus, &err) != 0) {

@@ -166,3 +166,11 @@ int gw_counters_default(struct gw_counters *c)
 {
 	return gw_counters_parse(c, gw_counters_default_csv, "default counters", NULL);
 }
+
+bool gw_counters_has_label(const struct gw_counters *c, const char *name)
+{
+	for (size_t i = 0; c && i < c->n; i++)
+		if (c->v[i].label && strcmp(c->v[i].name, name) == 0)
+			return true;
+	return false;
+}

@@ -112,10 +112,7 @@ struct pre {
 
 static int pre_build(struct pre *p, const struct gw_metrics *m, const struct gw_frame *f)
 {
-	bool driver_label = false;
-	for (size_t i = 0; i < m->counters->n; i++)
-		if (m->counters->v[i].label && strcmp(m->counters->v[i].name, "DCGM_FI_DRIVER_VERSION") == 0)
-			driver_label = true;
+	bool driver_label = gw_counters_has_label(m->counters, "DCGM_FI_DRIVER_VERSION");
 	gw_buf_init(&p->buf, (size_t)1 << 20);
 	int rc = 0;
 	for (unsigned int g = 0; g < f->ngpus && g < 64 && !rc; g++) {
@@ -141,10 +138,7 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 			struct gw_expfmt *w)
 {
 	const struct gw_counters *c = m->counters;
-	bool driver_label = false;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].label && strcmp(c->v[i].name, "DCGM_FI_DRIVER_VERSION") == 0)
-			driver_label = true;
+	bool driver_label = gw_counters_has_label(c, "DCGM_FI_DRIVER_VERSION");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct gw_counter *ct = &c->v[i];
 		int src = m->field_of[i];

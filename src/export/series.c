@@ -41,14 +41,19 @@ static int emit(const char *name, const struct gw_series_gpu *g, bool dcgm, cons
 {
 	struct gw_lpair l[16];
 	size_t n = 0;
+	char device[32];
 	l[n++] = (struct gw_lpair){GW_METRIC_NAME, name};
 	l[n++] = (struct gw_lpair){"gpu", g->index};
-	if (dcgm) {
+	if (dcgm) { /* the label set /metrics gives a DCGM series (gpu_metrics.c dcgm_labels) */
+		snprintf(device, sizeof(device), "nvidia%s", g->index);
 		l[n++] = (struct gw_lpair){"UUID", g->uuid};
 		l[n++] = (struct gw_lpair){"pci_bus_id", g->bus_id};
+		l[n++] = (struct gw_lpair){"device", device};
 		l[n++] = (struct gw_lpair){"modelName", g->model};
 		if (g->hostname)
 			l[n++] = (struct gw_lpair){"Hostname", g->hostname};
+		if (g->driver && *g->driver)
+			l[n++] = (struct gw_lpair){"DCGM_FI_DRIVER_VERSION", g->driver};
 		if (g->hpc_job)
 			l[n++] = (struct gw_lpair){"hpc_job", g->hpc_job};
 	} else {

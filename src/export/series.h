@@ -23,7 +23,7 @@ struct gw_series_gpu {
 	const char *bus_id;
 	const char *model;
 	const char *hostname;
-	const char *driver;
+	const char *driver; /* DCGM_FI_DRIVER_VERSION label of DCGM series; NULL or "": none */
 	const char *hpc_job; /* the DCGM series' hpc_job label, as /metrics has it; NULL: none */
 };
 

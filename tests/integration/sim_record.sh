@@ -90,7 +90,8 @@ echo "$got" | grep -q '^{} => 0 @' || fail "series without instance and job labe
 for m in DCGM_FI_DEV_GPU_TEMP gpuwatch_temperature_gpu_celsius DCGM_FI_DEV_POWER_USAGE gpuwatch_power_draw_watts; do
 	q "$m" | grep -q 'gpu="1"' || fail "no $m stored"
 done
-q 'DCGM_FI_DEV_GPU_TEMP{gpu="1"}' | grep -q 'UUID="GPU-[0-9a-f-]*", gpu="1", instance="node-a:9400", job="simrec", modelName="NVIDIA H100 80GB HBM3", pci_bus_id="00000000:2A:00.0"' ||
+# the labels /metrics gives the series (device and the driver too), plus instance and job
+q 'DCGM_FI_DEV_GPU_TEMP{gpu="1"}' | grep -q '{DCGM_FI_DRIVER_VERSION="[0-9.]*", Hostname="[^"]*", UUID="GPU-[0-9a-f-]*", device="nvidia1", gpu="1", instance="node-a:9400", job="simrec", modelName="NVIDIA H100 80GB HBM3", pci_bus_id="00000000:2A:00.0"}' ||
 	fail "labels of a stored series: $(q 'DCGM_FI_DEV_GPU_TEMP{gpu="1"}')"
 
 # Pinned scenario values are stored as pinned, at every sample.

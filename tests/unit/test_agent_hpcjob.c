@@ -237,6 +237,10 @@ static void test_history(void)
 	CHECK_INT_EQ(stored(&h, temp0_13), 1);
 	const char *temp1[] = {"__name__", "DCGM_FI_DEV_GPU_TEMP", "gpu", "1", NULL};
 	CHECK_INT_EQ(stored(&h, temp1), 1);
+	/* the label set /metrics gives it: device too; the driver only with opts.driver_label */
+	const char *temp1_dev[] = {"__name__", "DCGM_FI_DEV_GPU_TEMP", "device", "nvidia1", "DCGM_FI_DRIVER_VERSION", "",
+				   NULL};
+	CHECK_INT_EQ(stored(&h, temp1_dev), 1);
 	/* native: one series per GPU throughout */
 	const char *native0[] = {"__name__", "gpuwatch_temperature_gpu_celsius", "gpu", "0", NULL};
 	CHECK_INT_EQ(stored(&h, native0), 1);
@@ -260,7 +264,8 @@ static void test_history_every_frame(void)
 	char path[300];
 	snprintf(path, sizeof(path), "%s/data-every", dir);
 	struct agent_history h;
-	struct agent_history_opts ho = {.path = path, .flush_interval_ms = 60000, .instance = "node1:9400"};
+	struct agent_history_opts ho = {
+	    .path = path, .flush_interval_ms = 60000, .instance = "node1:9400", .driver_label = true};
 	struct gw_err err;
 	gw_err_clear(&err);
 	CHECK_INT_EQ(agent_history_open(&h, &ho, fl.nv, fl.n, &err), 0);
@@ -281,6 +286,8 @@ static void test_history_every_frame(void)
 		gw_sampler_tick(fl.s, t + 1000 * i);
 	}
 	CHECK_INT_EQ(h.frames_stored, 6);
+	const char *drv[] = {"__name__", "DCGM_FI_DEV_GPU_TEMP", "gpu", "1", "DCGM_FI_DRIVER_VERSION", "590.48.01", NULL};
+	CHECK_INT_EQ(stored(&h, drv), 1);
 	for (int i = 0; i < 6; i++) {
 		snprintf(id, sizeof(id), "%d", 100 + i);
 		const char *info[] = {"__name__", "gpuwatch_hpc_job_info", "hpc_job", id, NULL};

@@ -10,8 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${1:-build}
-BIN=$PWD/$b/gpuwatch
-export GPUWATCH_SIM_LIBRARY=$PWD/$b/libgpuwatch-sim.so
+case $b in /*) ;; *) b=$PWD/$b ;; esac # a build directory here, or anywhere
+BIN=$b/gpuwatch
+export GPUWATCH_SIM_LIBRARY=$b/libgpuwatch-sim.so
 sim=${SIM:-8xH200:training}
 window=${WINDOW:-60}
 intervals=${INTERVALS:-1000 100}

@@ -311,7 +311,8 @@ static int start_history(struct agent *a, struct gw_nvml *nv, unsigned int ngpus
 					.log = logf_,
 					.stagger = true,
 					/* as /metrics at start; a SIGHUP that changes it starts new series after a restart */
-					.driver_label = gw_counters_has_label(a->counters, "DCGM_FI_DRIVER_VERSION")};
+					.driver_label = gw_counters_has_label(a->counters, "DCGM_FI_DRIVER_VERSION"),
+					.counters = a->counters};
 	struct gw_err err;
 	gw_err_clear(&err);
 	if (agent_history_open(&a->history, &ho, nv, ngpus, &err) != 0) {

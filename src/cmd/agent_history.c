@@ -15,10 +15,11 @@
 
 static void metadata(void *ctx, const char *metric, struct gw_buf *out)
 {
+	const struct agent_history *h = ctx;
 	gw_buf_putc(out, '{');
 	bool first = true;
-	for (size_t i = 0; i < gw_fields_count(); i++) {
-		const struct gw_field *f = gw_field_at(i);
+	for (size_t i = 0; i < h->nfields; i++) {
+		const struct gw_field *f = &h->fields[i];
 		for (int k = 0; k < 2; k++) {
 			const char *name = k ? f->dcgm : f->prom;
 			if (!name || (!k && f->ptype != GW_PT_GAUGE && f->ptype != GW_PT_COUNTER))
@@ -40,6 +41,14 @@ static void metadata(void *ctx, const char *metric, struct gw_buf *out)
 			      first ? "" : ",");
 	}
 	gw_buf_putc(out, '}');
+}
+
+static bool counted(const struct gw_counters *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!c->v[i].label && strcmp(c->v[i].name, name) == 0)
+			return true;
+	return false;
 }
 
 /* After each background flush, on the store's flushing thread. */
@@ -84,9 +93,17 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	h->nfields = gw_fields_count();
 	h->refs = calloc((size_t)ngpus * h->nfields * 2 + 1, sizeof(uint64_t));
 	h->jobs = calloc(ngpus ? ngpus : 1, sizeof(*h->jobs));
-	if (!h->refs || !h->jobs) {
+	h->fields = calloc(h->nfields ? h->nfields : 1, sizeof(*h->fields));
+	for (size_t i = 0; h->fields && i < h->nfields; i++) {
+		h->fields[i] = *gw_field_at(i);
+		/* a family /metrics leaves out is not history either */
+		if (h->fields[i].dcgm && o->counters && !counted(o->counters, h->fields[i].dcgm))
+			h->fields[i].dcgm = NULL;
+	}
+	if (!h->refs || !h->jobs || !h->fields) {
 		free(h->refs);
 		free(h->jobs);
+		free(h->fields);
 		gw_tsdb_close(h->db);
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
@@ -99,6 +116,7 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	h->api.q = gw_tsdb_querier(h->db);
 	h->api.version = GW_VERSION;
 	h->api.metadata = metadata;
+	h->api.metadata_ctx = h;
 	h->api.opts.timeout_ms = 2 * 60 * 1000; /* Prometheus' default query timeout */
 	gw_api_routes(&h->api, h->routes);
 	return 0;
@@ -163,6 +181,8 @@ void agent_history_close(struct agent_history *h)
 		free(h->jobs[g].refs);
 	free(h->jobs);
 	free(h->refs);
+	free(h->fields);
+	h->fields = NULL;
 	h->db = NULL;
 	h->refs = NULL;
 	h->jobs = NULL;
@@ -260,7 +280,7 @@ void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 					   .driver = h->driver,
 					   .hpc_job = njobs ? fg->jobs->id[0] : NULL};
 		for (size_t i = 0; i < h->nfields; i++) {
-			const struct gw_field *fd = gw_field_at(i);
+			const struct gw_field *fd = &h->fields[i];
 			if ((fd->flags & GW_FL_STATIC) && fd->cunit == GW_CU_NONE)
 				continue; /* identity, not a measurement */
 			struct emit_ctx e = {h, &h->refs[((size_t)g * h->nfields + i) * 2], 0};

@@ -16,6 +16,7 @@
 
 #include "api/prom_api.h"
 #include "collect/sampler.h"
+#include "export/counters.h"
 #include "export/expfmt.h"
 #include "store/tsdb.h"
 
@@ -30,6 +31,7 @@ struct agent_history {
 	struct gw_api api;
 	struct gw_http_route routes[GW_API_NROUTES];
 	uint64_t *refs; /* [gpu][field][2]: store refs, 0 = not created yet */
+	struct gw_field *fields; /* the table as stored: dcgm NULL where the counters leave the family out */
 	struct agent_history_jobs *jobs; /* [gpu] */
 	unsigned int ngpus;
 	size_t nfields;
@@ -61,6 +63,9 @@ struct agent_history_opts {
 	/* DCGM series carry DCGM_FI_DRIVER_VERSION, as /metrics gives them when
 	 * the counters list it as a label (the default list does) */
 	bool driver_label;
+	/* the DCGM families /metrics shows (non-label rows), read at open: the
+	 * history keeps those; NULL: every field's DCGM family */
+	const struct gw_counters *counters;
 };
 
 int agent_history_open(struct agent_history *h, const struct agent_history_opts *o, struct gw_nvml *nv,

@@ -504,11 +504,23 @@ static int open_store(struct rec *r, struct gw_nvml *nv)
 {
 	const struct rec_args *o = r->o;
 	/* No flusher thread: record_loop flushes every FLUSH_FRAMES frames (see struct rec). */
-	struct agent_history_opts ho = {
-	    .path = o->path, .flush_interval_ms = -1, .instance = o->instance, .job = o->job, .driver_label = true};
+	/* What an agent with the default counters keeps. */
+	struct gw_counters dc;
+	if (gw_counters_default(&dc) != 0) {
+		fprintf(stderr, ME ": out of memory\n");
+		return 1;
+	}
+	struct agent_history_opts ho = {.path = o->path,
+					.flush_interval_ms = -1,
+					.instance = o->instance,
+					.job = o->job,
+					.driver_label = true,
+					.counters = &dc};
 	struct gw_err err;
 	gw_err_clear(&err);
-	if (agent_history_open(&r->h, &ho, nv, r->ngpus, &err) != 0) {
+	int orc = agent_history_open(&r->h, &ho, nv, r->ngpus, &err);
+	gw_counters_release(&dc);
+	if (orc != 0) {
 		fprintf(stderr, ME ": cannot open the store in %s: %s\n", o->path, err.msg);
 		return 1;
 	}

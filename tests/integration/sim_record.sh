@@ -72,9 +72,12 @@ q() { "$BIN" query --storage.path "$d" --time "${2:-$end}" "$1"; }
 "$BIN" export --storage.path "$d" | awk '!/^#/ {k = $0; sub(/ [^ ]+ [^ ]+$/, "", k); if (!c[k]++) f[k] = $NF}
 	END {for (k in c) print c[k], f[k], k}' >"$tmp/counts"
 n=$(grep -c "^7201 $start " "$tmp/counts")
-[ "$n" -gt 200 ] || fail "only $n series with 7201 samples from $start"
-[ "$(grep -c -e '^7200 [0-9]* DCGM_FI_PROF_' -e '^7200 [0-9]* gpuwatch_gpm_' "$tmp/counts")" = 48 ] ||
-	fail "GPM series with 7200 samples: want 2 GPUs x 2 families x 12"
+[ "$n" -gt 150 ] || fail "only $n series with 7201 samples from $start"
+# the DCGM families an agent's default counters show, not every field's: 12 native GPM
+# families and 5 DCGM_FI_PROF_* ones a GPU
+[ "$(grep -c -e '^7200 [0-9]* DCGM_FI_PROF_' -e '^7200 [0-9]* gpuwatch_gpm_' "$tmp/counts")" = 34 ] ||
+	fail "GPM series with 7200 samples: want 2 GPUs x (12 + 5)"
+[ "$(grep -c 'DCGM_FI_PROF_SM_ACTIVE' "$tmp/counts")" = 0 ] || fail "a DCGM family the default counters leave out was stored"
 bad=$(grep -v -e "^7201 $start " -e "^7200 $((start + 1)) " "$tmp/counts" | head -3)
 [ -z "$bad" ] || fail "samples per series, want 7201 from $start (or 7200 from $((start + 1))): $bad"
 # The window exactly: the first sample at START, the last at END, none outside.
@@ -101,7 +104,7 @@ got=$(q 'DCGM_FI_DEV_GPU_TEMP{gpu="1",instance="node-a:9400",job="simrec"}' 2026
 echo "$got" | grep -q '=> 71 @\[1783076400\]' || fail "gpuwatch query of the recorded window: $got"
 
 # Virtual time: the fault at 3605 s shows at START+3610 s, the first slow tick (10 s) after it.
-ecc=$(rows "$d" 'DCGM_FI_DEV_ECC_SBE_VOL_TOTAL{gpu="1"}' | awk -F, 'NR == 1 || $NF != p {print $1 "=" $NF; p = $NF}' | paste -sd' ')
+ecc=$(rows "$d" 'gpuwatch_ecc_corrected_volatile_total{gpu="1"}' | awk -F, 'NR == 1 || $NF != p {print $1 "=" $NF; p = $NF}' | paste -sd' ')
 [ "$ecc" = "$start=0 $((start + 3610))=3" ] || fail "ECC counter changes: $ecc, want $start=0 $((start + 3610))=3"
 # GPM metrics are computed over virtual time: they move every sample, not every 100 ms of real time.
 nv=$(rows "$d" 'DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="0"}' | awk -F, '{print $NF}' | sort -u | wc -l)

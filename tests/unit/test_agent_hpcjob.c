@@ -264,8 +264,11 @@ static void test_history_every_frame(void)
 	char path[300];
 	snprintf(path, sizeof(path), "%s/data-every", dir);
 	struct agent_history h;
-	struct agent_history_opts ho = {
-	    .path = path, .flush_interval_ms = 60000, .instance = "node1:9400", .driver_label = true};
+	struct agent_history_opts ho = {.path = path,
+					.flush_interval_ms = 60000,
+					.instance = "node1:9400",
+					.driver_label = true,
+					.counters = &fl.c};
 	struct gw_err err;
 	gw_err_clear(&err);
 	CHECK_INT_EQ(agent_history_open(&h, &ho, fl.nv, fl.n, &err), 0);
@@ -288,6 +291,13 @@ static void test_history_every_frame(void)
 	CHECK_INT_EQ(h.frames_stored, 6);
 	const char *drv[] = {"__name__", "DCGM_FI_DEV_GPU_TEMP", "gpu", "1", "DCGM_FI_DRIVER_VERSION", "590.48.01", NULL};
 	CHECK_INT_EQ(stored(&h, drv), 1);
+	/* the DCGM families the counters list, as /metrics; every native one */
+	const char *gr[] = {"__name__", "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gpu", "1", NULL};
+	CHECK_INT_EQ(stored(&h, gr), 1);
+	const char *sm[] = {"__name__", "DCGM_FI_PROF_SM_ACTIVE", NULL};
+	CHECK_INT_EQ(stored(&h, sm), 0);
+	const char *sm_native[] = {"__name__", "gpuwatch_gpm_sm_active_ratio", "gpu", "1", NULL};
+	CHECK_INT_EQ(stored(&h, sm_native), 1);
 	for (int i = 0; i < 6; i++) {
 		snprintf(id, sizeof(id), "%d", 100 + i);
 		const char *info[] = {"__name__", "gpuwatch_hpc_job_info", "hpc_job", id, NULL};

@@ -177,9 +177,20 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 		e->cache = c;
 		e->capcache = cap;
 	}
+	/* Which series hold staleness markers, once: a range window of one
+	 * that holds none is borrowed as it is at every step, unscanned. */
+	bool *stale = gw_arena_alloc(e->a, (set.n ? set.n : 1) * sizeof(*stale));
+	if (!stale)
+		return arena_fail(e);
+	for (size_t i = 0; i < set.n; i++) {
+		stale[i] = false;
+		for (size_t j = 0; j < set.s[i].n && !stale[i]; j++)
+			stale[i] = gw_is_stale_nan(set.s[i].v[j]);
+	}
 	e->cache[e->ncache].node = vs;
 	e->cache[e->ncache].set = set;
 	e->cache[e->ncache].agg = agg;
+	e->cache[e->ncache].stale = stale;
 	e->ncache++;
 	return 0;
 }
@@ -276,12 +287,18 @@ static void choose_tier(struct ev *e, const struct gw_pq_opts *opts, int64_t sta
 		}
 }
 
-static const struct gw_series_set *cached(const struct ev *e, const struct gw_pq_node *vs)
+static const struct sel_cache *cached_ent(const struct ev *e, const struct gw_pq_node *vs)
 {
 	for (size_t i = 0; i < e->ncache; i++)
 		if (e->cache[i].node == vs)
-			return &e->cache[i].set;
+			return &e->cache[i];
 	return NULL;
+}
+
+static const struct gw_series_set *cached(const struct ev *e, const struct gw_pq_node *vs)
+{
+	const struct sel_cache *c = cached_ent(e, vs);
+	return c ? &c->set : NULL;
 }
 
 /* ---- selectors --------------------------------------------------------------- */
@@ -323,9 +340,10 @@ static int eval_vector_sel(struct ev *e, const struct gw_pq_node *n, int64_t ts,
 static int eval_matrix_sel(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
 {
 	const struct gw_pq_node *vs = n->u.range.vs;
-	const struct gw_series_set *set = cached(e, vs);
-	if (!set)
+	const struct sel_cache *ce = cached_ent(e, vs);
+	if (!ce)
 		return ev_fail(e, GW_EINVAL, "internal error: selector not prepared");
+	const struct gw_series_set *set = &ce->set;
 	int64_t ref = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, ts, vs->u.sel.offset_ms);
 	int64_t lo = ref - n->u.range.range_ms;
 	struct gw_series *res = gw_arena_alloc(e->a, (set->n ? set->n : 1) * sizeof(*res));
@@ -339,7 +357,7 @@ static int eval_matrix_sel(struct ev *e, const struct gw_pq_node *n, int64_t ts,
 		if (end < start)
 			continue;
 		size_t cnt = (size_t)(end - start + 1);
-		long stale = start;
+		long stale = ce->stale[i] ? start : end + 1;
 		while (stale <= end && !gw_is_stale_nan(s->v[stale]))
 			stale++;
 		if (stale > end) {

@@ -19,6 +19,7 @@ struct sel_cache {
 	const struct gw_pq_node *node; /* a VECTOR_SEL */
 	struct gw_series_set set;
 	int agg; /* enum gw_pq_tier_agg when read from a tier, -1 raw */
+	bool *stale; /* per series: holds a staleness marker (range windows must drop them) */
 };
 
 struct memo_ent;

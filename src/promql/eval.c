@@ -245,6 +245,8 @@ static int prepare(struct ev *e, const struct gw_pq_node *n, int64_t tmin, int64
 		return prepare(e, n->u.range.vs, lo - n->u.range.range_ms - step, hi, false);
 	}
 	case GW_PQ_CALL: {
+		if (tier && ev_slide_mark(e, n))
+			return e->rc;
 		int agg = tier ? tier_agg_of(n->u.call.func->id) : -1;
 		for (size_t i = 0; i < n->u.call.nargs; i++) {
 			const struct gw_pq_node *a = n->u.call.args[i];
@@ -293,6 +295,11 @@ static const struct sel_cache *cached_ent(const struct ev *e, const struct gw_pq
 		if (e->cache[i].node == vs)
 			return &e->cache[i];
 	return NULL;
+}
+
+const struct sel_cache *ev_sel_cached(const struct ev *e, const struct gw_pq_node *vs)
+{
+	return cached_ent(e, vs);
 }
 
 static const struct gw_series_set *cached(const struct ev *e, const struct gw_pq_node *vs)
@@ -613,6 +620,7 @@ int gw_promql_range(const struct gw_pq_node *root, const struct gw_querier *q, i
 			       "invalid expression type \"%s\" for range query, must be Scalar or instant Vector",
 			       gw_pq_type_name(root->type));
 	choose_tier(&e, opts, start, step);
+	e.qstep = end > start ? step : 0;
 	if (prepare(&e, root, start, end, true))
 		return e.rc;
 	struct mbuild m = {0};

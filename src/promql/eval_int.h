@@ -35,6 +35,9 @@ struct ev {
 	int rc; /* first error, sticky */
 	int64_t lookback, substep;
 	int64_t start, end; /* query bounds, for @ start() / end() */
+	int64_t qstep;      /* a range query's step; 0: an instant query */
+	struct ev_slide *slides; /* eval_range.c: max/min_over_time answered for every step at once */
+	size_t nslides, capslides;
 	struct sel_cache *cache;
 	size_t ncache, capcache;
 	size_t samples, max_samples;
@@ -113,6 +116,13 @@ int ev_check_unique(struct ev *e, const struct gw_vector *v);
 int ev_call(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
 int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
 int ev_binary(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);
+
+/* eval_range.c: a max/min_over_time of a plain selector, evaluated at the
+ * range query's own steps: answered in one pass a series (a sliding window)
+ * on its first step. Called while preparing; 0 or the error. */
+int ev_slide_mark(struct ev *e, const struct gw_pq_node *call);
+/* The selector's prepared series set (eval.c). */
+const struct sel_cache *ev_sel_cached(const struct ev *e, const struct gw_pq_node *vs);
 
 /* eval_range.c: a call whose argument is a range vector; 1 = absent_over_time found nothing. */
 int ev_call_range(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out);

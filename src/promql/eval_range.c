@@ -248,6 +248,132 @@ static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, d
 }
 
 /* The matrix selector (or subquery) argument, for its range and reference time. */
+/* ---- max/min_over_time at every step of a range query, one pass a series ---- */
+
+/*
+ * Evaluated step by step, max_over_time(x[1h]) at a 1 min step looks at each
+ * sample sixty times. At the query's own steps (not inside a subquery) and
+ * over a plain selector, the answers for all steps come from one pass over
+ * each series instead: a window sliding forward, its maximum kept in a
+ * monotonic queue. The answers are the step-by-step ones exactly: the window
+ * is [ref - range, ref] without staleness markers, a NaN is a sample but
+ * never the answer unless all are NaN, and of equal values the earliest wins.
+ */
+#define SLIDE_MAX_CELLS ((size_t)2 << 20) /* series x steps answered at once; more: step by step */
+
+struct ev_slide {
+	const struct gw_pq_node *node; /* the call */
+	bool done;                     /* computed (v NULL: too large, step by step) */
+	size_t nsteps;
+	double *v;    /* [series * nsteps + step] */
+	uint8_t *has; /* the window held a sample */
+};
+
+int ev_slide_mark(struct ev *e, const struct gw_pq_node *n)
+{
+	enum gw_pq_func_id id = n->u.call.func->id;
+	if (!e->qstep || (id != GW_PQ_F_MAX_OVER_TIME && id != GW_PQ_F_MIN_OVER_TIME) || n->u.call.nargs != 1)
+		return 0;
+	const struct gw_pq_node *m = n->u.call.args[0];
+	if (m->kind != GW_PQ_MATRIX_SEL || m->u.range.vs->u.sel.at != GW_PQ_AT_NONE)
+		return 0;
+	for (size_t i = 0; i < e->nslides; i++)
+		if (e->slides[i].node == n)
+			return 0;
+	if (e->nslides == e->capslides) {
+		size_t cap = e->capslides ? e->capslides * 2 : 4;
+		struct ev_slide *s = gw_arena_alloc(e->a, cap * sizeof(*s));
+		if (!s)
+			return ev_fail(e, GW_ENOMEM, "out of memory");
+		if (e->nslides)
+			memcpy(s, e->slides, e->nslides * sizeof(*s));
+		e->slides = s;
+		e->capslides = cap;
+	}
+	e->slides[e->nslides++] = (struct ev_slide){.node = n};
+	return 0;
+}
+
+static int slide_compute(struct ev *e, struct ev_slide *sl)
+{
+	sl->done = true;
+	const struct gw_pq_node *m = sl->node->u.call.args[0], *vs = m->u.range.vs;
+	const struct sel_cache *ce = ev_sel_cached(e, vs);
+	if (!ce)
+		return ev_fail(e, GW_EINVAL, "internal error: selector not prepared");
+	bool max = sl->node->u.call.func->id == GW_PQ_F_MAX_OVER_TIME;
+	size_t ns = ce->set.n, nk = (size_t)((e->end - e->start) / e->qstep) + 1, longest = 1;
+	if (ns && nk > SLIDE_MAX_CELLS / ns)
+		return 0; /* step by step */
+	for (size_t i = 0; i < ns; i++)
+		longest = ce->set.s[i].n > longest ? ce->set.s[i].n : longest;
+	size_t cells = ns * nk + 1;
+	double *v = gw_arena_alloc(e->a, cells * sizeof(*v));
+	uint8_t *has = gw_arena_alloc(e->a, cells);
+	size_t *dq = gw_arena_alloc(e->a, longest * sizeof(*dq));
+	if (!v || !has || !dq)
+		return ev_fail(e, GW_ENOMEM, "out of memory");
+	for (size_t i = 0; i < ns; i++) {
+		const struct gw_series *s = &ce->set.s[i];
+		size_t lo = 0, hi = 0, head = 0, tail = 0, count = 0; /* window [lo, hi); queue dq[head, tail) */
+		for (size_t k = 0; k < nk; k++) {
+			int64_t ts = e->start + (int64_t)k * e->qstep;
+			int64_t ref = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, ts, vs->u.sel.offset_ms);
+			int64_t from = ref - m->u.range.range_ms;
+			for (; hi < s->n && s->t[hi] <= ref; hi++) {
+				double x = s->v[hi];
+				if (gw_is_stale_nan(x))
+					continue;
+				count++;
+				if (isnan(x))
+					continue;
+				while (tail > head && (max ? s->v[dq[tail - 1]] < x : s->v[dq[tail - 1]] > x))
+					tail--;
+				dq[tail++] = hi;
+			}
+			for (; lo < hi && s->t[lo] < from; lo++) {
+				if (!gw_is_stale_nan(s->v[lo]))
+					count--;
+				if (head < tail && dq[head] == lo)
+					head++;
+			}
+			has[i * nk + k] = count > 0;
+			v[i * nk + k] = head < tail ? s->v[dq[head]] : NAN;
+		}
+	}
+	sl->nsteps = nk;
+	sl->v = v;
+	sl->has = has;
+	return 0;
+}
+
+/* The step's answer from a slide; 1: not answered that way (step by step). */
+static int slide_answer(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
+{
+	struct ev_slide *sl = NULL;
+	for (size_t i = 0; i < e->nslides && !sl; i++)
+		if (e->slides[i].node == n)
+			sl = &e->slides[i];
+	if (!sl || ts < e->start || (ts - e->start) % e->qstep)
+		return 1;
+	if (!sl->done && slide_compute(e, sl))
+		return e->rc;
+	size_t k = (size_t)((ts - e->start) / e->qstep);
+	if (!sl->v || k >= sl->nsteps)
+		return 1;
+	const struct gw_series_set *set = &ev_sel_cached(e, n->u.call.args[0]->u.range.vs)->set;
+	struct vbuild b = {0};
+	for (size_t i = 0; i < set->n; i++) {
+		if (!sl->has[i * sl->nsteps + k])
+			continue;
+		if (vb_push(e, &b, ev_drop_name(e, &set->s[i].labels), ts, sl->v[i * sl->nsteps + k]))
+			return e->rc;
+	}
+	out->type = GW_PQ_T_VECTOR;
+	out->vec = vb_done(&b);
+	return ev_check_unique(e, &out->vec);
+}
+
 static void matrix_arg_times(struct ev *e, const struct gw_pq_node *m, int64_t ts, int64_t *range, int64_t *end)
 {
 	while (m->kind == GW_PQ_PAREN)
@@ -264,6 +390,11 @@ static void matrix_arg_times(struct ev *e, const struct gw_pq_node *m, int64_t t
 int ev_call_range(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
 {
 	const struct gw_pq_func *f = n->u.call.func;
+	if (e->nslides) {
+		int rc = slide_answer(e, n, ts, out);
+		if (rc != 1)
+			return rc;
+	}
 	size_t mi = f->args[0] == GW_PQ_T_MATRIX ? 0 : 1; /* quantile_over_time(q, m) */
 	struct pq_val m, a1 = {0}, a2 = {0};
 	if (ev_eval(e, n->u.call.args[mi], ts, &m))

@@ -38,6 +38,32 @@ static void load(struct gw_memstore *ms)
 			gw_memstore_append(ms, ien, t, e);
 		}
 	}
+	/* For the sliding max/min_over_time: NaN samples (one alone in its
+	 * windows at times), plateaus of equal values, -0 and +0, a stale
+	 * stretch and off-grid times. */
+	for (int g = 0; g < 2; g++) {
+		struct gw_lpair w[2] = {{"__name__", "wobble"}, {"gpu", GPUS[g]}};
+		long iw = gw_memstore_series(ms, w, 2);
+		for (int64_t t = 0; t <= 1800000; t += 15000 + (t / 15000 % 3) * 1000 * g) {
+			int k = (int)(t / 15000);
+			double v = k % 7 == 3 ? NAN : k % 11 < 4 ? 5 : (double)((k * 13 + g) % 9) - 4;
+			if (k % 13 == 6)
+				v = k % 2 ? -0.0 : 0.0;
+			if (g == 1 && t > 600000 && t < 700000)
+				v = gw_stale_nan();
+			gw_memstore_append(ms, iw, t, v);
+		}
+	}
+	/* Windows whose max (gpu 0) or min (gpu 1) is zero, -0 or +0 by which
+	 * comes first: of equal values the earliest is the answer. */
+	for (int g = 0; g < 2; g++) {
+		struct gw_lpair z[2] = {{"__name__", "zeros"}, {"gpu", GPUS[g]}};
+		long iz = gw_memstore_series(ms, z, 2);
+		for (int64_t t = 0; t <= 1800000; t += 15000) {
+			int k = (int)(t / 15000);
+			gw_memstore_append(ms, iz, t, k % 3 == 2 ? (g ? 1 : -1) : (k * 7 % 5) < 2 ? -0.0 : 0.0);
+		}
+	}
 	struct gw_lpair x[2] = {{"__name__", "old_name"}, {"gpu", "0"}};
 	struct gw_lpair y[2] = {{"__name__", "new_name"}, {"gpu", "0"}};
 	long ix = gw_memstore_series(ms, x, 2), iy = gw_memstore_series(ms, y, 2);
@@ -101,6 +127,15 @@ static void test_range_equals_instants(void)
 		"rate({__name__=~\"old_name|new_name\"}[30s])",
 		"max_over_time(rate(energy[1m])[5m:30s])",
 		"label_replace(util, \"dst\", \"$1\", \"gpu\", \"(.*)\")",
+		"max_over_time(wobble[45s])",
+		"min_over_time(wobble[2m])",
+		"max_over_time(wobble[15s])",
+		"min_over_time(util[5m] offset 1m)",
+		"max by (host) (max_over_time(util[10m]))",
+		"max_over_time(util[1m]) - min_over_time(util[1m])",
+		"1 / max_over_time(wobble[1m])",
+		"1 / max_over_time(zeros{gpu=\"0\"}[1m])",
+		"1 / min_over_time(zeros{gpu=\"1\"}[2m])",
 	};
 	struct gw_memstore *ms = gw_memstore_new();
 	load(ms);

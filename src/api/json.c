@@ -111,18 +111,51 @@ static size_t fmt_fixed_fast(char *out, double v)
 	return 0;
 }
 
+/* v with this many significant digits, "%.*e", in e; whether it reads back as v. */
+static bool reads_back(char *e, size_t n, int digits, double v)
+{
+	snprintf(e, n, "%.*e", digits - 1, v);
+	return strtod(e, NULL) == v;
+}
+
 size_t gw_json_format_float(char *out, size_t cap, double v)
 {
 	size_t n = cap >= 48 ? fmt_fixed_fast(out, v) : 0;
 	if (n)
 		return n;
-	/* Shortest digits by trial: printf rounds to the closest of each length. */
+	/*
+	 * Shortest digits by trial: printf rounds to the closest of each length.
+	 * A measured double (most values here) needs 16 or 17, so those are
+	 * tried first, then the lengths below are bisected: the closest
+	 * (N+1)-digit decimal is at least as close as the closest N-digit one,
+	 * so once a length reads back every longer one does, except around a
+	 * power of two (the next double below is half as far), which takes
+	 * every length in turn.
+	 */
 	char e[40];
-	int digits = 1;
-	for (; digits <= 17; digits++) {
-		snprintf(e, sizeof(e), "%.*e", digits - 1, v);
-		if (strtod(e, NULL) == v)
-			break;
+	int digits;
+	int exp2;
+	if (fabs(frexp(v, &exp2)) == 0.5) {
+		for (digits = 1; digits < 17 && !reads_back(e, sizeof(e), digits, v); digits++)
+			;
+		reads_back(e, sizeof(e), digits, v);
+	} else if (!reads_back(e, sizeof(e), 16, v)) {
+		digits = 17;
+		reads_back(e, sizeof(e), 17, v);
+	} else if (!reads_back(e, sizeof(e), 15, v)) {
+		digits = 16;
+		reads_back(e, sizeof(e), 16, v);
+	} else {
+		int lo = 1, hi = 15;
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
+			if (reads_back(e, sizeof(e), mid, v))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		digits = hi;
+		reads_back(e, sizeof(e), digits, v);
 	}
 	int exp = atoi(strchr(e, 'e') + 1);
 	int decimals = digits - 1 - exp;

@@ -97,6 +97,15 @@ static void test_matches_definition(void)
 	}
 	for (int k = -64; k < 64 && bad < 10; k++)
 		bad += check_one(9007199254740992.0 + 2.0 * k); /* 2^53 ± ulps */
+	/* the slow path's search: powers of two (the uneven neighbourhood) and
+	 * their neighbours, short and long digit strings far from 1 */
+	for (int k = -1074; k <= 1023 && bad < 10; k += 3) {
+		double p = ldexp(1, k);
+		bad += check_one(p) + check_one(nextafter(p, 0)) + check_one(nextafter(p, INFINITY)) + check_one(1.5 * p);
+	}
+	static const double odd[] = {1.5e-20, 5e300, 1e23, 8.41e21, 2.2250738585072014e-308, 4.9e-324, 1.7976931348623157e308};
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		bad += check_one(odd[i]) + check_one(-odd[i]);
 	CHECK_INT_EQ(bad, 0);
 }
 

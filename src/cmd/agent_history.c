@@ -78,7 +78,7 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 {
 	memset(h, 0, sizeof(*h));
 	h->log = o->log;
-	h->path = o->path;
+	snprintf(h->path, sizeof(h->path), "%s", o->path ? o->path : "");
 	struct gw_tsdb_opts to = {.path = o->path,
 				  .retention_ms = o->retention_ms,
 				  .retention_bytes = o->retention_bytes,

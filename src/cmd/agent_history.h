@@ -44,7 +44,7 @@ struct agent_history {
 	struct gw_sampler *sampler; /* feeding us; NULL: fed by hand (sim record, tests) */
 	/* the store's flushes, seen from its flushing thread (which alone writes these) */
 	void (*log)(const char *level, const char *fmt, ...);
-	const char *path;
+	char path[512];         /* for the log lines */
 	uint64_t failing;	 /* failed flushes in a row */
 	int64_t fail_logged_ms; /* when the last failure was logged */
 };

@@ -188,23 +188,32 @@ static size_t stored(struct agent_history *h, const char *const *kv)
 	return n;
 }
 
+/* A history in dir/name for the fleet (o: the test's options; path,
+ * flush and instance are set here); false (fleet closed) if it fails. */
+static bool history_open(struct fleet *fl, struct agent_history *h, struct agent_history_opts *o, const char *name)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	o->path = path;
+	o->flush_interval_ms = 60000;
+	o->instance = "node1:9400";
+	struct gw_err err;
+	gw_err_clear(&err);
+	CHECK_INT_EQ(agent_history_open(h, o, fl->nv, fl->n, &err), 0);
+	if (!h->db)
+		fleet_close(fl);
+	return h->db != NULL;
+}
+
 static void test_history(void)
 {
 	struct fleet fl;
 	if (!fleet_open(&fl))
 		return;
-	char path[300];
-	snprintf(path, sizeof(path), "%s/data", dir);
 	struct agent_history h;
-	struct agent_history_opts ho = {
-	    .path = path, .retention_ms = 86400000, .flush_interval_ms = 60000, .instance = "node1:9400"};
-	struct gw_err err;
-	gw_err_clear(&err);
-	CHECK_INT_EQ(agent_history_open(&h, &ho, fl.nv, fl.n, &err), 0);
-	if (!h.db) {
-		fleet_close(&fl);
+	struct agent_history_opts ho = {.retention_ms = 86400000};
+	if (!history_open(&fl, &h, &ho, "data"))
 		return;
-	}
 	int64_t t = 1700000000000;
 	put("0", "");
 	put("1", "");
@@ -261,21 +270,10 @@ static void test_history_every_frame(void)
 	struct fleet fl;
 	if (!fleet_open(&fl))
 		return;
-	char path[300];
-	snprintf(path, sizeof(path), "%s/data-every", dir);
 	struct agent_history h;
-	struct agent_history_opts ho = {.path = path,
-					.flush_interval_ms = 60000,
-					.instance = "node1:9400",
-					.driver_label = true,
-					.counters = &fl.c};
-	struct gw_err err;
-	gw_err_clear(&err);
-	CHECK_INT_EQ(agent_history_open(&h, &ho, fl.nv, fl.n, &err), 0);
-	if (!h.db) {
-		fleet_close(&fl);
+	struct agent_history_opts ho = {.driver_label = true, .counters = &fl.c};
+	if (!history_open(&fl, &h, &ho, "data-every"))
 		return;
-	}
 	int64_t t = 1700000000000;
 	put("0", "100\n");
 	put("1", "");

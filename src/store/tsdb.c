@@ -285,7 +285,6 @@ int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct g
 	db->o.path = db->dir;
 	if (!db->dbpath || !db->dir) {
 		free(db->dbpath);
-	free(db->dir);
 		free(db->dir);
 		free(db);
 		return gw_err_set(err, GW_ENOMEM, "out of memory");

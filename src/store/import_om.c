@@ -149,6 +149,7 @@ int gw_import_om(FILE *in, const struct gw_import_opts *o, struct gw_import_stat
 	if (!buf)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	uint64_t next_progress = 64u << 20;
+	int rc = 0;
 	while (fgets(buf, LINE_MAX_BYTES, in)) {
 		size_t len = strlen(buf);
 		st->bytes += len;
@@ -187,12 +188,15 @@ int gw_import_om(FILE *in, const struct gw_import_opts *o, struct gw_import_stat
 			if (o->on_bad_line)
 				o->on_bad_line(o->ctx, st->lines, "the store refused this sample");
 		}
+		if (o->checkpoint && (rc = o->checkpoint(o->ctx, err)) != 0)
+			break;
 		if (o->on_progress && st->bytes >= next_progress) {
 			o->on_progress(o->ctx, st->bytes);
 			next_progress += 64u << 20;
 		}
 	}
-	int rc = ferror(in) ? gw_err_set(err, GW_EIO, "read error") : 0;
+	if (!rc && ferror(in))
+		rc = gw_err_set(err, GW_EIO, "read error");
 	free(buf);
 	return rc;
 }

@@ -311,6 +311,7 @@ int gw_import_smi(FILE *in, const struct gw_import_opts *o, struct gw_import_sta
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
 	uint64_t next_progress = 64u << 20;
+	int rc = 0;
 	while (fgets(buf, LINE_MAX_BYTES, in)) {
 		size_t len = strlen(buf);
 		st->bytes += len;
@@ -323,13 +324,17 @@ int gw_import_smi(FILE *in, const struct gw_import_opts *o, struct gw_import_sta
 			bad(s, "line longer than 64 KiB");
 			continue;
 		}
+		size_t before = st->samples;
 		line(s, buf);
+		if (o->checkpoint && st->samples != before && (rc = o->checkpoint(o->ctx, err)) != 0)
+			break;
 		if (o->on_progress && st->bytes >= next_progress) {
 			o->on_progress(o->ctx, st->bytes);
 			next_progress += 64u << 20;
 		}
 	}
-	int rc = ferror(in) ? gw_err_set(err, GW_EIO, "read error") : 0;
+	if (!rc && ferror(in))
+		rc = gw_err_set(err, GW_EIO, "read error");
 	free(buf);
 	free(s);
 	return rc;

@@ -10,7 +10,8 @@
  * Every value becomes the series /metrics would have exposed (native and
  * DCGM names, see export/series.h). A bad line is reported with its number
  * and skipped; the good ones are kept. Memory stays bounded whatever the
- * file size: lines are read one at a time (at most 64 KiB each).
+ * file size: lines are read one at a time (at most 64 KiB each), and the
+ * sink gets a checkpoint after each to write out what it buffers.
  *
  * Times without a zone (nvidia-smi's timestamp field, `date` without one)
  * are local time, as nvidia-smi and date print them; set TZ to import logs
@@ -31,6 +32,11 @@ struct gw_import_opts {
 	void *ctx;
 	void (*on_bad_line)(void *ctx, size_t line, const char *why);
 	void (*on_progress)(void *ctx, uint64_t bytes);
+	/* Called after each line that emitted samples; non-zero stops the
+	 * import and is returned, err filled by the callee. A sink that
+	 * buffers (the store's heads) writes out here, between lines, so what
+	 * it holds stays bounded however long the file. NULL: not called. */
+	int (*checkpoint)(void *ctx, struct gw_err *err);
 };
 
 struct gw_import_stats {

@@ -140,6 +140,48 @@ static void test_noheader_nounits(void)
 	gw_memstore_free(s2.m);
 }
 
+struct stopper {
+	struct sink s;
+	int calls, fail_at;
+};
+
+static int stop_at(void *ctx, struct gw_err *err)
+{
+	struct stopper *st = ctx;
+	return ++st->calls == st->fail_at ? gw_err_set(err, GW_EIO, "writing the store: disk full") : 0;
+}
+
+static int to_mem_stopper(void *ctx, const struct gw_lpair *l, size_t n, int64_t t, double v)
+{
+	return to_mem(&((struct stopper *)ctx)->s, l, n, t, v);
+}
+
+/* The sink's checkpoint runs after each line that gave samples; a failure stops the import. */
+static void test_checkpoint(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	const char *log = "timestamp, temperature.gpu\n"
+			  "2026/07/03 22:11:09.000, 50\n"
+			  "2026/07/03 22:11:09.500, [N/A]\n" /* no sample: no checkpoint */
+			  "2026/07/03 22:11:10.000, 51\n"
+			  "2026/07/03 22:11:11.000, 52\n"
+			  "2026/07/03 22:11:12.000, 53\n";
+	struct stopper st = {.s = {.m = gw_memstore_new()}, .fail_at = 3};
+	FILE *f = fmemopen((void *)log, strlen(log), "r");
+	struct gw_import_opts o = {.emit = to_mem_stopper, .ctx = &st, .checkpoint = stop_at};
+	struct gw_import_stats stats;
+	struct gw_err err;
+	gw_err_clear(&err);
+	CHECK_INT_EQ(gw_import_smi(f, &o, &stats, &err), GW_EIO);
+	fclose(f);
+	CHECK_INT_EQ(st.calls, 3);
+	CHECK_INT_EQ(stats.lines, 5); /* stopped after the 3rd row with samples, line 5 */
+	CHECK(strstr(err.msg, "disk full") != NULL);
+	CHECK_INT_EQ(stats.samples, 6); /* 3 rows, a native and a DCGM series each */
+	gw_memstore_free(st.s.m);
+}
+
 static void test_dates(void)
 {
 	int64_t ms;
@@ -161,6 +203,7 @@ int main(void)
 	RUN(test_timestamped_csv);
 	RUN(test_article_blocks);
 	RUN(test_noheader_nounits);
+	RUN(test_checkpoint);
 	RUN(test_dates);
 	return harness_done();
 }

@@ -108,6 +108,50 @@ static void format_value(char *buf, size_t n, double v)
 	}
 }
 
+/*
+ * Step after step an aggregation sees the same input series in the same
+ * order (a selection's, or a function's remembered labels), so its group
+ * labels and id are kept by input position and reused while the label set
+ * at that position is the same object: two hash lookups an element less.
+ */
+struct pos_ent {
+	const struct gw_lpair *in; /* the input's label array */
+	size_t nin;
+	struct gw_labels gl;
+	long gid;
+};
+
+struct ev_aggpos {
+	const struct gw_pq_node *node;
+	struct pos_ent *ent;
+	size_t cap;
+	struct ev_aggpos *next;
+};
+
+static struct pos_ent *positions(struct ev *e, const struct gw_pq_node *n, size_t need)
+{
+	struct ev_aggpos *p = e->aggpos;
+	while (p && p->node != n)
+		p = p->next;
+	if (!p) {
+		p = gw_arena_alloc(e->a, sizeof(*p));
+		if (!p)
+			return NULL;
+		*p = (struct ev_aggpos){.node = n, .next = e->aggpos};
+		e->aggpos = p;
+	}
+	if (p->cap < need) {
+		size_t cap = need < 16 ? 16 : need;
+		struct pos_ent *ent = gw_arena_alloc(e->a, cap * sizeof(*ent));
+		if (!ent)
+			return NULL;
+		memset(ent, 0, cap * sizeof(*ent));
+		p->ent = ent;
+		p->cap = cap;
+	}
+	return p->ent;
+}
+
 int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
 {
 	enum gw_pq_aggop op = n->u.agg.op;
@@ -134,10 +178,16 @@ int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq
 	if (!groups)
 		return ev_fail(e, GW_ENOMEM, "out of memory");
 	size_t ng = 0;
+	struct pos_ent *pos = cv_label ? NULL : positions(e, n, in.vec.n);
 	for (size_t i = 0; i < in.vec.n; i++) {
 		const struct gw_vsample *s = &in.vec.s[i];
 		struct gw_labels gl;
-		if (cv_label) {
+		long gid = -1;
+		bool hit = pos && s->labels.p && pos[i].in == s->labels.p && pos[i].nin == s->labels.n;
+		if (hit) {
+			gl = pos[i].gl;
+			gid = pos[i].gid;
+		} else if (cv_label) {
 			char buf[400];
 			format_value(buf, sizeof(buf), s->v);
 			struct gw_lbuilder b;
@@ -148,7 +198,11 @@ int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq
 		} else {
 			gl = ev_memo_labels(e, n, &s->labels, NULL, make_group_labels);
 		}
-		long gid = ev_label_id(e, &gl);
+		if (!hit) {
+			gid = ev_label_id(e, &gl);
+			if (pos && gid >= 0)
+				pos[i] = (struct pos_ent){s->labels.p, s->labels.n, gl, gid};
+		}
 		if (gid < 0 || (gid >= (long)e->seen_cap && ev_seen_grow(e)))
 			return ev_fail(e, GW_ENOMEM, "out of memory");
 		struct ev_seen *mark = &e->seen[gid];

@@ -38,6 +38,8 @@ struct ev {
 	int64_t qstep;      /* a range query's step; 0: an instant query */
 	struct ev_slide *slides; /* eval_range.c: max/min_over_time answered for every step at once */
 	size_t nslides, capslides;
+	struct ev_aggpos *aggpos; /* eval_agg.c: each aggregation's groups by input position, last step */
+	size_t naggpos;
 	struct sel_cache *cache;
 	size_t ncache, capcache;
 	size_t samples, max_samples;

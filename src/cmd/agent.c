@@ -235,6 +235,8 @@ static int load_counters(struct agent *a, struct gw_nvml *nv, struct gw_err *err
 	a->metrics = m;
 	gw_expo_cache_clear(&a->expo); /* rendered with the old config */
 	pthread_rwlock_unlock(&a->lock);
+	/* the history keeps what /metrics now shows (nothing before it opens) */
+	agent_history_reconfigure(&a->history, c, gw_counters_has_label(c, "DCGM_FI_DRIVER_VERSION"));
 	if (old_c) {
 		gw_metrics_release(&old_m);
 		gw_counters_release(old_c);
@@ -310,7 +312,7 @@ static int start_history(struct agent *a, struct gw_nvml *nv, unsigned int ngpus
 					.instance = o->instance ? o->instance : instance,
 					.log = logf_,
 					.stagger = true,
-					/* as /metrics at start; a SIGHUP that changes it starts new series after a restart */
+					/* as /metrics; a SIGHUP's new counters reach it too (load_counters) */
 					.driver_label = gw_counters_has_label(a->counters, "DCGM_FI_DRIVER_VERSION"),
 					.counters = a->counters};
 	struct gw_err err;

@@ -4,11 +4,14 @@
 #include "export/series.h"
 #include "version.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static void consume(void *arg, const struct gw_frame *f);
 
 #define JOB_INFO "gpuwatch_hpc_job_info"
 #define JOB_INFO_HELP "HPC jobs using each GPU, from the job mapping directory (1 per job)."
@@ -19,10 +22,11 @@ static void metadata(void *ctx, const char *metric, struct gw_buf *out)
 	gw_buf_putc(out, '{');
 	bool first = true;
 	for (size_t i = 0; i < h->nfields; i++) {
-		const struct gw_field *f = &h->fields[i];
+		const struct gw_field *f = gw_field_at(i);
 		for (int k = 0; k < 2; k++) {
 			const char *name = k ? f->dcgm : f->prom;
-			if (!name || (!k && f->ptype != GW_PT_GAUGE && f->ptype != GW_PT_COUNTER))
+			if (!name || (!k && f->ptype != GW_PT_GAUGE && f->ptype != GW_PT_COUNTER) ||
+			    (k && !atomic_load(&h->dcgm_kept[i])))
 				continue;
 			if (metric && strcmp(metric, name) != 0)
 				continue;
@@ -49,6 +53,39 @@ static bool counted(const struct gw_counters *c, const char *name)
 		if (!c->v[i].label && strcmp(c->v[i].name, name) == 0)
 			return true;
 	return false;
+}
+
+/* The DCGM families and driver label to keep; no feed may run meanwhile. */
+static void configure(struct agent_history *h, const struct gw_counters *c, bool driver_label)
+{
+	for (size_t i = 0; i < h->nfields; i++) {
+		h->fields[i] = *gw_field_at(i);
+		/* a family /metrics leaves out is not history either */
+		if (h->fields[i].dcgm && c && !counted(c, h->fields[i].dcgm))
+			h->fields[i].dcgm = NULL;
+		atomic_store(&h->dcgm_kept[i], h->fields[i].dcgm != NULL);
+	}
+	h->driver[0] = '\0';
+	if (driver_label && h->nv->nvmlSystemGetDriverVersion)
+		h->nv->nvmlSystemGetDriverVersion(h->driver, sizeof(h->driver));
+}
+
+void agent_history_reconfigure(struct agent_history *h, const struct gw_counters *c, bool driver_label)
+{
+	if (!h->db)
+		return;
+	struct gw_sampler *s = h->sampler;
+	if (s)
+		gw_sampler_set_consumer(s, NULL, NULL); /* no feed runs now */
+	configure(h, c, driver_label);
+	/* the DCGM series' label sets changed: their refs are found again */
+	memset(h->refs, 0, (size_t)h->ngpus * h->nfields * 2 * sizeof(uint64_t));
+	for (unsigned int g = 0; g < h->ngpus; g++) {
+		free(h->jobs[g].refs);
+		h->jobs[g] = (struct agent_history_jobs){0};
+	}
+	if (s)
+		gw_sampler_set_consumer(s, consume, h); /* frames already stored are not fed again */
 }
 
 /* After each background flush, on the store's flushing thread. */
@@ -94,16 +131,13 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	h->refs = calloc((size_t)ngpus * h->nfields * 2 + 1, sizeof(uint64_t));
 	h->jobs = calloc(ngpus ? ngpus : 1, sizeof(*h->jobs));
 	h->fields = calloc(h->nfields ? h->nfields : 1, sizeof(*h->fields));
-	for (size_t i = 0; h->fields && i < h->nfields; i++) {
-		h->fields[i] = *gw_field_at(i);
-		/* a family /metrics leaves out is not history either */
-		if (h->fields[i].dcgm && o->counters && !counted(o->counters, h->fields[i].dcgm))
-			h->fields[i].dcgm = NULL;
-	}
-	if (!h->refs || !h->jobs || !h->fields) {
+	h->dcgm_kept = calloc(h->nfields ? h->nfields : 1, sizeof(*h->dcgm_kept));
+	h->nv = nv;
+	if (!h->refs || !h->jobs || !h->fields || !h->dcgm_kept) {
 		free(h->refs);
 		free(h->jobs);
 		free(h->fields);
+		free(h->dcgm_kept);
 		gw_tsdb_close(h->db);
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
@@ -111,8 +145,7 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 		snprintf(h->hostname, sizeof(h->hostname), "localhost");
 	snprintf(h->instance, sizeof(h->instance), "%s", o->instance ? o->instance : h->hostname);
 	snprintf(h->job, sizeof(h->job), "%s", o->job ? o->job : "gpuwatch");
-	if (o->driver_label && nv->nvmlSystemGetDriverVersion)
-		nv->nvmlSystemGetDriverVersion(h->driver, sizeof(h->driver));
+	configure(h, o->counters, o->driver_label);
 	h->api.q = gw_tsdb_querier(h->db);
 	h->api.version = GW_VERSION;
 	h->api.metadata = metadata;
@@ -182,7 +215,9 @@ void agent_history_close(struct agent_history *h)
 	free(h->jobs);
 	free(h->refs);
 	free(h->fields);
+	free(h->dcgm_kept);
 	h->fields = NULL;
+	h->dcgm_kept = NULL;
 	h->db = NULL;
 	h->refs = NULL;
 	h->jobs = NULL;

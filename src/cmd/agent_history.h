@@ -32,6 +32,8 @@ struct agent_history {
 	struct gw_http_route routes[GW_API_NROUTES];
 	uint64_t *refs; /* [gpu][field][2]: store refs, 0 = not created yet */
 	struct gw_field *fields; /* the table as stored: dcgm NULL where the counters leave the family out */
+	_Atomic bool *dcgm_kept; /* per field: its DCGM family is kept (read by the metadata handler) */
+	struct gw_nvml *nv;
 	struct agent_history_jobs *jobs; /* [gpu] */
 	unsigned int ngpus;
 	size_t nfields;
@@ -63,14 +65,21 @@ struct agent_history_opts {
 	/* DCGM series carry DCGM_FI_DRIVER_VERSION, as /metrics gives them when
 	 * the counters list it as a label (the default list does) */
 	bool driver_label;
-	/* the DCGM families /metrics shows (non-label rows), read at open: the
-	 * history keeps those; NULL: every field's DCGM family */
+	/* the DCGM families /metrics shows (non-label rows), read at open (and
+	 * by agent_history_reconfigure): the history keeps those; NULL: every
+	 * field's DCGM family */
 	const struct gw_counters *counters;
 };
 
 int agent_history_open(struct agent_history *h, const struct agent_history_opts *o, struct gw_nvml *nv,
 		       unsigned int ngpus, struct gw_err *err);
 void agent_history_close(struct agent_history *h);
+
+/*
+ * New counters (SIGHUP): keep the DCGM families and driver label they give
+ * /metrics from the next frame on. Pauses the feed while it changes them.
+ */
+void agent_history_reconfigure(struct agent_history *h, const struct gw_counters *c, bool driver_label);
 
 /* The store's health as gpuwatch_store_* families (gw_metrics.extra). */
 void agent_history_render(void *h, struct gw_expfmt *w);

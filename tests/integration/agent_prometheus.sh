@@ -31,7 +31,7 @@ mem_used_mib = 140000
 SCN
 
 aport=$(free_port)
-"$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$aport" -c 1000 -f "$tmp/counters.csv" 2>"$tmp/agent.err" &
+"$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$aport" -c 1000 -f "$tmp/counters.csv" --storage.path "$tmp/data" 2>"$tmp/agent.err" &
 apid=$!
 sleep 0.5
 # A missing counters file is a clear start-up error, not a silent default.
@@ -42,7 +42,7 @@ else
 	grep -q "cannot open counters file $tmp/counters.csv" "$tmp/agent.err" || fail "missing counters file: $(cat "$tmp/agent.err")"
 fi
 printf 'DCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\nDCGM_FI_DEV_GPU_UTIL, gauge, GPU utilization (in %%).\nDCGM_FI_DEV_FB_USED, gauge, Framebuffer memory used (in MiB).\nDCGM_FI_DEV_FB_TOTAL, gauge, Framebuffer memory total (in MiB).\nDCGM_FI_DEV_POWER_USAGE, gauge, Power draw (in W).\nDCGM_FI_DEV_POWER_LIMIT, gauge, Power limit (in W).\nDCGM_FI_DRIVER_VERSION, label, Driver Version\n' >"$tmp/counters.csv"
-"$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$aport" -c 1000 -f "$tmp/counters.csv" 2>"$tmp/agent.err" &
+"$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$aport" -c 1000 -f "$tmp/counters.csv" --storage.path "$tmp/data" 2>"$tmp/agent.err" &
 apid=$!
 pids+=("$apid")
 wait_http "http://127.0.0.1:$aport/health" 10 || fail "agent /health never answered: $(cat "$tmp/agent.err")"
@@ -133,6 +133,22 @@ bad = [r["name"] for r in rules if r.get("health") not in ("ok", "unknown")]
 sys.exit(1 if not rules or bad else 0)' || fail "rules not healthy: $rules"
 up=$(q 'up{job="dcgm-exporter"}' | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")')
 [ "$up" = 1 ] || fail "Prometheus sees the agent as up='$up'"
+
+# SIGHUP with a good counters file: /metrics and the history both follow it
+# (a family added, the driver label dropped).
+grep -v DRIVER_VERSION "$tmp/counters.csv" >"$tmp/counters.new"
+echo 'DCGM_FI_DEV_SM_CLOCK, gauge, SM clock frequency (in MHz).' >>"$tmp/counters.new"
+mv "$tmp/counters.new" "$tmp/counters.csv"
+kill -HUP "$apid"
+sleep 2.5
+curl -s "http://127.0.0.1:$aport/metrics" >"$tmp/metrics2"
+grep -q '^DCGM_FI_DEV_SM_CLOCK{gpu="1",[^}]*} [0-9]' "$tmp/metrics2" || fail "SM_CLOCK not exported after SIGHUP"
+grep -q 'DCGM_FI_DRIVER_VERSION=' "$tmp/metrics2" && fail "driver label still exported after SIGHUP dropped it"
+hist() { curl -s --data-urlencode "query=$1" "http://127.0.0.1:$aport/api/v1/query" |
+	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"]["result"]))'; }
+[ "$(hist 'DCGM_FI_DEV_SM_CLOCK')" = 2 ] || fail "history does not keep SM_CLOCK after SIGHUP: $(hist 'DCGM_FI_DEV_SM_CLOCK')"
+[ "$(hist 'DCGM_FI_DEV_GPU_TEMP{DCGM_FI_DRIVER_VERSION=""}')" = 2 ] ||
+	fail "history does not store GPU_TEMP without the driver label after SIGHUP"
 
 # SIGHUP with a broken counters file keeps the old set; SIGTERM stops cleanly.
 echo 'DCGM_FI_DEV_GPU_TEMP, gaugeX, broken' >"$tmp/counters.csv"

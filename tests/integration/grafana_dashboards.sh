@@ -48,18 +48,7 @@ instance="127.0.0.1:$aport" # what Prometheus names the target; the agent is tol
 	--instance "$instance" 2>"$tmp/agent.err" &
 pids+=($!)
 wait_http "http://$instance/health" 10 || { echo "FAIL: agent did not start: $(tail -3 "$tmp/agent.err")"; exit 1; }
-cat >"$tmp/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-scrape_configs:
-  - job_name: 'gpuwatch'
-    static_configs:
-    - targets: ['$instance']
-YML
-prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prom" \
-	--web.listen-address="127.0.0.1:$pport" --log.level=error >"$tmp/prom.log" 2>&1 &
-pids+=($!)
-wait_http "http://127.0.0.1:$pport/-/ready" 30 || { echo "FAIL: prometheus not ready: $(tail -5 "$tmp/prom.log")"; exit 1; }
+start_prometheus "$pport" "$instance" || { echo "FAIL: prometheus not ready: $(tail -5 "$tmp/prom.log")"; exit 1; }
 
 python3 - "$instance" "127.0.0.1:$pport" "$queries" "$pinned" <<'PY' || fails=$((fails + 1))
 import json, math, re, sys, time, urllib.error, urllib.parse, urllib.request

@@ -27,19 +27,8 @@ pids+=("$apid")
 wait_http "http://127.0.0.1:$aport/health" 10 || fail "agent did not start: $(tail -3 "$tmp/agent.err")"
 host=$(curl -s "http://127.0.0.1:$aport/metrics" | sed -n 's/^DCGM_FI_DEV_GPU_UTIL{.*Hostname="\([^"]*\)".*/\1/p' | head -1)
 [ -n "$host" ] || fail "no Hostname label in the agent's /metrics"
-cat >"$tmp/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-scrape_configs:
-  - job_name: 'gpuwatch'
-    static_configs:
-    - targets: ['127.0.0.1:$aport']
-YML
-prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prom" \
-	--web.listen-address="127.0.0.1:$pport" --log.level=error >"$tmp/prom.log" 2>&1 &
-ppid_=$!
-pids+=("$ppid_")
-wait_http "http://127.0.0.1:$pport/-/ready" 30 || fail "prometheus not ready: $(tail -5 "$tmp/prom.log")"
+start_prometheus "$pport" "127.0.0.1:$aport" || fail "prometheus not ready: $(tail -5 "$tmp/prom.log")"
+ppid_=$prom_pid
 n=0
 for _ in $(seq 100); do # until Prometheus holds several seconds of history
 	n=$(curl -s --data-urlencode 'query=count_over_time(DCGM_FI_DEV_GPU_UTIL{gpu="0"}[1m])' \

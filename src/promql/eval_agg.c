@@ -6,6 +6,8 @@
  */
 #include "promql/eval_int.h"
 
+#include "api/json.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +94,8 @@ static int keep_k(struct ev *e, struct group *g, const struct gw_vsample *s, siz
 
 static void format_value(char *buf, size_t n, double v)
 {
-	/* Go's strconv.FormatFloat(v, 'f', -1, 64): shortest, no exponent. */
+	/* Go's strconv.FormatFloat(v, 'f', -1, 64): shortest, no exponent (the
+	 * API's writer; up to 340 printf tries a value before). */
 	if (isnan(v)) {
 		snprintf(buf, n, "NaN");
 		return;
@@ -101,11 +104,7 @@ static void format_value(char *buf, size_t n, double v)
 		snprintf(buf, n, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
-	for (int prec = 0; prec <= 340; prec++) {
-		snprintf(buf, n, "%.*f", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
+	buf[gw_json_format_float(buf, n, v)] = '\0';
 }
 
 /*

@@ -394,6 +394,16 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	/* A few threads that each allocate a little: glibc's arena per thread
 	 * held ~0.6 MB more at 100 ms with history, for no speed the agent needs. */
 	mallopt(M_ARENA_MAX, 2);
+	/*
+	 * A range query's arena (blocks of up to 4 MiB) was mmap'ed and
+	 * unmapped, or trimmed, every query, so each query page-faulted through
+	 * its few MB again: two thirds of a day-long dashboard query's time
+	 * (perf). Blocks that size now come from the heap, and up to 8 MiB of
+	 * free heap stays for the next query (4 MiB was not enough for a day
+	 * of 8 GPUs with unflushed heads).
+	 */
+	mallopt(M_MMAP_THRESHOLD, (4 << 20) + (64 << 10));
+	mallopt(M_TRIM_THRESHOLD, 8 << 20);
 #endif
 
 	/* A bad web config stops the agent before anything starts: serving

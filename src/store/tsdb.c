@@ -342,7 +342,7 @@ void gw_tsdb_close(struct gw_tsdb *db)
 	gw_tsdb_flush(db, NULL);
 	sqlite3_close(db->w);
 	for (size_t i = 0; i < db->npool; i++)
-		sqlite3_close(db->pool[i]);
+		ts_reader_close(db->pool[i]);
 	size_t ns = atomic_load(&db->nseries);
 	for (size_t i = 0; i < ns; i++) {
 		struct ts_series *s = ts_get(db, i);

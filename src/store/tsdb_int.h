@@ -126,6 +126,11 @@ int ts_labels_text(const struct gw_lpair *p, size_t n, struct gw_buf *out);
 int ts_labels_parse(const char *s, struct gw_lpair **p, size_t *n);
 sqlite3 *ts_reader_get(struct gw_tsdb *db, struct gw_err *err);
 void ts_reader_put(struct gw_tsdb *db, sqlite3 *c);
+/* Close a reader connection, with the statements kept on it. */
+void ts_reader_close(sqlite3 *c);
+/* The connection's statement for sql, prepared once and kept with it (reset,
+ * bindings cleared); NULL with *rc set on failure. Never finalize it. */
+sqlite3_stmt *ts_reader_stmt(sqlite3 *c, const char *sql, int *rc);
 
 /* tsdb.c */
 int ts_make_dirs(const char *path, struct gw_err *err);

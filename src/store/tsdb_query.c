@@ -149,23 +149,23 @@ static int reader_open(struct reader *r, struct gw_err *err)
 	r->c = ts_reader_get(r->db, err);
 	if (!r->c)
 		return err ? err->code : GW_EIO;
+	/* Statements are prepared once per pooled connection and kept with it. */
 	int rc = sqlite3_exec(r->c, "BEGIN", NULL, NULL, NULL);
-	rc = rc ? rc
-		: sqlite3_prepare_v2(r->c,
-				     "SELECT data FROM chunks WHERE series_id = ?1 AND kind = 1 AND maxt >= ?2 "
-				     "AND mint <= ?3 AND mint < ?4 ORDER BY maxt",
-				     -1, &r->chunks, NULL);
-	rc = rc ? rc
-		: sqlite3_prepare_v2(r->c,
-				     "SELECT 1 FROM chunks WHERE series_id = ?1 AND maxt >= ?2 AND mint <= ?3 LIMIT 1",
-				     -1, &r->any, NULL);
+	if (!rc)
+		r->chunks = ts_reader_stmt(r->c,
+					   "SELECT data FROM chunks WHERE series_id = ?1 AND kind = 1 AND maxt >= ?2 "
+					   "AND mint <= ?3 AND mint < ?4 ORDER BY maxt",
+					   &rc);
+	if (!rc)
+		r->any = ts_reader_stmt(r->c, "SELECT 1 FROM chunks WHERE series_id = ?1 AND maxt >= ?2 AND mint <= ?3 LIMIT 1",
+					&rc);
 	/* A sealed chunk's minute buckets, or its samples where it has none (older stores). */
-	rc = rc ? rc
-		: sqlite3_prepare_v2(r->c,
-				     "SELECT r.data, CASE WHEN r.data IS NULL THEN c.data END FROM chunks c "
-				     "LEFT JOIN rollups r ON r.chunk_id = c.id WHERE c.series_id = ?1 AND c.kind = 1 "
-				     "AND c.maxt >= ?2 AND c.mint <= ?3 AND c.mint < ?4 ORDER BY c.maxt",
-				     -1, &r->tier, NULL);
+	if (!rc)
+		r->tier = ts_reader_stmt(r->c,
+					 "SELECT r.data, CASE WHEN r.data IS NULL THEN c.data END FROM chunks c "
+					 "LEFT JOIN rollups r ON r.chunk_id = c.id WHERE c.series_id = ?1 AND c.kind = 1 "
+					 "AND c.maxt >= ?2 AND c.mint <= ?3 AND c.mint < ?4 ORDER BY c.maxt",
+					 &rc);
 	if (rc)
 		return ts_sql_err(r->c, rc, "query", err);
 	return 0;
@@ -175,9 +175,11 @@ static void reader_close(struct reader *r)
 {
 	if (!r->c)
 		return;
-	sqlite3_finalize(r->chunks);
-	sqlite3_finalize(r->any);
-	sqlite3_finalize(r->tier);
+	/* the statements stay with the connection (ts_reader_stmt); reset them
+	 * so that none holds the read transaction open */
+	sqlite3_reset(r->chunks);
+	sqlite3_reset(r->any);
+	sqlite3_reset(r->tier);
 	sqlite3_exec(r->c, "COMMIT", NULL, NULL, NULL);
 	ts_reader_put(r->db, r->c);
 	free(r->dt);

@@ -129,7 +129,32 @@ void ts_reader_put(struct gw_tsdb *db, sqlite3 *c)
 		c = NULL;
 	}
 	pthread_mutex_unlock(&db->pool_mu);
+	ts_reader_close(c);
+}
+
+void ts_reader_close(sqlite3 *c)
+{
+	if (!c)
+		return;
+	sqlite3_stmt *st;
+	while ((st = sqlite3_next_stmt(c, NULL)) != NULL) /* the statements kept with it */
+		sqlite3_finalize(st);
 	sqlite3_close(c);
+}
+
+sqlite3_stmt *ts_reader_stmt(sqlite3 *c, const char *sql, int *rc)
+{
+	for (sqlite3_stmt *st = sqlite3_next_stmt(c, NULL); st; st = sqlite3_next_stmt(c, st)) {
+		if (strcmp(sqlite3_sql(st), sql) == 0) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			*rc = SQLITE_OK;
+			return st;
+		}
+	}
+	sqlite3_stmt *st = NULL;
+	*rc = sqlite3_prepare_v3(c, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+	return st;
 }
 
 int ts_labels_text(const struct gw_lpair *p, size_t n, struct gw_buf *out)

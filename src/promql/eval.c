@@ -414,9 +414,12 @@ struct mbuild {
 static int mb_add(struct ev *e, struct mbuild *m, const struct gw_labels *l, int64_t t, double v)
 {
 	long idx;
-	const struct gw_labels *h = m->hint < m->n ? &m->s[m->hint].labels : NULL;
+	/* Each step usually lists the series in the order of the last one: the
+	 * next after the last found, or the first again at a step's start. */
+	size_t hint = m->hint < m->n ? m->hint : 0;
+	const struct gw_labels *h = hint < m->n ? &m->s[hint].labels : NULL;
 	if (h && ((h->p == l->p && h->n == l->n) || gw_labels_equal(h, l))) {
-		idx = (long)m->hint;
+		idx = (long)hint;
 	} else {
 		size_t len;
 		const char *k = ev_key_all(e, l, &len);

@@ -190,7 +190,13 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 	e->cache[e->ncache].node = vs;
 	e->cache[e->ncache].set = set;
 	e->cache[e->ncache].agg = agg;
+	long *cur = gw_arena_alloc(e->a, (set.n ? 2 * set.n : 1) * sizeof(*cur));
+	if (!cur)
+		return arena_fail(e);
+	for (size_t i = 0; i < 2 * set.n; i++)
+		cur[i] = -2;
 	e->cache[e->ncache].stale = stale;
+	e->cache[e->ncache].cur = cur;
 	e->ncache++;
 	return 0;
 }
@@ -302,12 +308,6 @@ const struct sel_cache *ev_sel_cached(const struct ev *e, const struct gw_pq_nod
 	return cached_ent(e, vs);
 }
 
-static const struct gw_series_set *cached(const struct ev *e, const struct gw_pq_node *vs)
-{
-	const struct sel_cache *c = cached_ent(e, vs);
-	return c ? &c->set : NULL;
-}
-
 /* ---- selectors --------------------------------------------------------------- */
 
 /* Index of the last sample at or before t, or -1. */
@@ -324,16 +324,48 @@ static long last_at_or_before(const struct gw_series *s, int64_t t)
 	return (long)lo - 1;
 }
 
+/*
+ * last_at_or_before() searching on from the answer for the previous time
+ * (*cur; -2: none), in steps that double: a range query's times only grow,
+ * so each search is short. A time before the last one searches afresh.
+ */
+static long last_at_or_before_from(const struct gw_series *s, int64_t t, long *cur)
+{
+	long c = *cur;
+	if (c < -1 || (c >= 0 && s->t[c] > t)) {
+		*cur = last_at_or_before(s, t);
+		return *cur;
+	}
+	size_t lo = (size_t)(c + 1), hi = lo, step = 1; /* every index below lo is <= t */
+	while (hi < s->n && s->t[hi] <= t) {
+		lo = hi + 1;
+		hi = lo + step;
+		step *= 2;
+	}
+	if (hi > s->n)
+		hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->t[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*cur = (long)lo - 1;
+	return *cur;
+}
+
 static int eval_vector_sel(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
 {
-	const struct gw_series_set *set = cached(e, n);
-	if (!set)
+	const struct sel_cache *ce = cached_ent(e, n);
+	if (!ce)
 		return ev_fail(e, GW_EINVAL, "internal error: selector not prepared");
+	const struct gw_series_set *set = &ce->set;
 	int64_t ref = ev_ref_time(e, n->u.sel.at, n->u.sel.at_ms, ts, n->u.sel.offset_ms);
 	struct vbuild b = {0};
 	for (size_t i = 0; i < set->n; i++) {
 		const struct gw_series *s = &set->s[i];
-		long k = last_at_or_before(s, ref);
+		long k = last_at_or_before_from(s, ref, &ce->cur[2 * i]);
 		if (k < 0 || s->t[k] < ref - e->lookback || gw_is_stale_nan(s->v[k]))
 			continue;
 		if (vb_push(e, &b, s->labels, s->t[k], s->v[k]))
@@ -359,8 +391,8 @@ static int eval_matrix_sel(struct ev *e, const struct gw_pq_node *n, int64_t ts,
 	size_t nres = 0;
 	for (size_t i = 0; i < set->n; i++) {
 		const struct gw_series *s = &set->s[i];
-		long end = last_at_or_before(s, ref);
-		long start = last_at_or_before(s, lo - 1) + 1; /* first sample >= lo */
+		long end = last_at_or_before_from(s, ref, &ce->cur[2 * i]);
+		long start = last_at_or_before_from(s, lo - 1, &ce->cur[2 * i + 1]) + 1; /* first sample >= lo */
 		if (end < start)
 			continue;
 		size_t cnt = (size_t)(end - start + 1);

@@ -20,6 +20,7 @@ struct sel_cache {
 	struct gw_series_set set;
 	int agg; /* enum gw_pq_tier_agg when read from a tier, -1 raw */
 	bool *stale; /* per series: holds a staleness marker (range windows must drop them) */
+	long *cur;   /* per series, 2 each: the last answers of the two searches (-2: none) */
 };
 
 struct memo_ent;

@@ -6,6 +6,9 @@
  */
 #include "cmd/cmd.h"
 
+#include "core/arena.h"
+#include "promql/labels.h"
+
 #include "store/import_om.h"
 #include "store/import_smi.h"
 #include "store/tsdb.h"
@@ -50,22 +53,11 @@ static void usage(FILE *out)
  * Store refs by label bytes. gw_tsdb_series() sorts, copies and prints the
  * labels on every call (three quarters of an import's time went there); a
  * log has a few hundred series, so each is looked up once and then found
- * here by a hash and a memcmp. Bounded by the series count (REFS_MAX at
- * most, about 16 MiB; past that the store is asked every time).
+ * in a string map by its label bytes. Bounded by the series count
+ * (REFS_MAX at most; past that the store is asked every time).
  */
 #define REFS_MAX ((size_t)1 << 16)
 #define REF_KEY_MAX 4096
-
-struct ref_slot {
-	uint64_t hash, ref;
-	char *key; /* the labels as name\0value\0..., len bytes; NULL: empty slot */
-	size_t len;
-};
-
-struct refs {
-	struct ref_slot *slot;
-	size_t cap, n; /* cap a power of two, n <= cap / 2 */
-};
 
 /* Labels as name\0value\0...; 0 when they do not fit. */
 static size_t ref_key(const struct gw_lpair *l, size_t n, char *key)
@@ -82,70 +74,12 @@ static size_t ref_key(const struct gw_lpair *l, size_t n, char *key)
 	return len;
 }
 
-/* FNV-1a's step over 8 bytes at a time: a byte at a time was a third of an import. */
-static uint64_t ref_hash(const char *key, size_t len)
-{
-	uint64_t h = 1469598103934665603ull ^ len, w;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&w, key + i, 8);
-		h = (h ^ w) * 1099511628211ull;
-		h ^= h >> 29;
-	}
-	for (; i < len; i++)
-		h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
-	return h ^ (h >> 32);
-}
-
-static struct ref_slot *ref_find(const struct refs *r, uint64_t h, const char *key, size_t len)
-{
-	for (size_t i = h & (r->cap - 1);; i = (i + 1) & (r->cap - 1)) {
-		struct ref_slot *s = &r->slot[i];
-		if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0))
-			return s;
-	}
-}
-
-/* Remember key -> ref; best effort (a failure only costs speed). */
-static void ref_put(struct refs *r, uint64_t h, const char *key, size_t len, uint64_t ref)
-{
-	if (r->n >= REFS_MAX)
-		return;
-	if ((r->n + 1) * 2 > r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct ref_slot *ns = calloc(cap, sizeof(*ns));
-		if (!ns)
-			return;
-		struct refs grown = {ns, cap, r->n};
-		for (size_t i = 0; i < r->cap; i++)
-			if (r->slot[i].key) {
-				const struct ref_slot *o = &r->slot[i];
-				*ref_find(&grown, o->hash, o->key, o->len) = *o;
-			}
-		free(r->slot);
-		*r = grown;
-	}
-	char *copy = malloc(len);
-	if (!copy)
-		return;
-	memcpy(copy, key, len);
-	*ref_find(r, h, key, len) = (struct ref_slot){h, ref, copy, len};
-	r->n++;
-}
-
-static void refs_release(struct refs *r)
-{
-	for (size_t i = 0; i < r->cap; i++)
-		free(r->slot[i].key);
-	free(r->slot);
-	*r = (struct refs){0};
-}
-
 /* One import: the store, its refs and write cadence (all files), the file being read. */
 struct imp {
 	struct gw_tsdb *db;
 	bool quiet;
-	struct refs refs;
+	struct gw_arena arena; /* the map's slots and keys */
+	struct gw_strmap refs; /* label bytes -> store ref */
 	size_t unflushed;  /* samples appended since the last flush */
 	bool store_failed; /* a flush failed: stop reading */
 	const char *file;
@@ -160,15 +94,14 @@ static int emit(void *ctx, const struct gw_lpair *l, size_t n, int64_t t, double
 	struct imp *im = ctx;
 	char key[REF_KEY_MAX];
 	size_t len = ref_key(l, n, key);
-	uint64_t h = len ? ref_hash(key, len) : 0, ref;
-	struct ref_slot *s = len && im->refs.n ? ref_find(&im->refs, h, key, len) : NULL;
+	long known = len ? gw_strmap_get(&im->refs, key, len) : -1;
+	uint64_t ref = (uint64_t)known;
 	int rc = 0;
-	if (s && s->key) {
-		ref = s->ref;
-	} else {
+	if (known < 0) {
 		rc = gw_tsdb_series(im->db, l, n, &ref);
-		if (rc == 0 && len)
-			ref_put(&im->refs, h, key, len, ref);
+		char *k = rc == 0 && len && im->refs.count < REFS_MAX ? gw_arena_strndup(&im->arena, key, len) : NULL;
+		if (k) /* best effort: a failure only costs speed */
+			gw_strmap_get_or_put(&im->refs, k, len, (long)ref);
 	}
 	if (rc == 0)
 		rc = gw_tsdb_append(im->db, ref, t, v);
@@ -282,6 +215,8 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 	int rc = 0;
 	size_t total_bad = 0;
 	struct imp im = {.db = db, .quiet = quiet};
+	gw_arena_init(&im.arena, (size_t)64 << 20); /* REFS_MAX keys and their slots fit */
+	gw_strmap_init(&im.refs, &im.arena);
 	for (int i = first; i < argc && !im.store_failed; i++) {
 		const char *file = argv[i];
 		FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
@@ -326,7 +261,7 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 		rc = 1;
 	}
 	gw_tsdb_close(db);
-	refs_release(&im.refs);
+	gw_arena_release(&im.arena);
 	if (rc == 0 && total_bad)
 		rc = 3; /* imported, with bad lines: a script can tell */
 	int out = gw_cli_finish_stdout();

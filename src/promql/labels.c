@@ -195,14 +195,20 @@ struct gw_strmap_slot {
 	long value;
 };
 
+/* FNV-1a's step over 8 bytes at a time (a byte at a time was a third of an
+ * import's time), mixed down; never 0, which marks an empty slot. */
 static uint64_t fnv(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
+	uint64_t h = 1469598103934665603ULL ^ n, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 1099511628211ULL;
+		h ^= h >> 29;
 	}
-	return h | 1; /* 0 marks an empty slot */
+	for (; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return (h ^ (h >> 32)) | 1;
 }
 
 void gw_strmap_init(struct gw_strmap *m, struct gw_arena *a)

@@ -47,21 +47,13 @@ static void metadata(void *ctx, const char *metric, struct gw_buf *out)
 	gw_buf_putc(out, '}');
 }
 
-static bool counted(const struct gw_counters *c, const char *name)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (!c->v[i].label && strcmp(c->v[i].name, name) == 0)
-			return true;
-	return false;
-}
-
 /* The DCGM families and driver label to keep; no feed may run meanwhile. */
 static void configure(struct agent_history *h, const struct gw_counters *c, bool driver_label)
 {
 	for (size_t i = 0; i < h->nfields; i++) {
 		h->fields[i] = *gw_field_at(i);
 		/* a family /metrics leaves out is not history either */
-		if (h->fields[i].dcgm && c && !counted(c, h->fields[i].dcgm))
+		if (h->fields[i].dcgm && c && !gw_counters_has_family(c, h->fields[i].dcgm))
 			h->fields[i].dcgm = NULL;
 		atomic_store(&h->dcgm_kept[i], h->fields[i].dcgm != NULL);
 	}

@@ -41,7 +41,9 @@ struct agent_history {
 	char job[64];
 	char hostname[256];
 	char driver[96]; /* "" without opts.driver_label */
-	uint64_t append_errors; /* samples the store refused (head full, out of memory) */
+	/* samples the store refused (head full, out of memory); counted on the
+	 * sampling thread, read by /metrics renders */
+	_Atomic uint64_t append_errors;
 	uint64_t frames_stored;
 	struct gw_sampler *sampler; /* feeding us; NULL: fed by hand (sim record, tests) */
 	/* the store's flushes, seen from its flushing thread (which alone writes these) */

@@ -167,10 +167,20 @@ int gw_counters_default(struct gw_counters *c)
 	return gw_counters_parse(c, gw_counters_default_csv, "default counters", NULL);
 }
 
-bool gw_counters_has_label(const struct gw_counters *c, const char *name)
+static bool lists(const struct gw_counters *c, const char *name, bool label)
 {
 	for (size_t i = 0; c && i < c->n; i++)
-		if (c->v[i].label && strcmp(c->v[i].name, name) == 0)
+		if (c->v[i].label == label && strcmp(c->v[i].name, name) == 0)
 			return true;
 	return false;
+}
+
+bool gw_counters_has_label(const struct gw_counters *c, const char *name)
+{
+	return lists(c, name, true);
+}
+
+bool gw_counters_has_family(const struct gw_counters *c, const char *name)
+{
+	return lists(c, name, false);
 }

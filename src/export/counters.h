@@ -39,6 +39,8 @@ int gw_counters_load(struct gw_counters *c, const char *path, struct gw_err *err
 int gw_counters_default(struct gw_counters *c);
 /* Whether a `label` row names this field (DCGM_FI_DRIVER_VERSION by default). */
 bool gw_counters_has_label(const struct gw_counters *c, const char *name);
+/* Whether a metric row (not a `label` row) names this family. */
+bool gw_counters_has_family(const struct gw_counters *c, const char *name);
 void gw_counters_release(struct gw_counters *c);
 
 /* The built-in default set as CSV text. */

@@ -4,6 +4,7 @@
 #include "export/gpu_metrics.h"
 #include "fields/fields_table.h"
 #include "harness.h"
+#include "sim_text.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -19,21 +20,6 @@ static struct gw_nvml *open_sim(const char *spec, struct gw_gpu **gpus, unsigned
 		fprintf(stderr, "open %s: %s\n", spec, err.msg);
 		return NULL;
 	}
-	return nv;
-}
-
-/* A simulator scenario given as text. */
-static struct gw_nvml *open_scn(const char *text, struct gw_gpu **gpus, unsigned int *n)
-{
-	char path[] = "/tmp/gw_agent_export_XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
-	struct gw_nvml *nv = open_sim(path, gpus, n);
-	unlink(path);
 	return nv;
 }
 
@@ -97,7 +83,7 @@ static void test_dsamples_spike(void)
 {
 	struct gw_gpu *gpus;
 	unsigned int n;
-	struct gw_nvml *nv = open_scn("[sim]\nfleet = 2xH200:training\nclock = manual\n"
+	struct gw_nvml *nv = sim_open_text_gpus("[sim]\nfleet = 2xH200:training\nclock = manual\n"
 				      "[gpu *]\nutil_gpu = 30\nutil_mem = 10\npower_mw = 400000\n"
 				      "[gpu 1]\nfault = 2.4 spike util_gpu 97 200ms\n"
 				      "fault = 2.4 spike power_mw 690000 0.2\n",
@@ -301,7 +287,7 @@ static void test_dsamples_missing_or_unsupported(void)
 		struct gw_gpu *gpus;
 		unsigned int n;
 		struct gw_nvml *nv =
-		    open_scn(pass == 0 ? "[sim]\nfleet = 2xL40S:inference\nmissing = nvmlDeviceGetSamples\n"
+		    sim_open_text_gpus(pass == 0 ? "[sim]\nfleet = 2xL40S:inference\nmissing = nvmlDeviceGetSamples\n"
 				       : "[sim]\nfleet = 2xL40S:inference\n[gpu 0]\nunsupported = nvmlDeviceGetSamples\n",
 			     &gpus, &n);
 		CHECK(nv != NULL);
@@ -371,7 +357,7 @@ static void test_nvml_errors(void)
 {
 	struct gw_gpu *gpus;
 	unsigned int n;
-	struct gw_nvml *nv = open_scn("[sim]\nfleet = 2xH200:training\nclock = manual\n"
+	struct gw_nvml *nv = sim_open_text_gpus("[sim]\nfleet = 2xH200:training\nclock = manual\n"
 				      "[gpu 1]\nfault = 0 fail nvmlDeviceGetPowerUsage UNKNOWN\n"
 				      "fault = 0 fail nvmlDeviceGetClockInfo NO_PERMISSION\n"
 				      "unsupported = nvmlDeviceGetFanSpeed\n"
@@ -472,7 +458,7 @@ static void test_nvml_errors_events(void)
 {
 	struct gw_gpu *gpus;
 	unsigned int n;
-	struct gw_nvml *nv = open_scn("[sim]\nfleet = 1xH200\nfault = 0 fail nvmlEventSetWait UNKNOWN\n", &gpus, &n);
+	struct gw_nvml *nv = sim_open_text_gpus("[sim]\nfleet = 1xH200\nfault = 0 fail nvmlEventSetWait UNKNOWN\n", &gpus, &n);
 	CHECK(nv != NULL);
 	if (!nv)
 		return;

@@ -8,6 +8,7 @@
 #include "collect/sampler.h"
 #include "fields/fields_table.h"
 #include "harness.h"
+#include "sim_text.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -16,25 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct gw_nvml *open_scn(const char *text, struct gw_gpu **gpus, unsigned int *n)
-{
-	char path[] = "/tmp/gw_agent_reads_XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
-	struct gw_nvml *nv = NULL;
-	struct gw_err err;
-	struct gw_nvml_opts o = {.sim = path};
-	if (gw_nvml_open(&nv, &o, &err) != 0 || gw_nvml_gpus_list(nv, gpus, n, &err) != 0) {
-		fprintf(stderr, "open %s: %s\n", text, err.msg);
-		nv = NULL;
-	}
-	unlink(path);
-	return nv;
-}
 
 /* Counting wrappers around the simulator's shared calls. */
 static struct {
@@ -142,7 +124,7 @@ static void test_shared_calls(void)
 {
 	struct gw_gpu *gpus;
 	unsigned int n;
-	struct gw_nvml *nv = open_scn("[sim]\nfleet = 2xH200:training\nclock = manual\n", &gpus, &n);
+	struct gw_nvml *nv = sim_open_text_gpus("[sim]\nfleet = 2xH200:training\nclock = manual\n", &gpus, &n);
 	CHECK(nv != NULL);
 	if (!nv)
 		return;
@@ -177,7 +159,7 @@ static void test_shared_call_failing(void)
 {
 	struct gw_gpu *gpus;
 	unsigned int n;
-	struct gw_nvml *nv = open_scn("[sim]\nfleet = 1xH200:training\nclock = manual\n"
+	struct gw_nvml *nv = sim_open_text_gpus("[sim]\nfleet = 1xH200:training\nclock = manual\n"
 				      "fault = 0 fail nvmlDeviceGetFieldValues UNKNOWN\n"
 				      "fault = 0 fail nvmlDeviceGetBAR1MemoryInfo UNKNOWN\n",
 				      &gpus, &n);
@@ -257,7 +239,7 @@ static void test_event_wait_blocks(void)
 {
 	struct gw_gpu *gpus;
 	unsigned int n;
-	struct gw_nvml *nv = open_scn("[sim]\nfleet = 1xH200\nfault = 1.2 xid 13\n", &gpus, &n);
+	struct gw_nvml *nv = sim_open_text_gpus("[sim]\nfleet = 1xH200\nfault = 1.2 xid 13\n", &gpus, &n);
 	CHECK(nv != NULL);
 	if (!nv)
 		return;
@@ -303,7 +285,7 @@ static void test_event_wait_manual_clock(void)
 {
 	struct gw_gpu *gpus;
 	unsigned int n;
-	struct gw_nvml *nv = open_scn("[sim]\nfleet = 1xH200\nclock = manual\nfault = 5 xid 43\n", &gpus, &n);
+	struct gw_nvml *nv = sim_open_text_gpus("[sim]\nfleet = 1xH200\nclock = manual\nfault = 5 xid 43\n", &gpus, &n);
 	CHECK(nv != NULL);
 	if (!nv)
 		return;

@@ -2,6 +2,7 @@
  * spikes between polls, fault times on a warm clock, missing symbols,
  * nvmlInit failure. */
 #include "harness.h"
+#include "sim_text.h"
 #include "nvml/binding.h"
 
 #include <dlfcn.h>
@@ -10,24 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static char scn[64];
-
-static struct gw_nvml *open_text(const char *text, struct gw_err *err)
-{
-	snprintf(scn, sizeof(scn), "/tmp/gwsim_faults_XXXXXX");
-	int fd = mkstemp(scn);
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
-	struct gw_nvml *nv = NULL;
-	struct gw_nvml_opts opts = {.sim = scn};
-	gw_err_clear(err);
-	int rc = gw_nvml_open(&nv, &opts, err);
-	unlink(scn);
-	return rc == 0 ? nv : NULL;
-}
 
 static int (*advance_fn(struct gw_nvml *nv))(double)
 {
@@ -39,7 +22,7 @@ static int (*advance_fn(struct gw_nvml *nv))(double)
 static void test_gpu_lost_and_xid(void)
 {
 	struct gw_err err;
-	struct gw_nvml *nv = open_text("[sim]\nfleet = 2xH200:training\nclock = manual\n"
+	struct gw_nvml *nv = sim_open_text("[sim]\nfleet = 2xH200:training\nclock = manual\n"
 				       "[gpu 1]\nfault = 10s xid 31\nfault = 20s lost\n",
 				       &err);
 	CHECK(nv != NULL);
@@ -83,7 +66,7 @@ static void test_gpu_lost_and_xid(void)
 static void test_ecc_and_remap(void)
 {
 	struct gw_err err;
-	struct gw_nvml *nv = open_text("[sim]\nclock = manual\n[gpu 0]\nmodel = H100\necc.corr.agg.dram = 4\n"
+	struct gw_nvml *nv = sim_open_text("[sim]\nclock = manual\n[gpu 0]\nmodel = H100\necc.corr.agg.dram = 4\n"
 				       "fault = 5 ecc-sbe 3\nfault = 6 ecc-dbe 1\nfault = 7 pcie-replay 9\n",
 				       &err);
 	CHECK(nv != NULL);
@@ -133,7 +116,7 @@ static double now_s(void)
 static void test_fail_and_timeout(void)
 {
 	struct gw_err err;
-	struct gw_nvml *nv = open_text("[sim]\nfleet = 1xL40S\nclock = manual\n"
+	struct gw_nvml *nv = sim_open_text("[sim]\nfleet = 1xL40S\nclock = manual\n"
 				       "[gpu 0]\nfault = 0 timeout nvmlDeviceGetPowerUsage 200\n"
 				       "fault = 0 fail nvmlDeviceGetTemperature UNKNOWN 30\n",
 				       &err);
@@ -164,7 +147,7 @@ static void test_fail_and_timeout(void)
 static void test_missing_and_unsupported(void)
 {
 	struct gw_err err;
-	struct gw_nvml *nv = open_text("[sim]\nmissing = nvmlDeviceGetSamples, nvmlGpmSampleGet\n"
+	struct gw_nvml *nv = sim_open_text("[sim]\nmissing = nvmlDeviceGetSamples, nvmlGpmSampleGet\n"
 				       "[gpu 0]\nmodel = RTX4080S\nunsupported = nvmlDeviceGetEncoderUtilization\n",
 				       &err);
 	CHECK(nv != NULL);
@@ -190,7 +173,7 @@ static void test_missing_and_unsupported(void)
 static void test_spike(void)
 {
 	struct gw_err err;
-	struct gw_nvml *nv = open_text("[sim]\nfleet = 1xH200:training\nclock = manual\n"
+	struct gw_nvml *nv = sim_open_text("[sim]\nfleet = 1xH200:training\nclock = manual\n"
 				       "[gpu 0]\nutil_gpu = 20\npower_mw = 300000\n"
 				       "fault = 1400ms spike util_gpu 90 200ms\nfault = 1.4 spike power_mw 650000 0.2s\n",
 				       &err);
@@ -255,7 +238,7 @@ static void test_spike(void)
 static void test_fault_times_from_start(void)
 {
 	struct gw_err err;
-	struct gw_nvml *nv = open_text("[sim]\nfleet = 1xH200:training\n"
+	struct gw_nvml *nv = sim_open_text("[sim]\nfleet = 1xH200:training\n"
 				       "[gpu 0]\nfault = 0 fail nvmlDeviceGetPowerUsage UNKNOWN 0.4\n"
 				       "fault = 300ms spike util_gpu 99 2s\nfault = 2h lost\n",
 				       &err);
@@ -280,7 +263,7 @@ static void test_fault_times_from_start(void)
 static void test_init_failure(void)
 {
 	struct gw_err err;
-	struct gw_nvml *nv = open_text("[sim]\ninit_error = DRIVER_NOT_LOADED\n", &err);
+	struct gw_nvml *nv = sim_open_text("[sim]\ninit_error = DRIVER_NOT_LOADED\n", &err);
 	CHECK(nv == NULL);
 	CHECK_INT_EQ(err.code, GW_ENODRIVER);
 	CHECK(strstr(err.msg, "Driver Not Loaded") != NULL);

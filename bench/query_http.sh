@@ -9,7 +9,9 @@
 # default series the agent stores. DAYS of history at INTERVAL (defaults 7
 # days at 60 s: Prometheus' backfill of 1 s data for a week would not fit
 # this machine); 1 h, 24 h and 7 d ranges at Grafana-like steps, start
-# aligned to the step as Grafana aligns it. Median of RUNS runs each.
+# aligned to the step as Grafana aligns it. Median of RUNS runs each, timed
+# twice: on one kept-alive connection (how Grafana's data source queries: the
+# server's latency) and with a new curl and connection per request.
 #
 # Needs prometheus, promtool and curl (scripts/deps.sh test installs them).
 # Usage: bench/query_http.sh [build-dir]
@@ -80,20 +82,29 @@ now=$(date +%s)
 # range:step pairs, as Grafana picks them for a ~1000 px panel
 ranges=("3600:15" "86400:60" "$((days * 86400)):600")
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-printf "%-8s %-6s %10s %10s %7s  %s\n" range step gpuwatch prometheus ratio query
+echo "# kept-alive connection (as Grafana queries), then a new curl and connection per request; median of $runs each"
+printf "%-8s %-6s %11s %11s %7s   %9s %9s %6s  %s\n" range step gpuwatch prometheus ratio gpuwatch prometheus ratio query
 for rs in "${ranges[@]}"; do
 	range=${rs%%:*} step=${rs##*:}
 	end=$(( (now - 120) / step * step ))
 	start=$(( end - range ))
 	for q in "${queries[@]}"; do
-		declare -A ms=()
+		declare -A ms=() cold=()
 		for who in gpuwatch prometheus; do
 			port=$ap
 			[ $who = prometheus ] && port=$pp
 			url="http://127.0.0.1:$port/api/v1/query_range"
-			# one warm-up, then RUNS timed
-			curl -s -o "$w/$who.json" --data-urlencode "query=$q" -d start=$start -d end=$end -d step=$step "$url"
-			ms[$who]=$(for _ in $(seq "$runs"); do
+			# One warm-up, then RUNS timed on the same kept-alive connection,
+			# as Grafana's data source sends them: the time from sending the
+			# request to the last byte of the answer, with no connection set-up.
+			urls=() outs=()
+			for _ in $(seq "$runs"); do urls+=("$url") outs+=(-o /dev/null); done
+			ms[$who]=$(curl -s -o "$w/$who.json" "${outs[@]}" -w '%{num_connects} %{time_total}\n' \
+				--data-urlencode "query=$q" -d start=$start -d end=$end -d step=$step "$url" "${urls[@]}" |
+				tail -n +2 | awk '$1 != 0 { print "reconnected" > "/dev/stderr" } { print $2 }' |
+				median | awk '{ printf "%.3f", $1 * 1000 }')
+			# and the same with a new connection (a new curl) per request
+			cold[$who]=$(for _ in $(seq "$runs"); do
 				curl -s -o /dev/null -w '%{time_total}\n' --data-urlencode "query=$q" -d start=$start -d end=$end \
 					-d step=$step "$url"
 			done | median | awk '{ printf "%.2f", $1 * 1000 }')
@@ -111,9 +122,10 @@ ok = a.keys() == b.keys() and all(len(a[k]) == len(b[k]) and all(p[0] == q[0] an
 print("same" if ok else "DIFFERENT")
 PY
 )
-		printf "%-8s %-6s %8s ms %8s ms %6.1fx  %s [%s]\n" "$((range / 3600))h" "${step}s" "${ms[gpuwatch]}" "${ms[prometheus]}" \
-			"$(echo "${ms[prometheus]} / ${ms[gpuwatch]}" | bc -l)" "$q" "$same"
-		unset ms
+		printf "%-8s %-6s %8s ms %8s ms %6.1fx   %6s ms %6s ms %5.1fx  %s [%s]\n" "$((range / 3600))h" "${step}s" \
+			"${ms[gpuwatch]}" "${ms[prometheus]}" "$(echo "${ms[prometheus]} / ${ms[gpuwatch]}" | bc -l)" \
+			"${cold[gpuwatch]}" "${cold[prometheus]}" "$(echo "${cold[prometheus]} / ${cold[gpuwatch]}" | bc -l)" "$q" "$same"
+		unset ms cold
 	done
 done
 echo "agent while answering: $(grep -E 'VmRSS|VmHWM' /proc/$apid/status | tr -s ' \t\n' ' ')"

@@ -63,6 +63,77 @@ static void free_pairs(struct gw_lpair *p, size_t n)
 	free(p);
 }
 
+/* Note series ref under its metric name; under reg_mu. Best effort: a
+ * series left out of the index for want of memory is still found by a
+ * selector, which then scans (ts_index_name reports the index incomplete). */
+static void index_add(struct gw_tsdb *db, const struct ts_series *s, size_t ref)
+{
+	const char *name = NULL;
+	for (size_t i = 0; i < s->nlabels; i++)
+		if (strcmp(s->labels[i].name, GW_METRIC_NAME) == 0)
+			name = s->labels[i].value;
+	if (!name)
+		name = "";
+	pthread_rwlock_wrlock(&db->idx_lock);
+	if (db->idx_broken)
+		goto out;
+	size_t len = strlen(name);
+	long k = gw_strmap_get(&db->idx_names, name, len);
+	if (k < 0) {
+		if (db->nposts == db->posts_cap) {
+			size_t cap = db->posts_cap ? db->posts_cap * 2 : 64;
+			struct ts_post *np = realloc(db->posts, cap * sizeof(*np));
+			if (!np) {
+				db->idx_broken = true;
+				goto out;
+			}
+			db->posts = np;
+			db->posts_cap = cap;
+		}
+		k = gw_strmap_get_or_put(&db->idx_names, name, len, (long)db->nposts);
+		if (k < 0) {
+			db->idx_broken = true;
+			goto out;
+		}
+		db->posts[db->nposts++] = (struct ts_post){0};
+	}
+	struct ts_post *p = &db->posts[k];
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 8;
+		uint32_t *nr = realloc(p->refs, cap * sizeof(*nr));
+		if (!nr) {
+			db->idx_broken = true;
+			goto out;
+		}
+		p->refs = nr;
+		p->cap = cap;
+	}
+	p->refs[p->n++] = (uint32_t)ref;
+out:
+	pthread_rwlock_unlock(&db->idx_lock);
+}
+
+int ts_index_name(struct gw_tsdb *db, const char *name, size_t **out, size_t *n)
+{
+	pthread_rwlock_rdlock(&db->idx_lock);
+	if (db->idx_broken) {
+		pthread_rwlock_unlock(&db->idx_lock);
+		return GW_EOVERFLOW;
+	}
+	long k = gw_strmap_get(&db->idx_names, name, strlen(name));
+	size_t cnt = k < 0 ? 0 : db->posts[k].n;
+	size_t *r = malloc((cnt ? cnt : 1) * sizeof(*r));
+	if (r)
+		for (size_t i = 0; i < cnt; i++)
+			r[i] = db->posts[k].refs[i];
+	pthread_rwlock_unlock(&db->idx_lock);
+	if (!r)
+		return GW_ENOMEM;
+	*out = r;
+	*n = cnt;
+	return 0;
+}
+
 /*
  * Register a series whose pairs (sorted) and key the registry takes over;
  * if the key is known they are freed and *ref names the existing one.
@@ -106,6 +177,7 @@ int ts_series_add(struct gw_tsdb *db, struct gw_lpair *sorted, size_t n, char *k
 	db->hash[slot].ref1 = (uint32_t)(ns + 1);
 	/* Publish after the slot is filled: readers index up to nseries. */
 	atomic_store_explicit(&db->nseries, ns + 1, memory_order_release);
+	index_add(db, s, ns);
 	pthread_mutex_unlock(&db->reg_mu);
 	*ref = ns;
 	return 0;
@@ -293,6 +365,9 @@ int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct g
 	db->dbpath[plen] = '/';
 	memcpy(db->dbpath + plen + 1, GW_TSDB_FILE, sizeof(GW_TSDB_FILE));
 	pthread_mutex_init(&db->reg_mu, NULL);
+	pthread_rwlock_init(&db->idx_lock, NULL);
+	gw_arena_init(&db->idx_arena, SIZE_MAX);
+	gw_strmap_init(&db->idx_names, &db->idx_arena);
 	pthread_mutex_init(&db->wmu, NULL);
 	pthread_mutex_init(&db->pool_mu, NULL);
 	pthread_mutex_init(&db->stat_mu, NULL);
@@ -357,6 +432,11 @@ void gw_tsdb_close(struct gw_tsdb *db)
 	for (size_t i = 0; i < TS_MAX_PAGES && db->pages[i]; i++)
 		free(db->pages[i]);
 	free(db->hash);
+	for (size_t i = 0; i < db->nposts; i++)
+		free(db->posts[i].refs);
+	free(db->posts);
+	gw_arena_release(&db->idx_arena);
+	pthread_rwlock_destroy(&db->idx_lock);
 	free(db->dbpath);
 	free(db->dir);
 	pthread_mutex_destroy(&db->reg_mu);

@@ -21,6 +21,7 @@
  *             read lock-free (pages never move, nseries is published with
  *             release/acquire).
  *   series mu the head of one series. Held only for memory work.
+ *   idx_lock  (rwlock) the metric-name index; written under reg_mu.
  *   stat_mu   the last error text.
  *   pool_mu   idle reader connections.
  */
@@ -28,6 +29,8 @@
 #define GW_STORE_TSDB_INT_H
 
 #include "core/buf.h"
+#include "core/arena.h"
+#include "promql/labels.h"
 #include "store/tsdb.h"
 
 #include <pthread.h>
@@ -76,6 +79,12 @@ void ts_enc_compact(struct ts_series *s);
 /* Move the tail into enc (encoded), as after loading partial rows at open. */
 int ts_enc_absorb_tail(struct ts_series *s);
 
+/* The refs of the series of one metric name, ascending. */
+struct ts_post {
+	uint32_t *refs;
+	size_t n, cap;
+};
+
 struct ts_hslot {
 	uint64_t hash;
 	uint32_t ref1; /* ref + 1; 0 = empty */
@@ -92,6 +101,16 @@ struct gw_tsdb {
 	_Atomic size_t nseries;
 	struct ts_hslot *hash;
 	size_t hcap;
+
+	/* Metric name -> its series, so a selector that names a metric reads
+	 * a few refs instead of every series' labels. Keys borrow the series'
+	 * own name strings. */
+	pthread_rwlock_t idx_lock;
+	struct gw_arena idx_arena;
+	struct gw_strmap idx_names; /* name -> index into posts */
+	struct ts_post *posts;
+	size_t nposts, posts_cap;
+	bool idx_broken; /* out of memory once: selectors scan */
 
 	pthread_mutex_t wmu;
 	sqlite3 *w; /* writer; NULL after a failure until the next flush reopens it */
@@ -135,6 +154,11 @@ sqlite3_stmt *ts_reader_stmt(sqlite3 *c, const char *sql, int *rc);
 /* tsdb.c */
 int ts_make_dirs(const char *path, struct gw_err *err);
 int ts_series_add(struct gw_tsdb *db, struct gw_lpair *sorted, size_t n, char *key, uint64_t *ref);
+/*
+ * The series named name, by the index: a malloc'd copy of their refs (at
+ * least one element allocated) in *out, their number in *n; 0 or GW_ENOMEM.
+ */
+int ts_index_name(struct gw_tsdb *db, const char *name, size_t **out, size_t *n);
 void ts_set_error(struct gw_tsdb *db, const struct gw_err *e);
 
 /* tsdb_flush.c */

@@ -71,9 +71,29 @@ static bool matches(const struct ts_series *s, const struct gw_matcher *m, size_
 	return true;
 }
 
-/* Series accepted by the matchers; *out is malloc'd. */
+/*
+ * Series accepted by the matchers, ascending; *out is malloc'd. A matcher
+ * naming the metric (the usual selector) narrows the search to that name's
+ * series by the index; anything else scans every series.
+ */
 static int candidates(struct gw_tsdb *db, const struct gw_matcher *m, size_t nm, size_t **out, size_t *n)
 {
+	for (size_t j = 0; j < nm; j++) {
+		if (m[j].op != GW_PQ_EQ || strcmp(m[j].name, GW_METRIC_NAME) != 0 || !m[j].value[0])
+			continue;
+		size_t *r, cnt, k = 0;
+		int rc = ts_index_name(db, m[j].value, &r, &cnt);
+		if (rc == GW_ENOMEM)
+			return rc;
+		if (rc)
+			break; /* the index is incomplete: scan */
+		for (size_t i = 0; i < cnt; i++)
+			if (matches(ts_get(db, r[i]), m, nm))
+				r[k++] = r[i];
+		*out = r;
+		*n = k;
+		return 0;
+	}
 	size_t ns = atomic_load_explicit(&db->nseries, memory_order_acquire), k = 0;
 	size_t *r = malloc((ns ? ns : 1) * sizeof(*r));
 	if (!r)

@@ -44,10 +44,21 @@ void gw_json_str(struct gw_buf *b, const char *s)
 /* Digits of u, right-aligned, ending just before end; returns the first. */
 static char *utoa_back(char *end, uint64_t u)
 {
-	do {
-		*--end = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	static const char d2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				 "8081828384858687888990919293949596979899";
+	while (u >= 100) { /* two digits a division */
+		unsigned r = (unsigned)(u % 100);
+		u /= 100;
+		end -= 2;
+		memcpy(end, d2 + 2 * r, 2);
+	}
+	if (u >= 10) {
+		end -= 2;
+		memcpy(end, d2 + 2 * u, 2);
+	} else {
+		*--end = (char)('0' + u);
+	}
 	return end;
 }
 
@@ -76,12 +87,29 @@ static size_t fmt_fixed_fast(char *out, double v)
 		if (x >= lim)
 			return 0;
 		uint64_t m0 = (uint64_t)(x + 0.5), m = 0; /* off by one at worst: neighbours are tried */
+		/*
+		 * An m that reads back is within half an ulp of a, times 10^d,
+		 * of a·10^d: |x - m| ≤ x·2^-52 with x's own rounding. Far from
+		 * every integer, no division can hit: skip them (most d).
+		 */
+		if (fabs(x - (double)m0) > x * 0x1p-50)
+			continue;
+		/*
+		 * Below 2^52 two integers c, c+1 cannot both read back (10^-d
+		 * apart, more than an ulp of a), so the nearest is tried first
+		 * and a hit is the only one; above, every neighbour is tried.
+		 */
 		int hits = 0;
-		for (uint64_t c = m0 ? m0 - 1 : 0; c <= m0 + 1; c++)
-			if ((double)c / p10[d] == a) {
-				m = c;
-				hits++;
-			}
+		if (x < 0x1p52 && (double)m0 / p10[d] == a) {
+			m = m0;
+			hits = 1;
+		} else {
+			for (uint64_t c = m0 ? m0 - 1 : 0; c <= m0 + 1; c++)
+				if ((double)c / p10[d] == a) {
+					m = c;
+					hits++;
+				}
+		}
 		if (hits > 1)
 			return 0;
 		if (!hits)
@@ -163,25 +191,30 @@ size_t gw_json_format_float(char *out, size_t cap, double v)
 	return w < 0 ? 0 : (size_t)w < cap ? (size_t)w : cap - 1;
 }
 
+size_t gw_json_value_fmt(char *out, double v)
+{
+	if (isnan(v)) {
+		memcpy(out, "\"NaN\"", 5);
+		return 5;
+	}
+	if (isinf(v)) {
+		memcpy(out, v > 0 ? "\"+Inf\"" : "\"-Inf\"", 6);
+		return 6;
+	}
+	out[0] = '"';
+	size_t n = gw_json_format_float(out + 1, GW_JSON_VALUE_MAX - 2, v);
+	out[n + 1] = '"';
+	return n + 2;
+}
+
 /* Go's strconv.FormatFloat(v, 'f', -1, 64): shortest round-trip digits, no exponent. */
 void gw_json_value(struct gw_buf *b, double v)
 {
-	if (isnan(v)) {
-		gw_buf_puts(b, "\"NaN\"");
-		return;
-	}
-	if (isinf(v)) {
-		gw_buf_puts(b, v > 0 ? "\"+Inf\"" : "\"-Inf\"");
-		return;
-	}
-	char out[400];
-	out[0] = '"';
-	size_t n = gw_json_format_float(out + 1, sizeof(out) - 2, v);
-	out[n + 1] = '"';
-	gw_buf_append(b, out, n + 2);
+	char out[GW_JSON_VALUE_MAX];
+	gw_buf_append(b, out, gw_json_value_fmt(out, v));
 }
 
-void gw_json_time(struct gw_buf *b, int64_t ms)
+size_t gw_json_time_fmt(char *out, int64_t ms)
 {
 	char tmp[32], *end = tmp + sizeof(tmp), *p = end;
 	uint64_t u = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
@@ -192,7 +225,14 @@ void gw_json_time(struct gw_buf *b, int64_t ms)
 	p = utoa_back(p, u / 1000);
 	if (ms < 0)
 		*--p = '-';
-	gw_buf_append(b, p, (size_t)(end - p));
+	memcpy(out, p, (size_t)(end - p));
+	return (size_t)(end - p);
+}
+
+void gw_json_time(struct gw_buf *b, int64_t ms)
+{
+	char out[GW_JSON_TIME_MAX];
+	gw_buf_append(b, out, gw_json_time_fmt(out, ms));
 }
 
 void gw_json_labels(struct gw_buf *b, const struct gw_labels *l)

@@ -21,6 +21,14 @@ void gw_json_value(struct gw_buf *b, double v);   /* "1.5", "NaN", "+Inf" */
  */
 size_t gw_json_format_float(char *out, size_t cap, double v);
 void gw_json_time(struct gw_buf *b, int64_t ms);  /* 1435781451.781 */
+
+/* The same into out, unterminated, returning the length written; out holds
+ * at least GW_JSON_VALUE_MAX / GW_JSON_TIME_MAX bytes. For writers that
+ * reserve a buffer's room once per item. */
+#define GW_JSON_VALUE_MAX 400
+#define GW_JSON_TIME_MAX 32
+size_t gw_json_value_fmt(char *out, double v);
+size_t gw_json_time_fmt(char *out, int64_t ms);
 void gw_json_labels(struct gw_buf *b, const struct gw_labels *l);
 
 #endif

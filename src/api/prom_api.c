@@ -132,12 +132,20 @@ static void eval_error(struct gw_http_response *r, int rc, const struct gw_err *
 static void write_points(struct gw_buf *b, const struct gw_series *s)
 {
 	gw_buf_putc(b, '[');
+	/* The bulk of a range answer: room reserved once a point. */
 	for (size_t i = 0; i < s->n; i++) {
-		gw_buf_puts(b, i ? ",[" : "[");
-		gw_json_time(b, s->t[i]);
-		gw_buf_putc(b, ',');
-		gw_json_value(b, s->v[i]);
-		gw_buf_putc(b, ']');
+		if (gw_buf_reserve(b, GW_JSON_TIME_MAX + GW_JSON_VALUE_MAX + 4) != 0)
+			return; /* the buffer's limit: the caller sees b's error on its next append */
+		char *p = b->data + b->len, *p0 = p;
+		if (i)
+			*p++ = ',';
+		*p++ = '[';
+		p += gw_json_time_fmt(p, s->t[i]);
+		*p++ = ',';
+		p += gw_json_value_fmt(p, s->v[i]);
+		*p++ = ']';
+		b->len += (size_t)(p - p0);
+		b->data[b->len] = '\0';
 	}
 	gw_buf_putc(b, ']');
 }

@@ -2,6 +2,8 @@
 
 #include "core/err.h"
 
+#include <string.h>
+
 void gw_bitw_init(struct gw_bitw *w, struct gw_buf *out)
 {
 	w->out = out;
@@ -20,14 +22,17 @@ void gw_bitw_put(struct gw_bitw *w, uint64_t bits, unsigned int n)
 	}
 	if (n < 64)
 		bits &= (1ULL << n) - 1;
-	w->acc = (w->acc << n) | bits;
+	w->acc = (w->acc << n) | bits; /* < 8 pending + n <= 32: fits */
 	w->nacc += n;
-	while (w->nacc >= 8) {
-		uint8_t byte = (uint8_t)(w->acc >> (w->nacc - 8));
-		if (w->err == 0)
-			w->err = gw_buf_append(w->out, &byte, 1);
-		w->nacc -= 8;
-	}
+	if (w->nacc < 8)
+		return;
+	uint8_t tmp[5];
+	unsigned int nb = w->nacc / 8;
+	for (unsigned int i = 0; i < nb; i++)
+		tmp[i] = (uint8_t)(w->acc >> (w->nacc - 8 * (i + 1)));
+	if (w->err == 0)
+		w->err = gw_buf_append(w->out, tmp, nb);
+	w->nacc -= 8 * nb;
 	w->acc &= (1ULL << w->nacc) - 1;
 }
 
@@ -46,6 +51,21 @@ void gw_bitr_init(struct gw_bitr *r, const uint8_t *p, size_t len)
 	r->overrun = false;
 }
 
+/* The 64 bits from r->pos on, MSB first; zeros past the end. */
+static inline uint64_t bitr_window(const struct gw_bitr *r)
+{
+	size_t byte = r->pos >> 3;
+	uint64_t w = 0;
+	if (byte + 8 <= r->len) {
+		memcpy(&w, r->p + byte, 8);
+		w = __builtin_bswap64(w);
+	} else {
+		for (size_t i = 0; byte + i < r->len; i++)
+			w |= (uint64_t)r->p[byte + i] << (56 - 8 * i);
+	}
+	return w << (r->pos & 7);
+}
+
 uint64_t gw_bitr_get(struct gw_bitr *r, unsigned int n)
 {
 	if (n == 0)
@@ -54,25 +74,40 @@ uint64_t gw_bitr_get(struct gw_bitr *r, unsigned int n)
 		r->overrun = true;
 		return 0;
 	}
-	uint64_t v = 0;
-	while (n) {
-		size_t byte = r->pos >> 3;
-		unsigned int bit = (unsigned int)(r->pos & 7);
-		unsigned int avail = 8 - bit;
-		unsigned int take = n < avail ? n : avail;
-		uint8_t b = (uint8_t)(r->p[byte] << bit);
-		v = (v << take) | (uint64_t)(b >> (8 - take));
-		r->pos += take;
-		n -= take;
+	if (n > 57) { /* a window holds at least 57 bits past any position */
+		uint64_t hi = gw_bitr_get(r, n - 32);
+		return (hi << 32) | gw_bitr_get(r, 32);
 	}
+	uint64_t v = bitr_window(r) >> (64 - n);
+	r->pos += n;
 	return v;
 }
 
 unsigned int gw_bitr_ones(struct gw_bitr *r, unsigned int max)
 {
 	unsigned int k = 0;
-	while (k < max && gw_bitr_get(r, 1) == 1 && !r->overrun)
-		k++;
+	while (k < max) {
+		size_t left = r->overrun ? 0 : r->len * 8 - r->pos;
+		if (!left) {
+			r->overrun = true;
+			return k;
+		}
+		uint64_t w = bitr_window(r);
+		unsigned int lim = left < 57 ? (unsigned int)left : 57;
+		unsigned int ones = ~w ? (unsigned int)__builtin_clzll(~w) : 64;
+		if (ones > lim)
+			ones = lim;
+		if (ones > max - k)
+			ones = max - k;
+		r->pos += ones;
+		k += ones;
+		if (k == max)
+			return k;
+		if (ones < lim) { /* the terminating 0 */
+			r->pos++;
+			return k;
+		}
+	}
 	return k;
 }
 

@@ -2,6 +2,7 @@
 #include "core/err.h"
 #include "harness.h"
 #include "promql/engine.h"
+#include "store/bits.h"
 #include "store/codec.h"
 #include "store/rollup.h"
 
@@ -45,6 +46,75 @@ static void regular_times(int64_t *t, size_t n, int64_t start, int64_t step)
 {
 	for (size_t i = 0; i < n; i++)
 		t[i] = start + (int64_t)i * step;
+}
+
+/*
+ * The bit writer and reader under the codec: fields of every width 1..64
+ * and runs of ones (up to a cap, with and without their terminating 0)
+ * read back as written at every bit alignment; reading past the end gives
+ * 0 and sets overrun, and a run of ones stops at the end.
+ */
+static void test_bits_round_trip(void)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	enum { K = 5000 };
+	static unsigned width[K], kind[K];
+	static uint64_t val[K];
+	struct gw_buf b;
+	gw_buf_init(&b, 1 << 20);
+	struct gw_bitw w;
+	gw_bitw_init(&w, &b);
+	size_t total = 0;
+	for (int i = 0; i < K; i++) {
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		kind[i] = (unsigned)(seed % 3);
+		width[i] = 1 + (unsigned)((seed >> 8) % 64);
+		val[i] = seed >> 3;
+		if (kind[i] == 0) { /* a field */
+			if (width[i] < 64)
+				val[i] &= (1ULL << width[i]) - 1;
+			gw_bitw_put(&w, val[i], width[i]);
+			total += width[i];
+		} else { /* val ones of at most width, then a 0 unless capped */
+			val[i] %= width[i] + 1;
+			for (uint64_t k = 0; k < val[i]; k++)
+				gw_bitw_put(&w, 1, 1);
+			if (val[i] < width[i])
+				gw_bitw_put(&w, 0, 1);
+			total += val[i] + (val[i] < width[i]);
+		}
+	}
+	CHECK_INT_EQ(gw_bitw_flush(&w), 0);
+	CHECK_INT_EQ(b.len, (total + 7) / 8);
+	struct gw_bitr r;
+	gw_bitr_init(&r, (const uint8_t *)b.data, b.len);
+	int bad = 0;
+	for (int i = 0; i < K; i++)
+		if (kind[i] == 0)
+			bad += gw_bitr_get(&r, width[i]) != val[i];
+		else
+			bad += gw_bitr_ones(&r, width[i]) != val[i];
+	CHECK_INT_EQ(bad, 0);
+	CHECK(!r.overrun);
+	CHECK_INT_EQ(r.pos, total);
+	/* Past the end: the padding reads as zeros, then nothing. */
+	size_t pad = b.len * 8 - total;
+	CHECK_INT_EQ(gw_bitr_get(&r, (unsigned)pad), 0);
+	CHECK(!r.overrun);
+	CHECK_INT_EQ(gw_bitr_get(&r, 1), 0);
+	CHECK(r.overrun);
+	/* A run of ones that meets the end stops there, with overrun set. */
+	const uint8_t ff[3] = {0xff, 0xff, 0xff};
+	gw_bitr_init(&r, ff, 3);
+	CHECK_INT_EQ(gw_bitr_get(&r, 3), 7);
+	CHECK_INT_EQ(gw_bitr_ones(&r, 64), 21);
+	CHECK(r.overrun);
+	gw_bitr_init(&r, ff, 3);
+	CHECK_INT_EQ(gw_bitr_ones(&r, 10), 10); /* capped: nothing more consumed */
+	CHECK_INT_EQ(r.pos, 10);
+	CHECK_INT_EQ(gw_bitr_get(&r, 14), 0x3fff);
+	CHECK(!r.overrun);
+	gw_buf_release(&b);
 }
 
 static void test_constant_series_is_tiny(void)
@@ -315,6 +385,7 @@ static void test_rollup(void)
 
 int main(void)
 {
+	RUN(test_bits_round_trip);
 	RUN(test_constant_series_is_tiny);
 	RUN(test_gpu_like_integers);
 	RUN(test_decimals_and_power);

@@ -93,6 +93,27 @@ int ev_check_unique(struct ev *e, const struct gw_vector *v)
 	return 0;
 }
 
+int ev_labels_distinct(struct ev *e, const struct gw_labels *l, size_t n)
+{
+	if (n < 2)
+		return 1;
+	long *ids = gw_arena_alloc(e->a, n * sizeof(*ids));
+	bool ok = ids != NULL;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (ids[i] = ev_label_id(e, &l[i])) >= 0;
+	if (!ok || ev_seen_begin(e)) {
+		arena_fail(e);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ev_seen *s = &e->seen[ids[i]];
+		if (s->stamp == e->seen_stamp)
+			return 0;
+		s->stamp = e->seen_stamp;
+	}
+	return 1;
+}
+
 int64_t ev_ref_time(const struct ev *e, enum gw_pq_at at, int64_t at_ms, int64_t ts, int64_t offset)
 {
 	switch (at) {

@@ -85,6 +85,8 @@ long ev_label_id(struct ev *e, const struct gw_labels *l);
  * before the call). 0 or GW_ENOMEM.
  */
 int ev_seen_begin(struct ev *e);
+/* 1 if no two of the n label sets are equal, 0 if two are, -1 (e->rc set) out of memory. */
+int ev_labels_distinct(struct ev *e, const struct gw_labels *l, size_t n);
 /* Room in e->seen for every id made so far (marks kept). 0 or GW_ENOMEM. */
 int ev_seen_grow(struct ev *e);
 /* An id for the key make(e, n, l, len) gives: equal keys, equal ids; -1: out of memory. */

@@ -261,18 +261,31 @@ static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, d
  */
 #define SLIDE_MAX_CELLS ((size_t)2 << 20) /* series x steps answered at once; more: step by step */
 
+/*
+ * The other functions of one range vector (rate, increase, delta, deriv,
+ * avg_over_time, ...) are answered for every step in one pass too, when no
+ * series of the selection holds a staleness marker: each step's window is
+ * then a slice of the series, found by two indexes that only move forward,
+ * and the function runs on that slice exactly as it would on the window a
+ * step-by-step evaluation borrows. What is saved is the per-step work
+ * around the function: evaluating the selector, searching each series for
+ * its window, and naming and checking the result labels, which are the same
+ * at every step and are worked out once.
+ */
 struct ev_slide {
 	const struct gw_pq_node *node; /* the call */
 	bool done;                     /* computed (v NULL: too large, step by step) */
 	size_t nsteps;
 	double *v;    /* [series * nsteps + step] */
 	uint8_t *has; /* the window held a sample */
+	struct gw_labels *labels; /* each series' result labels */
+	bool distinct;            /* no two of them equal: no step can repeat a label set */
 };
 
 int ev_slide_mark(struct ev *e, const struct gw_pq_node *n)
 {
-	enum gw_pq_func_id id = n->u.call.func->id;
-	if (!e->qstep || (id != GW_PQ_F_MAX_OVER_TIME && id != GW_PQ_F_MIN_OVER_TIME) || n->u.call.nargs != 1)
+	const struct gw_pq_func *f = n->u.call.func;
+	if (!e->qstep || n->u.call.nargs != 1 || f->args[0] != GW_PQ_T_MATRIX || f->id == GW_PQ_F_ABSENT_OVER_TIME)
 		return 0;
 	const struct gw_pq_node *m = n->u.call.args[0];
 	if (m->kind != GW_PQ_MATRIX_SEL || m->u.range.vs->u.sel.at != GW_PQ_AT_NONE)
@@ -294,6 +307,50 @@ int ev_slide_mark(struct ev *e, const struct gw_pq_node *n)
 	return 0;
 }
 
+/* Each series' result labels, once, and whether they are all distinct. */
+static int slide_labels(struct ev *e, struct ev_slide *sl, const struct gw_series_set *set)
+{
+	bool keep = ev_keeps_name(sl->node->u.call.func->id);
+	sl->labels = gw_arena_alloc(e->a, (set->n ? set->n : 1) * sizeof(*sl->labels));
+	if (!sl->labels)
+		return ev_fail(e, GW_ENOMEM, "out of memory");
+	for (size_t i = 0; i < set->n; i++)
+		sl->labels[i] = keep ? set->s[i].labels : ev_drop_name(e, &set->s[i].labels);
+	/* Distinct series keep distinct labels when the name stays. */
+	int d = keep ? 1 : ev_labels_distinct(e, sl->labels, set->n);
+	if (d < 0)
+		return e->rc;
+	sl->distinct = d;
+	return 0;
+}
+
+/* Every step of a range function over slices of the series (no staleness markers). */
+static void slide_windows(struct ev *e, struct ev_slide *sl, const struct sel_cache *ce, double *v, uint8_t *has,
+			  size_t nk)
+{
+	const struct gw_pq_node *m = sl->node->u.call.args[0], *vs = m->u.range.vs;
+	enum gw_pq_func_id id = sl->node->u.call.func->id;
+	struct rng r = {.range_ms = m->u.range.range_ms, .counts = ce->agg == GW_PQ_TIER_COUNT};
+	for (size_t i = 0; i < ce->set.n; i++) {
+		const struct gw_series *s = &ce->set.s[i];
+		size_t lo = 0, hi = 0; /* the window [lo, hi) */
+		for (size_t k = 0; k < nk; k++) {
+			r.ts = e->start + (int64_t)k * e->qstep;
+			r.range_end = ev_ref_time(e, vs->u.sel.at, vs->u.sel.at_ms, r.ts, vs->u.sel.offset_ms);
+			int64_t from = r.range_end - r.range_ms;
+			while (hi < s->n && s->t[hi] <= r.range_end)
+				hi++;
+			while (lo < hi && s->t[lo] < from)
+				lo++;
+			struct gw_series w = {s->labels, s->t + lo, s->v + lo, hi - lo};
+			r.s = &w;
+			double x = 0;
+			has[i * nk + k] = hi > lo && range_fn(e, id, &r, &x);
+			v[i * nk + k] = x;
+		}
+	}
+}
+
 static int slide_compute(struct ev *e, struct ev_slide *sl)
 {
 	sl->done = true;
@@ -301,18 +358,31 @@ static int slide_compute(struct ev *e, struct ev_slide *sl)
 	const struct sel_cache *ce = ev_sel_cached(e, vs);
 	if (!ce)
 		return ev_fail(e, GW_EINVAL, "internal error: selector not prepared");
-	bool max = sl->node->u.call.func->id == GW_PQ_F_MAX_OVER_TIME;
+	enum gw_pq_func_id id = sl->node->u.call.func->id;
+	bool max = id == GW_PQ_F_MAX_OVER_TIME, deque = max || id == GW_PQ_F_MIN_OVER_TIME;
 	size_t ns = ce->set.n, nk = (size_t)((e->end - e->start) / e->qstep) + 1, longest = 1;
 	if (ns && nk > SLIDE_MAX_CELLS / ns)
 		return 0; /* step by step */
-	for (size_t i = 0; i < ns; i++)
+	for (size_t i = 0; i < ns; i++) {
 		longest = ce->set.s[i].n > longest ? ce->set.s[i].n : longest;
+		if (!deque && ce->stale[i])
+			return 0; /* windows are not slices: step by step */
+	}
 	size_t cells = ns * nk + 1;
 	double *v = gw_arena_alloc(e->a, cells * sizeof(*v));
 	uint8_t *has = gw_arena_alloc(e->a, cells);
-	size_t *dq = gw_arena_alloc(e->a, longest * sizeof(*dq));
-	if (!v || !has || !dq)
+	size_t *dq = deque ? gw_arena_alloc(e->a, longest * sizeof(*dq)) : NULL;
+	if (!v || !has || (deque && !dq))
 		return ev_fail(e, GW_ENOMEM, "out of memory");
+	if (slide_labels(e, sl, &ce->set))
+		return e->rc;
+	if (!deque) {
+		slide_windows(e, sl, ce, v, has, nk);
+		sl->nsteps = nk;
+		sl->v = v;
+		sl->has = has;
+		return e->rc;
+	}
 	for (size_t i = 0; i < ns; i++) {
 		const struct gw_series *s = &ce->set.s[i];
 		size_t lo = 0, hi = 0, head = 0, tail = 0, count = 0; /* window [lo, hi); queue dq[head, tail) */
@@ -366,12 +436,12 @@ static int slide_answer(struct ev *e, const struct gw_pq_node *n, int64_t ts, st
 	for (size_t i = 0; i < set->n; i++) {
 		if (!sl->has[i * sl->nsteps + k])
 			continue;
-		if (vb_push(e, &b, ev_drop_name(e, &set->s[i].labels), ts, sl->v[i * sl->nsteps + k]))
+		if (vb_push(e, &b, sl->labels[i], ts, sl->v[i * sl->nsteps + k]))
 			return e->rc;
 	}
 	out->type = GW_PQ_T_VECTOR;
 	out->vec = vb_done(&b);
-	return ev_check_unique(e, &out->vec);
+	return sl->distinct ? 0 : ev_check_unique(e, &out->vec);
 }
 
 static void matrix_arg_times(struct ev *e, const struct gw_pq_node *m, int64_t ts, int64_t *range, int64_t *end)

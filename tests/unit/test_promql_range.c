@@ -136,6 +136,25 @@ static void test_range_equals_instants(void)
 		"1 / max_over_time(wobble[1m])",
 		"1 / max_over_time(zeros{gpu=\"0\"}[1m])",
 		"1 / min_over_time(zeros{gpu=\"1\"}[2m])",
+		/* one pass a series for the other range functions (no stale
+		 * markers in energy, fb_used, fb_free; util has one: step by step) */
+		"increase(energy[2m])",
+		"delta(fb_used[1m] offset 30s)",
+		"deriv(fb_used[3m])",
+		"irate(energy[45s])",
+		"idelta(energy[1m])",
+		"resets(energy[10m])",
+		"changes(fb_used[5m])",
+		"avg_over_time(energy[90s])",
+		"sum_over_time(fb_used[2m])",
+		"count_over_time(fb_free[20s])",
+		"stddev_over_time(fb_free[2m])",
+		"stdvar_over_time(fb_used[4m])",
+		"last_over_time(fb_used[1m])",
+		"present_over_time(fb_free[10s])",
+		"avg_over_time(util[1m])",
+		"avg_over_time(wobble[1m])",
+		"sum by (host) (rate(energy[1m] offset 2m))",
 	};
 	struct gw_memstore *ms = gw_memstore_new();
 	load(ms);

@@ -72,9 +72,10 @@ static char *utoa_back(char *end, uint64_t u)
  * reads back as v. Fewer decimals means fewer significant digits while
  * |v| < 2^53, so the first d that works is the shortest; if two m work
  * for that d the closest-digits rule decides, which the slow path applies.
- * Returns the length written to out (≥ 40 bytes), or 0 for the slow path.
+ * Decimals up to maxd are tried. Returns the length written to out (≥ 40
+ * bytes), or 0 for the slow path.
  */
-static size_t fmt_fixed_fast(char *out, double v)
+static size_t fmt_fixed_fast(char *out, double v, int maxd)
 {
 	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 				     1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
@@ -82,7 +83,7 @@ static size_t fmt_fixed_fast(char *out, double v)
 	double a = fabs(v);
 	if (!(a < lim))
 		return 0;
-	for (int d = 0; d < (int)(sizeof(p10) / sizeof(p10[0])); d++) {
+	for (int d = 0; d < (int)(sizeof(p10) / sizeof(p10[0])) && d <= maxd; d++) {
 		double x = a * p10[d];
 		if (x >= lim)
 			return 0;
@@ -139,6 +140,76 @@ static size_t fmt_fixed_fast(char *out, double v)
 	return 0;
 }
 
+/*
+ * The shortest decimal that reads back as v, for any v in [2^-60, 2^53)
+ * (rates, averages, ratios: the values fmt_fixed_fast does not take), by
+ * exact integer arithmetic instead of printf trials. With v = m·2^e (m of
+ * 53 bits), every real in the interval around 4m·2^(e-2) of half-width
+ * 2·2^(e-2) reads back as v (its ends too when m is even: ties go to the
+ * even mantissa). For d·10^-j to lie in it, d·2^s must lie in
+ * [(4m-2)·10^j, (4m+2)·10^j] with s = 2 - e, so the division by 2^s is a
+ * shift. The first j with an integer d in range gives the fewest digits;
+ * the d nearest v is the one a shortest-digits printer chooses. Returns
+ * the length, or 0 where this does not decide (other ranges, a power of
+ * two's uneven interval, a tie, 128-bit overflow): the slow path.
+ */
+static size_t fmt_shortest_fast(char *out, double v)
+{
+	double a = fabs(v);
+	if (!(a >= 0x1p-60 && a < 0x1p53))
+		return 0;
+	uint64_t bits;
+	memcpy(&bits, &a, sizeof(bits));
+	uint64_t m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52); /* normal: a >= 2^-60 */
+	int s = 2 - ((int)(bits >> 52) - 1075);                  /* a = 4m / 2^s */
+	if (m == (1ULL << 52))
+		return 0;
+	typedef unsigned __int128 u128;
+	const u128 mask = ((u128)1 << s) - 1, half = (u128)1 << (s - 1);
+	bool incl = (m & 1) == 0;
+	u128 lo = 4 * (u128)m - 2, hi = 4 * (u128)m + 2, c = 4 * (u128)m, d = 0;
+	int j = 0;
+	for (;; j++) { /* hi < 2^56 · 10^j: no overflow up to j = 21 */
+		d = c >> s;
+		u128 rem = c & mask;
+		if (rem == half)
+			return 0;
+		if (rem > half)
+			d++;
+		u128 dd = d << s;
+		if (incl ? (dd >= lo && dd <= hi) : (dd > lo && dd < hi))
+			break;
+		if (j == 21)
+			return 0;
+		lo = (lo << 3) + (lo << 1);
+		hi = (hi << 3) + (hi << 1);
+		c = (c << 3) + (c << 1);
+	}
+	if (d >> 64)
+		return 0;
+	char tmp[48], *end = tmp + sizeof(tmp), *q = utoa_back(end, (uint64_t)d);
+	size_t nd = (size_t)(end - q), o = 0;
+	if (signbit(v))
+		out[o++] = '-';
+	if (j == 0) {
+		memcpy(out + o, q, nd);
+		return o + nd;
+	}
+	if (nd <= (size_t)j) { /* 0.00ddd */
+		out[o++] = '0';
+		out[o++] = '.';
+		for (size_t z = nd; z < (size_t)j; z++)
+			out[o++] = '0';
+		memcpy(out + o, q, nd);
+		return o + nd;
+	}
+	memcpy(out + o, q, nd - (size_t)j);
+	o += nd - (size_t)j;
+	out[o++] = '.';
+	memcpy(out + o, end - j, (size_t)j);
+	return o + (size_t)j;
+}
+
 /* v with this many significant digits, "%.*e", in e; whether it reads back as v. */
 static bool reads_back(char *e, size_t n, int digits, double v)
 {
@@ -148,7 +219,13 @@ static bool reads_back(char *e, size_t n, int digits, double v)
 
 size_t gw_json_format_float(char *out, size_t cap, double v)
 {
-	size_t n = cap >= 48 ? fmt_fixed_fast(out, v) : 0;
+	/* Measured values (few decimals) first, where that is quickest; then
+	 * computed ones by the exact search; then printf trials. */
+	size_t n = cap >= 96 ? fmt_fixed_fast(out, v, 6) : 0;
+	if (!n && cap >= 96)
+		n = fmt_shortest_fast(out, v);
+	if (!n && cap >= 48)
+		n = fmt_fixed_fast(out, v, 17);
 	if (n)
 		return n;
 	/*

@@ -658,6 +658,82 @@ int gw_promql_instant(const struct gw_pq_node *root, const struct gw_querier *q,
 	return 0;
 }
 
+/* A series' points, from scratch arrays into exact-sized ones; 0 or the error. */
+static int direct_put(struct ev *e, struct gw_matrix *out, struct gw_labels labels, const int64_t *t, const double *v,
+		      size_t n)
+{
+	if (!n)
+		return 0;
+	int64_t *nt = gw_arena_alloc(e->a, n * sizeof(*nt));
+	double *nv = gw_arena_alloc(e->a, n * sizeof(*nv));
+	if (!nt || !nv)
+		return arena_fail(e);
+	memcpy(nt, t, n * sizeof(*nt));
+	memcpy(nv, v, n * sizeof(*nv));
+	out->s[out->n++] = (struct gw_series){labels, nt, nv, n};
+	return 0;
+}
+
+/*
+ * A range query of a plain selector, or of a range function a slide answers,
+ * needs no vector a step: each series' points go straight into its result
+ * (the same points, in the same series, as step by step). 1: not such a query.
+ */
+static int direct_range(struct ev *e, const struct gw_pq_node *root, int64_t start, int64_t step, size_t nk,
+			struct gw_matrix *out)
+{
+	while (root->kind == GW_PQ_PAREN)
+		root = root->u.paren;
+	const struct sel_cache *ce = NULL;
+	struct ev_cells c = {0};
+	if (root->kind == GW_PQ_VECTOR_SEL) {
+		ce = cached_ent(e, root);
+		if (!ce)
+			return 1;
+	} else if (root->kind != GW_PQ_CALL || ev_slide_cells(e, root, &c) != 0) {
+		return e->rc ? e->rc : 1;
+	} else if (c.nsteps != nk) {
+		return 1;
+	} else {
+		ce = ev_sel_cached(e, root->u.call.args[0]->u.range.vs);
+	}
+	const struct gw_series_set *set = &ce->set;
+	int64_t *t = gw_arena_alloc(e->a, nk * sizeof(*t));
+	double *v = gw_arena_alloc(e->a, nk * sizeof(*v));
+	out->s = gw_arena_alloc(e->a, (set->n ? set->n : 1) * sizeof(*out->s));
+	if (!t || !v || !out->s)
+		return arena_fail(e);
+	for (size_t i = 0; i < set->n; i++) {
+		if (step_check(e))
+			return e->rc;
+		const struct gw_series *s = &set->s[i];
+		size_t n = 0;
+		if (c.v) {
+			for (size_t k = 0; k < nk; k++)
+				if (c.has[i * nk + k]) {
+					t[n] = start + (int64_t)k * step;
+					v[n++] = c.v[i * nk + k];
+				}
+			if (direct_put(e, out, c.labels[i], t, v, n))
+				return e->rc;
+			continue;
+		}
+		long cur = -2;
+		for (size_t k = 0; k < nk; k++) {
+			int64_t ts = start + (int64_t)k * step;
+			int64_t ref = ev_ref_time(e, root->u.sel.at, root->u.sel.at_ms, ts, root->u.sel.offset_ms);
+			long j = last_at_or_before_from(s, ref, &cur);
+			if (j < 0 || s->t[j] < ref - e->lookback || gw_is_stale_nan(s->v[j]))
+				continue;
+			t[n] = ts;
+			v[n++] = s->v[j];
+		}
+		if (direct_put(e, out, s->labels, t, v, n))
+			return e->rc;
+	}
+	return 0;
+}
+
 int gw_promql_range(const struct gw_pq_node *root, const struct gw_querier *q, int64_t start, int64_t end,
 		    int64_t step, const struct gw_pq_opts *opts, struct gw_arena *arena, struct gw_matrix *out,
 		    struct gw_err *err)
@@ -679,6 +755,12 @@ int gw_promql_range(const struct gw_pq_node *root, const struct gw_querier *q, i
 	e.qstep = end > start ? step : 0;
 	if (prepare(&e, root, start, end, true))
 		return e.rc;
+	int rc = direct_range(&e, root, start, step, (size_t)((end - start) / step) + 1, out);
+	if (rc != 1) {
+		if (rc)
+			out->n = 0;
+		return rc;
+	}
 	struct mbuild m = {0};
 	gw_strmap_init(&m.index, arena);
 	struct gw_labels none = {NULL, 0};

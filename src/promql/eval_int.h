@@ -126,6 +126,16 @@ int ev_binary(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_va
  * range query's own steps: answered in one pass a series (a sliding window)
  * on its first step. Called while preparing; 0 or the error. */
 int ev_slide_mark(struct ev *e, const struct gw_pq_node *call);
+/* A slide's answers for every step, series by series. */
+struct ev_cells {
+	const double *v;      /* [series * nsteps + step] */
+	const uint8_t *has;   /* the step has an answer for the series */
+	const struct gw_labels *labels; /* each series' result labels, all distinct */
+	size_t nsteps;
+};
+/* The slide of call n, computed now if not yet; 1 if it has none (or its
+ * labels can repeat: step by step), else 0 or the error. */
+int ev_slide_cells(struct ev *e, const struct gw_pq_node *n, struct ev_cells *out);
 /* The selector's prepared series set (eval.c). */
 const struct sel_cache *ev_sel_cached(const struct ev *e, const struct gw_pq_node *vs);
 

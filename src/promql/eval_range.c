@@ -417,6 +417,25 @@ static int slide_compute(struct ev *e, struct ev_slide *sl)
 	return 0;
 }
 
+int ev_slide_cells(struct ev *e, const struct gw_pq_node *n, struct ev_cells *out)
+{
+	struct ev_slide *sl = NULL;
+	for (size_t i = 0; i < e->nslides && !sl; i++)
+		if (e->slides[i].node == n)
+			sl = &e->slides[i];
+	if (!sl)
+		return 1;
+	if (!sl->done && slide_compute(e, sl))
+		return e->rc;
+	if (!sl->v || !sl->distinct)
+		return 1;
+	out->v = sl->v;
+	out->has = sl->has;
+	out->labels = sl->labels;
+	out->nsteps = sl->nsteps;
+	return 0;
+}
+
 /* The step's answer from a slide; 1: not answered that way (step by step). */
 static int slide_answer(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)
 {

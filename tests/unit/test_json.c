@@ -95,6 +95,15 @@ static void test_matches_definition(void)
 		bad += check_one(nextafter(v, INFINITY));
 		bad += check_one((double)(next() >> 11) / 9007199254740992.0); /* [0, 1), 53 bits */
 	}
+	/* computed values (rates, averages, ratios) at every scale the exact
+	 * shortest path takes, its edges and just past them */
+	for (int i = 0; i < 60000 && bad < 10; i++) {
+		uint64_t r = next(), q = next();
+		double v = (double)(r >> 11) / (double)((q >> 40) + 1);
+		v = ldexp(frexp(v, &(int){0}), (int)(q % 118) - 62);
+		bad += check_one(v) + check_one(nextafter(v, 0)) + check_one(nextafter(v, INFINITY));
+	}
+	bad += check_one(0x1p-60) + check_one(nextafter(0x1p-60, 0)) + check_one(nextafter(0x1p53, 0));
 	for (int k = -64; k < 64 && bad < 10; k++)
 		bad += check_one(9007199254740992.0 + 2.0 * k); /* 2^53 ± ulps */
 	/* the slow path's search: powers of two (the uneven neighbourhood) and

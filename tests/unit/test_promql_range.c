@@ -155,6 +155,12 @@ static void test_range_equals_instants(void)
 		"avg_over_time(util[1m])",
 		"avg_over_time(wobble[1m])",
 		"sum by (host) (rate(energy[1m] offset 2m))",
+		/* a plain selector or one slide at the top: series written directly */
+		"(util)",
+		"fb_free offset 45s",
+		"fb_free @ 900",
+		"(rate(energy[1m]))",
+		"wobble",
 	};
 	struct gw_memstore *ms = gw_memstore_new();
 	load(ms);

@@ -159,12 +159,13 @@ static int step_done(sqlite3 *c, sqlite3_stmt *st, const char *what, struct gw_e
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : ts_sql_err(c, rc, what, err);
 }
 
-enum { ST_INS_SERIES, ST_GET_SERIES, ST_DEL_PARTIAL, ST_INS_CHUNK, ST_INS_ROLLUP, ST__N };
+enum { ST_INS_SERIES, ST_GET_SERIES, ST_DEL_PARTIAL, ST_INS_PARTIAL, ST_INS_CHUNK, ST_INS_ROLLUP, ST__N };
 static const char *const STMT_SQL[ST__N] = {
-	"INSERT OR IGNORE INTO series(labels) VALUES(?1)",
-	"SELECT id FROM series WHERE labels = ?1",
-	"DELETE FROM chunks WHERE series_id = ?1 AND kind = 0",
-	"INSERT INTO chunks(series_id, kind, mint, maxt, count, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+	"INSERT INTO series(hash, labels) VALUES(?1, ?2)",
+	"SELECT id FROM series WHERE hash = ?1 AND labels = ?2",
+	"DELETE FROM partials WHERE series_id = ?1",
+	"INSERT INTO partials(series_id, mint, maxt, count, data) VALUES(?1, ?2, ?3, ?4, ?5)",
+	"INSERT INTO chunks(series_id, kind, mint, maxt, count, data) VALUES(?1, 1, ?2, ?3, ?4, ?5)",
 	"INSERT INTO rollups(chunk_id, series_id, mint, maxt, data) VALUES(?1, ?2, ?3, ?4, ?5)",
 };
 
@@ -174,15 +175,25 @@ static int write_job(struct gw_tsdb *db, sqlite3_stmt **st, struct job *j, const
 	sqlite3 *c = db->w;
 	int rc = 0;
 	if (!j->id) {
+		/* Another writer (an import next to the agent) may have written
+		 * it: the write lock is held from BEGIN IMMEDIATE, so look, then add. */
 		const char *key = ts_get(db, j->ref)->key;
-		sqlite3_bind_text(st[ST_INS_SERIES], 1, key, -1, SQLITE_STATIC);
-		rc = step_done(c, st[ST_INS_SERIES], "insert series", err);
-		sqlite3_bind_text(st[ST_GET_SERIES], 1, key, -1, SQLITE_STATIC);
-		if (!rc && sqlite3_step(st[ST_GET_SERIES]) == SQLITE_ROW)
+		int64_t h = ts_labels_hash(key);
+		sqlite3_bind_int64(st[ST_GET_SERIES], 1, h);
+		sqlite3_bind_text(st[ST_GET_SERIES], 2, key, -1, SQLITE_STATIC);
+		int step = sqlite3_step(st[ST_GET_SERIES]);
+		if (step == SQLITE_ROW)
 			j->id = sqlite3_column_int64(st[ST_GET_SERIES], 0);
+		else if (step != SQLITE_DONE)
+			rc = ts_sql_err(c, step, "find series", err);
 		sqlite3_reset(st[ST_GET_SERIES]);
-		if (!rc && !j->id)
-			rc = gw_err_set(err, GW_EIO, "series id not found after insert");
+		if (!rc && !j->id) {
+			sqlite3_bind_int64(st[ST_INS_SERIES], 1, h);
+			sqlite3_bind_text(st[ST_INS_SERIES], 2, key, -1, SQLITE_STATIC);
+			rc = step_done(c, st[ST_INS_SERIES], "insert series", err);
+			if (!rc)
+				j->id = sqlite3_last_insert_rowid(c);
+		}
 	}
 	if (!rc && j->cut) {
 		sqlite3_bind_int64(st[ST_DEL_PARTIAL], 1, j->id);
@@ -190,13 +201,12 @@ static int write_job(struct gw_tsdb *db, sqlite3_stmt **st, struct job *j, const
 	}
 	for (size_t i = 0; i < j->npc && !rc; i++) {
 		const struct piece *p = &j->pc[i];
-		sqlite3_stmt *s = st[ST_INS_CHUNK];
+		sqlite3_stmt *s = st[p->kind == 1 ? ST_INS_CHUNK : ST_INS_PARTIAL];
 		sqlite3_bind_int64(s, 1, j->id);
-		sqlite3_bind_int(s, 2, p->kind);
-		sqlite3_bind_int64(s, 3, p->mint);
-		sqlite3_bind_int64(s, 4, p->maxt);
-		sqlite3_bind_int64(s, 5, (sqlite3_int64)p->count);
-		sqlite3_bind_blob(s, 6, b->data + p->off, (int)p->len, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, p->mint);
+		sqlite3_bind_int64(s, 3, p->maxt);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)p->count);
+		sqlite3_bind_blob(s, 5, b->data + p->off, (int)p->len, SQLITE_STATIC);
 		rc = step_done(c, s, "insert chunk", err);
 		if (!rc && p->rlen) {
 			s = st[ST_INS_ROLLUP];
@@ -302,7 +312,14 @@ static int flush_locked(struct gw_tsdb *db, struct gw_err *err)
 	if (!db->loaded) {
 		/* Opened degraded: partial rows of the last run are not in the heads,
 		 * so they must not be replaced by cuts; keep them as sealed chunks. */
-		int rc = sqlite3_exec(db->w, "UPDATE chunks SET kind = 1 WHERE kind = 0", NULL, NULL, NULL);
+		int rc = sqlite3_exec(db->w,
+				      "BEGIN IMMEDIATE;"
+				      "INSERT INTO chunks(series_id, kind, mint, maxt, count, data)"
+				      " SELECT series_id, 1, mint, maxt, count, data FROM partials ORDER BY series_id, mint;"
+				      "DELETE FROM partials; COMMIT;",
+				      NULL, NULL, NULL);
+		if (rc != SQLITE_OK)
+			sqlite3_exec(db->w, "ROLLBACK", NULL, NULL, NULL);
 		if (rc != SQLITE_OK)
 			return ts_sql_err(db->w, rc, "adopt partial chunks", err);
 		db->loaded = true;

@@ -3,16 +3,22 @@
  * tsdb_flush.c (heads to disk), tsdb_load.c (open-time load, retention), tsdb_query.c (reads) and
  * tsdb_sql.c (schema, connections, label text).
  *
- * On disk (format 1), in DIR/gpuwatch.db:
- *   meta(key TEXT PRIMARY KEY, value TEXT)     "format" = "1"
- *   series(id INTEGER PRIMARY KEY, labels TEXT UNIQUE)
+ * On disk (format 2), in DIR/gpuwatch.db:
+ *   meta(key TEXT PRIMARY KEY, value TEXT)     "format" = "2"
+ *   series(id INTEGER PRIMARY KEY, hash, labels TEXT)
  *       labels in canonical text: {a="x",b="y"}, names ascending, values
- *       escaped as in the exposition format (\\, \", \n)
+ *       escaped as in the exposition format (\\, \", \n); hash is
+ *       ts_labels_hash(labels), indexed, to find a series' row when it is
+ *       first written.
  *   chunks(id INTEGER PRIMARY KEY, series_id, kind, mint, maxt, count, data)
- *       data is one codec.h chunk (ends in its CRC-32); mint/maxt in ms;
- *       kind 1 = sealed, kind 0 = partial: a piece of a series' open chunk,
- *       replaced by the sealed chunk when it is cut, read back into the
- *       head on open. Indexes: (series_id, maxt), (maxt), and partial rows.
+ *       sealed chunks (kind 1): data is one codec.h chunk (ends in its
+ *       CRC-32); mint/maxt in ms. Indexes: (series_id, maxt), (maxt).
+ *   partials(id INTEGER PRIMARY KEY, series_id, mint, maxt, count, data)
+ *       pieces of each series' open chunk, replaced by the sealed chunk
+ *       when it is cut, read back into the head on open.
+ *   rollups(chunk_id, series_id, mint, maxt, data): the minute tier.
+ * Format 1 (labels UNIQUE, partial rows as chunks of kind 0) is migrated
+ * on open by the writer.
  *
  * Locking, outermost first:
  *   wmu       one flush or retention pass at a time; owns the writer
@@ -143,6 +149,8 @@ int ts_sql_open(struct gw_tsdb *db, bool writer, sqlite3 **out, struct gw_err *e
 int ts_sql_err(sqlite3 *c, int rc, const char *what, struct gw_err *err);
 int ts_labels_text(const struct gw_lpair *p, size_t n, struct gw_buf *out);
 int ts_labels_parse(const char *s, struct gw_lpair **p, size_t *n);
+/* series.hash of a label text: FNV-1a, non-negative. */
+int64_t ts_labels_hash(const char *key);
 sqlite3 *ts_reader_get(struct gw_tsdb *db, struct gw_err *err);
 void ts_reader_put(struct gw_tsdb *db, sqlite3 *c);
 /* Close a reader connection, with the statements kept on it. */

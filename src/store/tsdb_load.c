@@ -79,23 +79,26 @@ static int load_series(struct gw_tsdb *db, struct idref **map, size_t *nmap, str
 
 static int load_last(struct gw_tsdb *db, const struct idref *m, size_t nm, struct gw_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db->w, "SELECT series_id, max(maxt) FROM chunks GROUP BY series_id", -1, &st,
-				    NULL);
-	if (rc != SQLITE_OK)
-		return ts_sql_err(db->w, rc, "load last times", err);
+	static const char *const SQL[] = {"SELECT series_id, max(maxt) FROM chunks GROUP BY series_id",
+					  "SELECT series_id, max(maxt) FROM partials GROUP BY series_id"};
 	int64_t max_t = INT64_MIN;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct ts_series *s = by_id(db, m, nm, sqlite3_column_int64(st, 0));
-		int64_t t = sqlite3_column_int64(st, 1);
-		if (s)
-			s->last_t = t;
-		if (t > max_t)
-			max_t = t;
+	for (size_t q = 0; q < sizeof(SQL) / sizeof(SQL[0]); q++) {
+		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(db->w, SQL[q], -1, &st, NULL);
+		if (rc != SQLITE_OK)
+			return ts_sql_err(db->w, rc, "load last times", err);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct ts_series *s = by_id(db, m, nm, sqlite3_column_int64(st, 0));
+			int64_t t = sqlite3_column_int64(st, 1);
+			if (s && t > s->last_t)
+				s->last_t = t;
+			if (t > max_t)
+				max_t = t;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return ts_sql_err(db->w, rc, "load last times", err);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return ts_sql_err(db->w, rc, "load last times", err);
 	atomic_store(&db->max_t, max_t);
 	atomic_store(&db->last_flush_t, max_t);
 	return 0;
@@ -105,7 +108,7 @@ static int load_last(struct gw_tsdb *db, const struct idref *m, size_t nm, struc
 static int load_heads(struct gw_tsdb *db, const struct idref *m, size_t nm, struct gw_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db->w, "SELECT series_id, data FROM chunks WHERE kind = 0 ORDER BY series_id, mint",
+	int rc = sqlite3_prepare_v2(db->w, "SELECT series_id, data FROM partials ORDER BY series_id, mint",
 				    -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return ts_sql_err(db->w, rc, "load heads", err);

@@ -10,20 +10,35 @@
 
 static const char *const SCHEMA =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
-	"CREATE TABLE IF NOT EXISTS series(id INTEGER PRIMARY KEY, labels TEXT NOT NULL UNIQUE);"
+	/* The label text once; found by its hash (ts_labels_hash) when a series is first written. */
+	"CREATE TABLE IF NOT EXISTS series(id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, labels TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS series_hash ON series(hash);"
 	"CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
 	" kind INTEGER NOT NULL, mint INTEGER NOT NULL, maxt INTEGER NOT NULL,"
 	" count INTEGER NOT NULL, data BLOB NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS chunks_series_maxt ON chunks(series_id, maxt);"
 	"CREATE INDEX IF NOT EXISTS chunks_maxt ON chunks(maxt);"
-	"CREATE INDEX IF NOT EXISTS chunks_partial ON chunks(series_id, mint) WHERE kind = 0;"
+	/* Pieces of open chunks, rewritten as they grow: apart from the sealed
+	 * chunks, so their deletions free whole pages instead of leaving holes
+	 * between sealed rows that later rows (always appended) never fill. */
+	"CREATE TABLE IF NOT EXISTS partials(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
+	" mint INTEGER NOT NULL, maxt INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS partials_series ON partials(series_id, mint);"
 	/* The minute tier: a sealed chunk's buckets (rollup.h), gone with the chunk. */
 	"CREATE TABLE IF NOT EXISTS rollups(chunk_id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
 	" mint INTEGER NOT NULL, maxt INTEGER NOT NULL, data BLOB NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS rollups_series_maxt ON rollups(series_id, maxt);"
 	"CREATE TRIGGER IF NOT EXISTS chunks_drop_rollup AFTER DELETE ON chunks"
 	" BEGIN DELETE FROM rollups WHERE chunk_id = old.id; END;"
-	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', '1');";
+	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', '2');";
+
+int64_t ts_labels_hash(const char *key)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return (int64_t)(h >> 1); /* non-negative: SQLite keeps it in 8 bytes or fewer */
+}
 
 int ts_sql_err(sqlite3 *c, int rc, const char *what, struct gw_err *err)
 {
@@ -54,6 +69,71 @@ static int exec(sqlite3 *c, const char *sql, const char *what, struct gw_err *er
 {
 	int rc = sqlite3_exec(c, sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : ts_sql_err(c, rc, what, err);
+}
+
+/* The store's format from meta, or 0 for a new (empty) database. */
+static long format_of(sqlite3 *c)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(c, "SELECT value FROM meta WHERE key = 'format'", -1, &st, NULL) != SQLITE_OK)
+		return 0; /* no meta table yet */
+	long f = 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+		f = v ? strtol(v, NULL, 10) : -1;
+	}
+	sqlite3_finalize(st);
+	return f;
+}
+
+/*
+ * Format 1 -> 2 in one transaction: the series table loses its UNIQUE
+ * label index (the text was kept twice) for a hash column, and partial rows
+ * move from chunks to their own table. Sealed chunks are not touched.
+ */
+static int migrate_v1(sqlite3 *c, struct gw_err *err)
+{
+	int ret = exec(c, "BEGIN IMMEDIATE", "begin migration", err);
+	if (ret)
+		return ret;
+	ret = exec(c, "CREATE TABLE series_v2(id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, labels TEXT NOT NULL)",
+		   "migrate series", err);
+	sqlite3_stmt *rd = NULL, *wr = NULL;
+	int rc = ret ? SQLITE_OK : sqlite3_prepare_v2(c, "SELECT id, labels FROM series", -1, &rd, NULL);
+	if (rc == SQLITE_OK && !ret)
+		rc = sqlite3_prepare_v2(c, "INSERT INTO series_v2(id, hash, labels) VALUES(?1, ?2, ?3)", -1, &wr, NULL);
+	if (rc != SQLITE_OK && !ret)
+		ret = ts_sql_err(c, rc, "migrate series", err);
+	while (!ret && (rc = sqlite3_step(rd)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(rd, 1);
+		sqlite3_bind_int64(wr, 1, sqlite3_column_int64(rd, 0));
+		sqlite3_bind_int64(wr, 2, ts_labels_hash(text ? text : ""));
+		sqlite3_bind_text(wr, 3, text ? text : "", -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(wr);
+		sqlite3_reset(wr);
+		if (rc != SQLITE_DONE)
+			ret = ts_sql_err(c, rc, "migrate series", err);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = ts_sql_err(c, rc, "migrate series", err);
+	sqlite3_finalize(rd);
+	sqlite3_finalize(wr);
+	ret = ret ? ret
+		  : exec(c,
+			 "DROP TABLE series; ALTER TABLE series_v2 RENAME TO series;"
+			 "CREATE TABLE partials(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
+			 " mint INTEGER NOT NULL, maxt INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);"
+			 "INSERT INTO partials(series_id, mint, maxt, count, data)"
+			 " SELECT series_id, mint, maxt, count, data FROM chunks WHERE kind = 0 ORDER BY series_id, mint;"
+			 "DELETE FROM chunks WHERE kind = 0;"
+			 "DROP INDEX IF EXISTS chunks_partial;"
+			 "UPDATE meta SET value = '2' WHERE key = 'format';",
+			 "migrate", err);
+	if (!ret)
+		ret = exec(c, "COMMIT", "commit migration", err);
+	if (ret)
+		sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
 }
 
 static int check_format(sqlite3 *c, struct gw_err *err)
@@ -88,14 +168,21 @@ int ts_sql_open(struct gw_tsdb *db, bool writer, sqlite3 **out, struct gw_err *e
 	sqlite3_busy_timeout(c, 5000);
 	int ret = 0;
 	if (writer) {
-		/* auto_vacuum must precede the first table; a no-op afterwards. */
-		ret = exec(c, "PRAGMA auto_vacuum = INCREMENTAL", "auto_vacuum", err);
+		/*
+		 * Both must precede the first table; no-ops afterwards. 16 KiB
+		 * pages: a sealed chunk (~1 KiB at 1 s) that does not fit a page's
+		 * end leaves a hole; on 4 KiB pages those were 19 % of the chunk
+		 * pages, on 16 KiB 8 % (an hour of an 8-GPU node: 4.49 -> 4.18 MB).
+		 */
+		ret = exec(c, "PRAGMA page_size = 16384; PRAGMA auto_vacuum = INCREMENTAL", "page size", err);
 		ret = ret ? ret : exec(c, "PRAGMA journal_mode = WAL", "journal_mode", err);
 		ret = ret ? ret
 			  : exec(c, db->o.sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
 				 "synchronous", err);
 		/* The writer appends and seldom reads a page twice: a small cache keeps the agent small. */
 		ret = ret ? ret : exec(c, "PRAGMA cache_size = -512", "cache_size", err);
+		if (!ret && format_of(c) == 1)
+			ret = migrate_v1(c, err);
 		ret = ret ? ret : exec(c, SCHEMA, "schema", err);
 	} else {
 		ret = exec(c, "PRAGMA query_only = 1", "query_only", err);

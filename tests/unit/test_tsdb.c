@@ -379,6 +379,99 @@ static void test_corrupt_chunk_skipped(void)
 	gw_tsdb_close(db);
 }
 
+static long sql_count(const char *sql)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
+	sqlite3 *c = NULL;
+	sqlite3_stmt *st = NULL;
+	long n = -1;
+	CHECK_INT_EQ(sqlite3_open(path, &c), SQLITE_OK);
+	if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return n;
+}
+
+/*
+ * A format-1 store (labels UNIQUE, partial rows among the chunks as kind 0)
+ * opens as format 2 with every sample, its heads back, and appends going on.
+ * The format-1 layout is made from a format-2 store by the inverse steps.
+ */
+static void test_migrates_format_1(void)
+{
+	fresh_dir();
+	struct gw_tsdb *db = open_db(NULL);
+	uint64_t a = series(db, "temp", "0"), b = series(db, "power", "0");
+	append_range(db, a, 0, 1000, 250000); /* 2 sealed chunks + 50 in partial rows */
+	append_range(db, b, 1, 1000, 40000);
+	gw_tsdb_close(db);
+	long sealed = sql_count("SELECT count(*) FROM chunks"), partial = sql_count("SELECT count(*) FROM partials");
+	CHECK_INT_EQ(sealed, 2);
+	CHECK(partial >= 2);
+
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
+	sqlite3 *c = NULL;
+	CHECK_INT_EQ(sqlite3_open(path, &c), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(c,
+				  "BEGIN;"
+				  "CREATE TABLE series_v1(id INTEGER PRIMARY KEY, labels TEXT NOT NULL UNIQUE);"
+				  "INSERT INTO series_v1 SELECT id, labels FROM series;"
+				  "DROP TABLE series; ALTER TABLE series_v1 RENAME TO series;"
+				  "INSERT INTO chunks(series_id, kind, mint, maxt, count, data)"
+				  " SELECT series_id, 0, mint, maxt, count, data FROM partials;"
+				  "DROP TABLE partials;"
+				  "CREATE INDEX chunks_partial ON chunks(series_id, mint) WHERE kind = 0;"
+				  "UPDATE meta SET value = '1' WHERE key = 'format'; COMMIT;",
+				  NULL, NULL, NULL),
+		     SQLITE_OK);
+	sqlite3_close(c);
+
+	db = open_db(NULL);
+	struct gw_tsdb_status st;
+	gw_tsdb_status(db, &st);
+	CHECK_INT_EQ(st.series, 2);
+	CHECK_INT_EQ(st.head_samples, 50 + 40);
+	expect_range(db, "temp", 0, 0, INT64_MAX, 1000, 250000);
+	expect_range(db, "power", 1, 0, INT64_MAX, 1000, 40000);
+	uint64_t a2 = series(db, "temp", "0");
+	CHECK_INT_EQ(gw_tsdb_append(db, a2, 250000, 1.0), GW_EINVAL); /* last times known */
+	append_range(db, a2, 0, 251000, 400000);
+	uint64_t n = series(db, "new", "1");
+	append_range(db, n, 2, 1000, 5000);
+	gw_tsdb_close(db);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM meta WHERE key = 'format' AND value = '2'"), 1);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_autoindex_series_1'"), 0);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE kind = 0"), 0);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM series"), 3);
+	db = open_db(NULL);
+	expect_range(db, "temp", 0, 0, INT64_MAX, 1000, 400000);
+	expect_range(db, "new", 2, 0, INT64_MAX, 1000, 5000);
+	gw_tsdb_close(db);
+}
+
+/* Two writers on one store (an import beside the agent): a series the other
+ * wrote first is found by its labels, not stored twice. (Its open chunk is
+ * each writer's own: the first ends on a chunk edge here.) */
+static void test_two_writers_share_series(void)
+{
+	fresh_dir();
+	struct gw_tsdb *d1 = open_db(NULL), *d2 = open_db(NULL);
+	uint64_t a = series(d1, "shared", "0"), b = series(d2, "shared", "0");
+	append_range(d1, a, 0, 1000, 100000);
+	CHECK_INT_EQ(gw_tsdb_flush(d1, NULL), 0);
+	append_range(d2, b, 0, 101000, 300000);
+	CHECK_INT_EQ(gw_tsdb_flush(d2, NULL), 0);
+	gw_tsdb_close(d1);
+	gw_tsdb_close(d2);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM series"), 1);
+	struct gw_tsdb *db = open_db(NULL);
+	expect_range(db, "shared", 0, 0, INT64_MAX, 1000, 300000);
+	gw_tsdb_close(db);
+}
+
 /* The directory cannot be written at open: appends stay in memory until it can. */
 static void test_unwritable_dir(void)
 {
@@ -480,6 +573,8 @@ int main(void)
 	RUN(test_retention_size);
 	RUN(test_stagger);
 	RUN(test_corrupt_chunk_skipped);
+	RUN(test_migrates_format_1);
+	RUN(test_two_writers_share_series);
 	RUN(test_unwritable_dir);
 	RUN(test_disk_full_resumes);
 	char cmd[256];

@@ -62,6 +62,45 @@ static char *utoa_back(char *end, uint64_t u)
 	return end;
 }
 
+static size_t ndigits(uint64_t u)
+{
+	size_t n = 1;
+	for (; u >= 10000; u /= 10000)
+		n += 4;
+	return n + (u >= 10) + (u >= 100) + (u >= 1000);
+}
+
+/*
+ * m·10^-d as fixed point ("-12.345", "0.0012", "42"), straight into out
+ * (digits written from the end; no copies): returns the length.
+ */
+static size_t put_decimal(char *out, bool neg, uint64_t m, int d)
+{
+	size_t o = neg, nd = ndigits(m);
+	if (neg)
+		out[0] = '-';
+	if (d == 0) {
+		utoa_back(out + o + nd, m);
+		return o + nd;
+	}
+	if (nd <= (size_t)d) { /* 0.00ddd */
+		out[o++] = '0';
+		out[o++] = '.';
+		for (size_t z = nd; z < (size_t)d; z++)
+			out[o++] = '0';
+		utoa_back(out + o + nd, m);
+		return o + nd;
+	}
+	char *end = out + o + nd + 1; /* the digits and the point */
+	for (int k = 0; k < d; k++) {
+		*--end = (char)('0' + m % 10);
+		m /= 10;
+	}
+	*--end = '.';
+	utoa_back(end, m);
+	return o + nd + 1;
+}
+
 /*
  * The shortest decimal that reads back as v, as fixed point: for the
  * values monitoring produces (integers, watts with three decimals, ratios
@@ -87,13 +126,14 @@ static size_t fmt_fixed_fast(char *out, double v, int maxd)
 		double x = a * p10[d];
 		if (x >= lim)
 			return 0;
-		uint64_t m0 = (uint64_t)(x + 0.5), m = 0; /* off by one at worst: neighbours are tried */
+		/* x < 2^53: a signed conversion (one instruction), off by one at worst: neighbours are tried */
+		uint64_t m0 = (uint64_t)(int64_t)(x + 0.5), m = 0;
 		/*
 		 * An m that reads back is within half an ulp of a, times 10^d,
 		 * of a·10^d: |x - m| ≤ x·2^-52 with x's own rounding. Far from
 		 * every integer, no division can hit: skip them (most d).
 		 */
-		if (fabs(x - (double)m0) > x * 0x1p-50)
+		if (fabs(x - (double)(int64_t)m0) > x * 0x1p-50)
 			continue;
 		/*
 		 * Below 2^52 two integers c, c+1 cannot both read back (10^-d
@@ -101,12 +141,12 @@ static size_t fmt_fixed_fast(char *out, double v, int maxd)
 		 * and a hit is the only one; above, every neighbour is tried.
 		 */
 		int hits = 0;
-		if (x < 0x1p52 && (double)m0 / p10[d] == a) {
+		if (x < 0x1p52 && (double)(int64_t)m0 / p10[d] == a) {
 			m = m0;
 			hits = 1;
 		} else {
 			for (uint64_t c = m0 ? m0 - 1 : 0; c <= m0 + 1; c++)
-				if ((double)c / p10[d] == a) {
+				if ((double)(int64_t)c / p10[d] == a) {
 					m = c;
 					hits++;
 				}
@@ -115,27 +155,7 @@ static size_t fmt_fixed_fast(char *out, double v, int maxd)
 			return 0;
 		if (!hits)
 			continue;
-		char tmp[48], *end = tmp + sizeof(tmp), *p = utoa_back(end, m);
-		size_t nd = (size_t)(end - p), o = 0;
-		if (signbit(v))
-			out[o++] = '-';
-		if (d == 0) {
-			memcpy(out + o, p, nd);
-			return o + nd;
-		}
-		if (nd <= (size_t)d) { /* 0.00ddd */
-			out[o++] = '0';
-			out[o++] = '.';
-			for (size_t z = nd; z < (size_t)d; z++)
-				out[o++] = '0';
-			memcpy(out + o, p, nd);
-			return o + nd;
-		}
-		memcpy(out + o, p, nd - (size_t)d);
-		o += nd - (size_t)d;
-		out[o++] = '.';
-		memcpy(out + o, end - d, (size_t)d);
-		return o + (size_t)d;
+		return put_decimal(out, signbit(v), m, d);
 	}
 	return 0;
 }
@@ -187,27 +207,7 @@ static size_t fmt_shortest_fast(char *out, double v)
 	}
 	if (d >> 64)
 		return 0;
-	char tmp[48], *end = tmp + sizeof(tmp), *q = utoa_back(end, (uint64_t)d);
-	size_t nd = (size_t)(end - q), o = 0;
-	if (signbit(v))
-		out[o++] = '-';
-	if (j == 0) {
-		memcpy(out + o, q, nd);
-		return o + nd;
-	}
-	if (nd <= (size_t)j) { /* 0.00ddd */
-		out[o++] = '0';
-		out[o++] = '.';
-		for (size_t z = nd; z < (size_t)j; z++)
-			out[o++] = '0';
-		memcpy(out + o, q, nd);
-		return o + nd;
-	}
-	memcpy(out + o, q, nd - (size_t)j);
-	o += nd - (size_t)j;
-	out[o++] = '.';
-	memcpy(out + o, end - j, (size_t)j);
-	return o + (size_t)j;
+	return put_decimal(out, signbit(v), (uint64_t)d, j);
 }
 
 /* v with this many significant digits, "%.*e", in e; whether it reads back as v. */
@@ -293,17 +293,8 @@ void gw_json_value(struct gw_buf *b, double v)
 
 size_t gw_json_time_fmt(char *out, int64_t ms)
 {
-	char tmp[32], *end = tmp + sizeof(tmp), *p = end;
 	uint64_t u = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
-	if (u % 1000) {
-		p = utoa_back(end, 1000 + u % 1000) + 1; /* three digits, leading zeros kept */
-		*--p = '.';
-	}
-	p = utoa_back(p, u / 1000);
-	if (ms < 0)
-		*--p = '-';
-	memcpy(out, p, (size_t)(end - p));
-	return (size_t)(end - p);
+	return put_decimal(out, ms < 0, u % 1000 ? u : u / 1000, u % 1000 ? 3 : 0);
 }
 
 void gw_json_time(struct gw_buf *b, int64_t ms)

@@ -718,12 +718,14 @@ static int direct_range(struct ev *e, const struct gw_pq_node *root, int64_t sta
 				return e->rc;
 			continue;
 		}
-		long cur = -2;
+		size_t hi = 0; /* samples [0, hi) are at or before the step's time, which only grows */
 		for (size_t k = 0; k < nk; k++) {
 			int64_t ts = start + (int64_t)k * step;
 			int64_t ref = ev_ref_time(e, root->u.sel.at, root->u.sel.at_ms, ts, root->u.sel.offset_ms);
-			long j = last_at_or_before_from(s, ref, &cur);
-			if (j < 0 || s->t[j] < ref - e->lookback || gw_is_stale_nan(s->v[j]))
+			while (hi < s->n && s->t[hi] <= ref)
+				hi++;
+			size_t j = hi - 1;
+			if (!hi || s->t[j] < ref - e->lookback || gw_is_stale_nan(s->v[j]))
 				continue;
 			t[n] = ts;
 			v[n++] = s->v[j];

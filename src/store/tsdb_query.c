@@ -406,8 +406,29 @@ static int bucket_samples(const int64_t *t, const double *v, size_t n, int64_t m
 	return 0;
 }
 
+/* Samples (t ascending) in [mint, maxt] and before `before`, appended to raw. */
+static int keep_samples(const int64_t *t, const double *v, size_t n, int64_t mint, int64_t maxt, int64_t before,
+			struct vec *raw)
+{
+	size_t a = lower_bound(t, n, mint), b = upper_bound(t, n, maxt);
+	while (b > a && t[b - 1] >= before)
+		b--;
+	if (b <= a)
+		return 0;
+	if (vec_reserve(raw, b - a))
+		return GW_ENOMEM;
+	memcpy(raw->t + raw->n, t + a, (b - a) * sizeof(*t));
+	memcpy(raw->v + raw->n, v + a, (b - a) * sizeof(*v));
+	raw->n += b - a;
+	return 0;
+}
+
+/*
+ * A series' sealed chunks in range: the stored minute buckets of those that
+ * have them into x (*rolled set), the samples of those that do not into raw.
+ */
 static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct bvec *x,
-			  struct gw_err *err)
+			  struct vec *raw, bool *rolled, struct gw_err *err)
 {
 	int rc = reader_start(r, err), ret = 0;
 	if (rc)
@@ -436,6 +457,7 @@ static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t ma
 					x->b[x->n + k++] = x->b[x->n + i];
 			}
 			x->n += k;
+			*rolled = true;
 			continue;
 		}
 		const void *blob = sqlite3_column_blob(st, 1);
@@ -444,13 +466,43 @@ static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t ma
 			atomic_fetch_add(&r->db->corrupt, 1);
 			continue;
 		}
-		if (bucket_samples(r->dt, r->dv, n, mint, maxt, before, x))
+		if (keep_samples(r->dt, r->dv, n, mint, maxt, before, raw))
 			ret = gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
 	sqlite3_reset(st);
 	if (!ret && rc != SQLITE_DONE)
 		ret = ts_sql_err(r->c, rc, "read rollups", err);
 	return ret;
+}
+
+/*
+ * Raw samples as a tier's stand-ins (what gw_rollup_emit gives for buckets
+ * of one sample, and the same answers for fuller ones): all of them for
+ * the last value; for min, max and sum without staleness markers; for a
+ * count each marker-free sample counts 1. Into *o (n 0: none).
+ */
+static int raw_stand_ins(struct vec *raw, int agg, struct gw_arena *arena, struct gw_series *o, struct gw_err *err)
+{
+	o->n = 0;
+	if (raw->n == 0)
+		return 0;
+	if (normalise(raw))
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	int64_t *t = gw_arena_alloc(arena, raw->n * sizeof(*t));
+	double *v = t ? gw_arena_alloc(arena, raw->n * sizeof(*v)) : NULL;
+	if (!v)
+		return gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
+	size_t n = 0;
+	for (size_t k = 0; k < raw->n; k++) {
+		if (agg != GW_AGG_LAST && gw_is_stale_nan(raw->v[k]))
+			continue;
+		t[n] = raw->t[k];
+		v[n++] = agg == GW_AGG_COUNT ? 1 : raw->v[k];
+	}
+	o->t = t;
+	o->v = v;
+	o->n = n;
+	return 0;
 }
 
 static int bucket_cmp(const void *a, const void *b)
@@ -472,7 +524,7 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 	if (candidates(db, m, nm, &refs, &nc) != 0)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	struct reader r;
-	struct vec h = {0};
+	struct vec h = {0}, raw = {0};
 	struct bvec x = {0};
 	struct hcopy *hc = calloc(nc ? nc : 1, sizeof(*hc));
 	int rc = hc ? 0 : GW_ENOMEM;
@@ -487,11 +539,28 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 		rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
 	for (size_t i = 0; i < nc && !rc; i++) {
 		struct ts_series *s = ts_get(db, refs[i]);
+		bool rolled = false;
 		x.n = 0;
+		raw.n = 0;
 		if (hc[i].id && mint < hc[i].first)
-			rc = read_disk_tier(&r, hc[i].id, mint, maxt, hc[i].first, &x, err);
-		if (!rc && hc[i].n && bucket_samples(h.t + hc[i].off, h.v + hc[i].off, hc[i].n, mint, maxt, INT64_MAX,
-						     &x))
+			rc = read_disk_tier(&r, hc[i].id, mint, maxt, hc[i].first, &x, &raw, &rolled, err);
+		if (!rc && hc[i].n && keep_samples(h.t + hc[i].off, h.v + hc[i].off, hc[i].n, mint, maxt, INT64_MAX,
+						   &raw))
+			rc = GW_ENOMEM;
+		if (rc)
+			continue;
+		if (!rolled) {
+			/* Nothing stored as buckets (a sparse series, or the head):
+			 * the samples are their own stand-ins, which folding them
+			 * into buckets first would only copy. */
+			rc = raw_stand_ins(&raw, agg, arena, &out->s[out->n], err);
+			if (!rc && out->s[out->n].n) {
+				out->s[out->n].labels = (struct gw_labels){s->labels, s->nlabels};
+				out->n++;
+			}
+			continue;
+		}
+		if (raw.n && bucket_samples(raw.t, raw.v, raw.n, mint, maxt, INT64_MAX, &x))
 			rc = GW_ENOMEM;
 		if (rc || x.n == 0)
 			continue;
@@ -529,6 +598,8 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 	free(x.b);
 	free(h.t);
 	free(h.v);
+	free(raw.t);
+	free(raw.v);
 	free(refs);
 	return rc;
 }

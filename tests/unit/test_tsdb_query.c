@@ -169,6 +169,11 @@ static void test_tiers_match_raw(void)
 			struct gw_lpair l[2] = {{"__name__", names[m]}, {"gpu", GPUS[g]}};
 			CHECK_INT_EQ(gw_tsdb_series(db, l, 2, &ref[m][g]), 0);
 		}
+	/* Two samples a minute: its chunks carry no buckets, so the tier
+	 * answers from its samples directly. */
+	uint64_t sparse;
+	struct gw_lpair sl[2] = {{"__name__", "sparse"}, {"gpu", "0"}};
+	CHECK_INT_EQ(gw_tsdb_series(db, sl, 2, &sparse), 0);
 	unsigned int seed = 9;
 	double level[2] = {40, 60}, ctr[2] = {0, 1e6};
 	int64_t end = 36 * 3600000LL, n = 0;
@@ -187,6 +192,11 @@ static void test_tiers_match_raw(void)
 				ctr[g] = 0; /* reset */
 			CHECK_INT_EQ(gw_tsdb_append(db, ref[0][g], tt, gv), 0);
 			CHECK_INT_EQ(gw_tsdb_append(db, ref[1][g], tt, ctr[g]), 0);
+		}
+		if (t % 30000 == 0) {
+			int k = rand_r(&seed) % 60;
+			double sv = k == 0 ? gw_stale_nan() : k == 1 ? NAN : (double)(rand_r(&seed) % 200) - 50;
+			CHECK_INT_EQ(gw_tsdb_append(db, sparse, t + (k == 2 ? 1234 : 0), sv), 0);
 		}
 		if (++n % 700 == 0 && t < end - 3600000)
 			CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
@@ -216,6 +226,13 @@ static void test_tiers_match_raw(void)
 		"timestamp(gauge)",
 		"gauge offset 1h",
 		"rate(counter[10m])",
+		"sparse",
+		"max_over_time(sparse[5m])",
+		"min_over_time(sparse[1h])",
+		"sum_over_time(sparse[10m])",
+		"count_over_time(sparse[2m])",
+		"count_over_time(sparse[1h])",
+		"sparse offset 1h",
 	};
 	struct {
 		int64_t start, step;

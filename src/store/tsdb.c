@@ -254,6 +254,12 @@ int gw_tsdb_append(struct gw_tsdb *db, uint64_t ref, int64_t t, double v)
 	s->v[s->n] = v;
 	s->n++;
 	s->last_t = t;
+	if (s->nskey < 16) {
+		uint64_t bits;
+		memcpy(&bits, &v, sizeof(bits));
+		s->skey = (s->skey ^ (uint64_t)t ^ (bits * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+		s->nskey++;
+	}
 	pthread_mutex_unlock(&s->mu);
 	atomic_fetch_add_explicit(&db->appended, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&db->head_samples, 1, memory_order_relaxed);

@@ -95,8 +95,10 @@ static int plan(struct gw_tsdb *db, struct ts_series *s, struct job *j, struct g
 {
 	size_t c = db->o.chunk_samples, total = s->nenc + s->n, s0 = 0;
 	/* Staggered: a series' first chunk is cut early by up to half a chunk
-	 * (by ref), so series that started together do not all seal at once. */
-	size_t c0 = db->o.stagger && !s->cut_once ? c - (size_t)((j->ref * 2654435761u) % (c / 2)) : c;
+	 * (by its first samples, else by ref), so series that started together
+	 * do not all seal at once, while series with the same samples do. */
+	uint64_t key = s->nskey ? s->skey ^ (s->skey >> 29) : j->ref * 2654435761u;
+	size_t c0 = db->o.stagger && !s->cut_once ? c - (size_t)(key % (c / 2)) : c;
 	int64_t span = db->o.chunk_span_ms;
 	int64_t first = s->nenc ? s->enc_first : s->t[0];
 	int64_t last = s->n ? s->t[s->n - 1] : s->enc_last;
@@ -165,12 +167,61 @@ static const char *const STMT_SQL[ST__N] = {
 	"SELECT id FROM series WHERE hash = ?1 AND labels = ?2",
 	"DELETE FROM partials WHERE series_id = ?1",
 	"INSERT INTO partials(series_id, mint, maxt, count, data) VALUES(?1, ?2, ?3, ?4, ?5)",
-	"INSERT INTO chunks(series_id, kind, mint, maxt, count, data) VALUES(?1, 1, ?2, ?3, ?4, ?5)",
+	"INSERT INTO chunks(series_id, kind, mint, maxt, count, data, same) VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)",
 	"INSERT INTO rollups(chunk_id, series_id, mint, maxt, data) VALUES(?1, ?2, ?3, ?4, ?5)",
 };
 
+/*
+ * Sealed chunks of this flush by content: a chunk with the same time
+ * range, count and bytes as one already written (the same samples under
+ * another series) is stored as a reference to it.
+ */
+struct dedup {
+	struct dd_slot {
+		uint64_t h;
+		const struct piece *p;
+		int64_t id; /* 0: empty */
+	} * s;
+	size_t cap;
+};
+
+static uint64_t piece_hash(const struct piece *p, const struct gw_buf *b)
+{
+	uint64_t h = (uint64_t)p->mint * 0x9e3779b97f4a7c15ULL ^ (uint64_t)p->maxt ^ p->count << 40 ^ p->len;
+	const unsigned char *d = (const unsigned char *)b->data + p->off;
+	for (size_t i = 0; i < p->len; i++)
+		h = (h ^ d[i]) * 1099511628211ULL;
+	return h | 1;
+}
+
+/* The id of an earlier chunk with p's content, or 0 (and p noted as id when id != 0). */
+static int64_t dedup_find(struct dedup *dd, const struct piece *p, const struct gw_buf *b, uint64_t h)
+{
+	if (!dd->cap)
+		return 0;
+	for (size_t i = h & (dd->cap - 1);; i = (i + 1) & (dd->cap - 1)) {
+		struct dd_slot *sl = &dd->s[i];
+		if (!sl->id)
+			return 0;
+		const struct piece *q = sl->p;
+		if (sl->h == h && q->mint == p->mint && q->maxt == p->maxt && q->count == p->count && q->len == p->len &&
+		    memcmp(b->data + q->off, b->data + p->off, p->len) == 0)
+			return sl->id;
+	}
+}
+
+static void dedup_note(struct dedup *dd, const struct piece *p, uint64_t h, int64_t id)
+{
+	if (!dd->cap)
+		return;
+	size_t i = h & (dd->cap - 1);
+	while (dd->s[i].id)
+		i = (i + 1) & (dd->cap - 1);
+	dd->s[i] = (struct dd_slot){h, p, id};
+}
+
 static int write_job(struct gw_tsdb *db, sqlite3_stmt **st, struct job *j, const struct gw_buf *b,
-		     struct gw_err *err)
+		     struct dedup *dd, struct gw_err *err)
 {
 	sqlite3 *c = db->w;
 	int rc = 0;
@@ -202,13 +253,23 @@ static int write_job(struct gw_tsdb *db, sqlite3_stmt **st, struct job *j, const
 	for (size_t i = 0; i < j->npc && !rc; i++) {
 		const struct piece *p = &j->pc[i];
 		sqlite3_stmt *s = st[p->kind == 1 ? ST_INS_CHUNK : ST_INS_PARTIAL];
+		uint64_t h = p->kind == 1 ? piece_hash(p, b) : 0;
+		int64_t same = p->kind == 1 ? dedup_find(dd, p, b, h) : 0;
 		sqlite3_bind_int64(s, 1, j->id);
 		sqlite3_bind_int64(s, 2, p->mint);
 		sqlite3_bind_int64(s, 3, p->maxt);
 		sqlite3_bind_int64(s, 4, (sqlite3_int64)p->count);
-		sqlite3_bind_blob(s, 5, b->data + p->off, (int)p->len, SQLITE_STATIC);
+		sqlite3_bind_blob(s, 5, same ? "" : b->data + p->off, same ? 0 : (int)p->len, SQLITE_STATIC);
+		if (p->kind == 1) {
+			if (same)
+				sqlite3_bind_int64(s, 6, same);
+			else
+				sqlite3_bind_null(s, 6);
+		}
 		rc = step_done(c, s, "insert chunk", err);
-		if (!rc && p->rlen) {
+		if (!rc && p->kind == 1 && !same)
+			dedup_note(dd, p, h, sqlite3_last_insert_rowid(c));
+		if (!rc && p->rlen && !same) {
 			s = st[ST_INS_ROLLUP];
 			sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(c));
 			sqlite3_bind_int64(s, 2, j->id);
@@ -233,8 +294,21 @@ static int write_all(struct gw_tsdb *db, struct job *jobs, size_t nj, const stru
 		if (rc != SQLITE_OK)
 			ret = ts_sql_err(db->w, rc, "prepare", err);
 	}
+	size_t sealed = 0;
+	for (size_t i = 0; i < nj; i++)
+		for (size_t k = 0; k < jobs[i].npc; k++)
+			sealed += jobs[i].pc[k].kind == 1;
+	struct dedup dd = {0};
+	if (sealed > 1) { /* without room, every chunk is simply stored */
+		size_t cap = 16;
+		while (cap < 2 * sealed)
+			cap *= 2;
+		dd.s = calloc(cap, sizeof(*dd.s));
+		dd.cap = dd.s ? cap : 0;
+	}
 	for (size_t i = 0; i < nj && !ret; i++)
-		ret = write_job(db, st, &jobs[i], b, err);
+		ret = write_job(db, st, &jobs[i], b, &dd, err);
+	free(dd.s);
 	for (int i = 0; i < ST__N; i++)
 		sqlite3_finalize(st[i]);
 	if (!ret) {

@@ -10,9 +10,13 @@
  *       escaped as in the exposition format (\\, \", \n); hash is
  *       ts_labels_hash(labels), indexed, to find a series' row when it is
  *       first written.
- *   chunks(id INTEGER PRIMARY KEY, series_id, kind, mint, maxt, count, data)
+ *   chunks(id INTEGER PRIMARY KEY, series_id, kind, mint, maxt, count, data, same)
  *       sealed chunks (kind 1): data is one codec.h chunk (ends in its
  *       CRC-32); mint/maxt in ms. Indexes: (series_id, maxt), (maxt).
+ *       same: NULL, or the id of a chunk with the same bytes (another
+ *       series with the same samples), whose data stands for this row's
+ *       (empty); a trigger gives the data to such rows before that chunk
+ *       is deleted.
  *   partials(id INTEGER PRIMARY KEY, series_id, mint, maxt, count, data)
  *       pieces of each series' open chunk, replaced by the sealed chunk
  *       when it is cut, read back into the head on open.
@@ -70,6 +74,11 @@ struct ts_series {
 	size_t n, cap;
 	int64_t last_t;  /* newest sample, head or disk; INT64_MIN if none */
 	bool cut_once;   /* a chunk was sealed since open (opts.stagger) */
+	/* The first samples appended since open, hashed: the stagger's key, so
+	 * series fed the same samples (a metric under two names) cut the same
+	 * chunks, which the flush then stores once. */
+	uint64_t skey;
+	unsigned nskey;
 };
 
 /* tsdb_head.c: the compressed part of a head */

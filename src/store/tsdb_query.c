@@ -173,17 +173,21 @@ static int reader_open(struct reader *r, struct gw_err *err)
 	int rc = sqlite3_exec(r->c, "BEGIN", NULL, NULL, NULL);
 	if (!rc)
 		r->chunks = ts_reader_stmt(r->c,
-					   "SELECT data FROM chunks WHERE series_id = ?1 AND kind = 1 AND maxt >= ?2 "
-					   "AND mint <= ?3 AND mint < ?4 ORDER BY maxt",
+					   "SELECT coalesce(d.data, c.data) FROM chunks c LEFT JOIN chunks d ON d.id = c.same "
+					   "WHERE c.series_id = ?1 AND c.kind = 1 AND c.maxt >= ?2 "
+					   "AND c.mint <= ?3 AND c.mint < ?4 ORDER BY c.maxt",
 					   &rc);
 	if (!rc)
 		r->any = ts_reader_stmt(r->c, "SELECT 1 FROM chunks WHERE series_id = ?1 AND maxt >= ?2 AND mint <= ?3 LIMIT 1",
 					&rc);
-	/* A sealed chunk's minute buckets, or its samples where it has none (older stores). */
+	/* A sealed chunk's minute buckets, or its samples where it has none (sparse
+	 * chunks, older stores); a chunk stored once for two series has them under
+	 * the chunk that holds the bytes. */
 	if (!rc)
 		r->tier = ts_reader_stmt(r->c,
-					 "SELECT r.data, CASE WHEN r.data IS NULL THEN c.data END FROM chunks c "
-					 "LEFT JOIN rollups r ON r.chunk_id = c.id WHERE c.series_id = ?1 AND c.kind = 1 "
+					 "SELECT r.data, CASE WHEN r.data IS NULL THEN coalesce(d.data, c.data) END "
+					 "FROM chunks c LEFT JOIN chunks d ON d.id = c.same "
+					 "LEFT JOIN rollups r ON r.chunk_id = coalesce(c.same, c.id) WHERE c.series_id = ?1 AND c.kind = 1 "
 					 "AND c.maxt >= ?2 AND c.mint <= ?3 AND c.mint < ?4 ORDER BY c.maxt",
 					 &rc);
 	if (rc)

@@ -15,9 +15,14 @@ static const char *const SCHEMA =
 	"CREATE INDEX IF NOT EXISTS series_hash ON series(hash);"
 	"CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
 	" kind INTEGER NOT NULL, mint INTEGER NOT NULL, maxt INTEGER NOT NULL,"
-	" count INTEGER NOT NULL, data BLOB NOT NULL);"
+	" count INTEGER NOT NULL, data BLOB NOT NULL, same INTEGER);"
 	"CREATE INDEX IF NOT EXISTS chunks_series_maxt ON chunks(series_id, maxt);"
 	"CREATE INDEX IF NOT EXISTS chunks_maxt ON chunks(maxt);"
+	/* A chunk stored once for several series (same samples): the others
+	 * name it in `same`; before it goes, they get its bytes. */
+	"CREATE INDEX IF NOT EXISTS chunks_same ON chunks(same) WHERE same IS NOT NULL;"
+	"CREATE TRIGGER IF NOT EXISTS chunks_hand_over BEFORE DELETE ON chunks WHEN old.same IS NULL"
+	" BEGIN UPDATE chunks SET data = old.data, same = NULL WHERE same = old.id; END;"
 	/* Pieces of open chunks, rewritten as they grow: apart from the sealed
 	 * chunks, so their deletions free whole pages instead of leaving holes
 	 * between sealed rows that later rows (always appended) never fill. */
@@ -88,8 +93,9 @@ static long format_of(sqlite3 *c)
 
 /*
  * Format 1 -> 2 in one transaction: the series table loses its UNIQUE
- * label index (the text was kept twice) for a hash column, and partial rows
- * move from chunks to their own table. Sealed chunks are not touched.
+ * label index (the text was kept twice) for a hash column, partial rows
+ * move from chunks to their own table, and chunks gain `same`. Sealed
+ * chunks' bytes are not touched.
  */
 static int migrate_v1(sqlite3 *c, struct gw_err *err)
 {
@@ -127,6 +133,7 @@ static int migrate_v1(sqlite3 *c, struct gw_err *err)
 			 " SELECT series_id, mint, maxt, count, data FROM chunks WHERE kind = 0 ORDER BY series_id, mint;"
 			 "DELETE FROM chunks WHERE kind = 0;"
 			 "DROP INDEX IF EXISTS chunks_partial;"
+			 "ALTER TABLE chunks ADD COLUMN same INTEGER;"
 			 "UPDATE meta SET value = '2' WHERE key = 'format';",
 			 "migrate", err);
 	if (!ret)

@@ -424,6 +424,8 @@ static void test_migrates_format_1(void)
 				  " SELECT series_id, 0, mint, maxt, count, data FROM partials;"
 				  "DROP TABLE partials;"
 				  "CREATE INDEX chunks_partial ON chunks(series_id, mint) WHERE kind = 0;"
+				  "DROP TRIGGER chunks_hand_over; DROP INDEX chunks_same;"
+				  "ALTER TABLE chunks DROP COLUMN same;"
 				  "UPDATE meta SET value = '1' WHERE key = 'format'; COMMIT;",
 				  NULL, NULL, NULL),
 		     SQLITE_OK);
@@ -450,6 +452,80 @@ static void test_migrates_format_1(void)
 	expect_range(db, "temp", 0, 0, INT64_MAX, 1000, 400000);
 	expect_range(db, "new", 2, 0, INT64_MAX, 1000, 5000);
 	gw_tsdb_close(db);
+}
+
+static size_t tier_samples(struct gw_tsdb *db, const char *name, struct gw_arena *a)
+{
+	struct gw_matcher m;
+	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", name, GW_PQ_EQ, NULL), 0);
+	struct gw_querier q = gw_tsdb_querier(db);
+	struct gw_series_set set = {0};
+	CHECK_INT_EQ(q.select_tier(q.ctx, &m, 1, 0, INT64_MAX, 60000, GW_PQ_TIER_MAX, a, &set, NULL), 0);
+	gw_matcher_release(&m);
+	return set.n == 1 ? set.s[0].n : 0;
+}
+
+/*
+ * The same samples under two names (a DCGM field and its native twin) are
+ * cut into the same chunks (the stagger is keyed by the first samples) and
+ * stored once; both read back whole, through the tier too, and when the
+ * chunk holding the bytes is deleted the other keeps them.
+ */
+static void test_same_samples_stored_once(void)
+{
+	fresh_dir();
+	struct gw_tsdb_opts o = {.chunk_samples = 100, .stagger = true};
+	struct gw_tsdb *db = open_db(&o);
+	uint64_t a = series(db, "twin_a", "0"), b = series(db, "twin_b", "0"), c = series(db, "other", "0");
+	uint64_t na = series(db, "noisy_a", "0"), nb = series(db, "noisy_b", "0"); /* chunks with minute buckets */
+	for (int64_t f = 0; f < 6; f++) {
+		append_range(db, a, 0, 1000 + f * 50000, 50000 + f * 50000);
+		append_range(db, b, 0, 1000 + f * 50000, 50000 + f * 50000);
+		append_range(db, c, 1, 1000 + f * 50000, 50000 + f * 50000);
+		for (int64_t t = 1000 + f * 50000; t <= 50000 + f * 50000; t += 1000) {
+			uint64_t k = (uint64_t)t * 0x9e3779b97f4a7c15ULL;
+			double v = (double)((k ^ (k >> 29)) % 1000) / 10;
+			CHECK_INT_EQ(gw_tsdb_append(db, na, t, v), 0);
+			CHECK_INT_EQ(gw_tsdb_append(db, nb, t, v), 0);
+		}
+		CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	}
+	gw_tsdb_close(db);
+	long chunks = sql_count("SELECT count(*) FROM chunks WHERE series_id = 2");
+	CHECK(chunks >= 2);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE same IS NOT NULL"),
+		     chunks + sql_count("SELECT count(*) FROM chunks WHERE series_id = 5"));
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE series_id = 2 AND length(data) = 0"), chunks);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE series_id = 3 AND same IS NOT NULL"), 0);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups WHERE series_id = 2"), 0);
+	CHECK(sql_count("SELECT count(*) FROM rollups WHERE series_id = 4") > 0);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups WHERE series_id = 5"), 0);
+
+	db = open_db(&o);
+	expect_range(db, "twin_a", 0, 0, INT64_MAX, 1000, 300000);
+	expect_range(db, "twin_b", 0, 0, INT64_MAX, 1000, 300000);
+	expect_range(db, "other", 1, 0, INT64_MAX, 1000, 300000);
+	struct gw_arena ar;
+	gw_arena_init(&ar, 1 << 26);
+	size_t ta = tier_samples(db, "noisy_a", &ar), tb = tier_samples(db, "noisy_b", &ar);
+	CHECK(ta > 0 && ta < 300); /* buckets, not samples */
+	CHECK_INT_EQ(tb, ta);       /* the twin reads the holder's buckets */
+	gw_tsdb_close(db);
+
+	/* The holder's chunks go (as size retention would take them): the twin
+	 * is handed the bytes first. */
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
+	sqlite3 *sc = NULL;
+	CHECK_INT_EQ(sqlite3_open(path, &sc), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(sc, "DELETE FROM chunks WHERE series_id IN (1, 4)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sc);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE same IS NOT NULL"), 0);
+	db = open_db(&o);
+	expect_range(db, "twin_b", 0, 0, INT64_MAX, 1000, 300000);
+	CHECK_INT_EQ(tier_samples(db, "noisy_b", &ar), 300); /* its own bytes now, no buckets: the samples */
+	gw_tsdb_close(db);
+	gw_arena_release(&ar);
 }
 
 /* Two writers on one store (an import beside the agent): a series the other
@@ -575,6 +651,7 @@ int main(void)
 	RUN(test_corrupt_chunk_skipped);
 	RUN(test_migrates_format_1);
 	RUN(test_two_writers_share_series);
+	RUN(test_same_samples_stored_once);
 	RUN(test_unwritable_dir);
 	RUN(test_disk_full_resumes);
 	char cmd[256];

@@ -166,15 +166,15 @@ static const char *const STMT_SQL[ST__N] = {
 	"INSERT INTO series(hash, labels) VALUES(?1, ?2)",
 	"SELECT id FROM series WHERE hash = ?1 AND labels = ?2",
 	"DELETE FROM partials WHERE series_id = ?1",
-	"INSERT INTO partials(series_id, mint, maxt, count, data) VALUES(?1, ?2, ?3, ?4, ?5)",
+	"INSERT INTO partials(series_id, mint, maxt, count, data, same) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
 	"INSERT INTO chunks(series_id, kind, mint, maxt, count, data, same) VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)",
 	"INSERT INTO rollups(chunk_id, series_id, mint, maxt, data) VALUES(?1, ?2, ?3, ?4, ?5)",
 };
 
 /*
- * Sealed chunks of this flush by content: a chunk with the same time
- * range, count and bytes as one already written (the same samples under
- * another series) is stored as a reference to it.
+ * The pieces of this flush by content: a sealed chunk (or a partial row)
+ * with the same time range, count and bytes as one already written (the
+ * same samples under another series) is stored as a reference to it.
  */
 struct dedup {
 	struct dd_slot {
@@ -187,7 +187,8 @@ struct dedup {
 
 static uint64_t piece_hash(const struct piece *p, const struct gw_buf *b)
 {
-	uint64_t h = (uint64_t)p->mint * 0x9e3779b97f4a7c15ULL ^ (uint64_t)p->maxt ^ p->count << 40 ^ p->len;
+	uint64_t h = (uint64_t)p->mint * 0x9e3779b97f4a7c15ULL ^ (uint64_t)p->maxt ^ p->count << 40 ^ p->len ^
+		     (uint64_t)p->kind << 60;
 	const unsigned char *d = (const unsigned char *)b->data + p->off;
 	for (size_t i = 0; i < p->len; i++)
 		h = (h ^ d[i]) * 1099511628211ULL;
@@ -204,8 +205,8 @@ static int64_t dedup_find(struct dedup *dd, const struct piece *p, const struct 
 		if (!sl->id)
 			return 0;
 		const struct piece *q = sl->p;
-		if (sl->h == h && q->mint == p->mint && q->maxt == p->maxt && q->count == p->count && q->len == p->len &&
-		    memcmp(b->data + q->off, b->data + p->off, p->len) == 0)
+		if (sl->h == h && q->kind == p->kind && q->mint == p->mint && q->maxt == p->maxt &&
+		    q->count == p->count && q->len == p->len && memcmp(b->data + q->off, b->data + p->off, p->len) == 0)
 			return sl->id;
 	}
 }
@@ -253,21 +254,19 @@ static int write_job(struct gw_tsdb *db, sqlite3_stmt **st, struct job *j, const
 	for (size_t i = 0; i < j->npc && !rc; i++) {
 		const struct piece *p = &j->pc[i];
 		sqlite3_stmt *s = st[p->kind == 1 ? ST_INS_CHUNK : ST_INS_PARTIAL];
-		uint64_t h = p->kind == 1 ? piece_hash(p, b) : 0;
-		int64_t same = p->kind == 1 ? dedup_find(dd, p, b, h) : 0;
+		uint64_t h = piece_hash(p, b);
+		int64_t same = dedup_find(dd, p, b, h);
 		sqlite3_bind_int64(s, 1, j->id);
 		sqlite3_bind_int64(s, 2, p->mint);
 		sqlite3_bind_int64(s, 3, p->maxt);
 		sqlite3_bind_int64(s, 4, (sqlite3_int64)p->count);
 		sqlite3_bind_blob(s, 5, same ? "" : b->data + p->off, same ? 0 : (int)p->len, SQLITE_STATIC);
-		if (p->kind == 1) {
-			if (same)
-				sqlite3_bind_int64(s, 6, same);
-			else
-				sqlite3_bind_null(s, 6);
-		}
+		if (same)
+			sqlite3_bind_int64(s, 6, same);
+		else
+			sqlite3_bind_null(s, 6);
 		rc = step_done(c, s, "insert chunk", err);
-		if (!rc && p->kind == 1 && !same)
+		if (!rc && !same)
 			dedup_note(dd, p, h, sqlite3_last_insert_rowid(c));
 		if (!rc && p->rlen && !same) {
 			s = st[ST_INS_ROLLUP];
@@ -294,14 +293,13 @@ static int write_all(struct gw_tsdb *db, struct job *jobs, size_t nj, const stru
 		if (rc != SQLITE_OK)
 			ret = ts_sql_err(db->w, rc, "prepare", err);
 	}
-	size_t sealed = 0;
+	size_t pieces = 0;
 	for (size_t i = 0; i < nj; i++)
-		for (size_t k = 0; k < jobs[i].npc; k++)
-			sealed += jobs[i].pc[k].kind == 1;
+		pieces += jobs[i].npc;
 	struct dedup dd = {0};
-	if (sealed > 1) { /* without room, every chunk is simply stored */
+	if (pieces > 1) { /* without room, every piece is simply stored */
 		size_t cap = 16;
-		while (cap < 2 * sealed)
+		while (cap < 2 * pieces)
 			cap *= 2;
 		dd.s = calloc(cap, sizeof(*dd.s));
 		dd.cap = dd.s ? cap : 0;
@@ -389,7 +387,8 @@ static int flush_locked(struct gw_tsdb *db, struct gw_err *err)
 		int rc = sqlite3_exec(db->w,
 				      "BEGIN IMMEDIATE;"
 				      "INSERT INTO chunks(series_id, kind, mint, maxt, count, data)"
-				      " SELECT series_id, 1, mint, maxt, count, data FROM partials ORDER BY series_id, mint;"
+				      " SELECT p.series_id, 1, p.mint, p.maxt, p.count, coalesce(q.data, p.data)"
+				      " FROM partials p LEFT JOIN partials q ON q.id = p.same ORDER BY p.series_id, p.mint;"
 				      "DELETE FROM partials; COMMIT;",
 				      NULL, NULL, NULL);
 		if (rc != SQLITE_OK)

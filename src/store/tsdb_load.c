@@ -108,7 +108,8 @@ static int load_last(struct gw_tsdb *db, const struct idref *m, size_t nm, struc
 static int load_heads(struct gw_tsdb *db, const struct idref *m, size_t nm, struct gw_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db->w, "SELECT series_id, data FROM partials ORDER BY series_id, mint",
+	int rc = sqlite3_prepare_v2(db->w, "SELECT p.series_id, coalesce(q.data, p.data) FROM partials p "
+				    "LEFT JOIN partials q ON q.id = p.same ORDER BY p.series_id, p.mint",
 				    -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return ts_sql_err(db->w, rc, "load heads", err);

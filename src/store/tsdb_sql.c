@@ -27,8 +27,11 @@ static const char *const SCHEMA =
 	 * chunks, so their deletions free whole pages instead of leaving holes
 	 * between sealed rows that later rows (always appended) never fill. */
 	"CREATE TABLE IF NOT EXISTS partials(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
-	" mint INTEGER NOT NULL, maxt INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);"
+	" mint INTEGER NOT NULL, maxt INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL, same INTEGER);"
 	"CREATE INDEX IF NOT EXISTS partials_series ON partials(series_id, mint);"
+	"CREATE INDEX IF NOT EXISTS partials_same ON partials(same) WHERE same IS NOT NULL;"
+	"CREATE TRIGGER IF NOT EXISTS partials_hand_over BEFORE DELETE ON partials WHEN old.same IS NULL"
+	" BEGIN UPDATE partials SET data = old.data, same = NULL WHERE same = old.id; END;"
 	/* The minute tier: a sealed chunk's buckets (rollup.h), gone with the chunk. */
 	"CREATE TABLE IF NOT EXISTS rollups(chunk_id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
 	" mint INTEGER NOT NULL, maxt INTEGER NOT NULL, data BLOB NOT NULL);"
@@ -128,7 +131,8 @@ static int migrate_v1(sqlite3 *c, struct gw_err *err)
 		  : exec(c,
 			 "DROP TABLE series; ALTER TABLE series_v2 RENAME TO series;"
 			 "CREATE TABLE partials(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
-			 " mint INTEGER NOT NULL, maxt INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);"
+			 " mint INTEGER NOT NULL, maxt INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,"
+			 " same INTEGER);"
 			 "INSERT INTO partials(series_id, mint, maxt, count, data)"
 			 " SELECT series_id, mint, maxt, count, data FROM chunks WHERE kind = 0 ORDER BY series_id, mint;"
 			 "DELETE FROM chunks WHERE kind = 0;"

@@ -421,9 +421,12 @@ static void test_migrates_format_1(void)
 				  "INSERT INTO series_v1 SELECT id, labels FROM series;"
 				  "DROP TABLE series; ALTER TABLE series_v1 RENAME TO series;"
 				  "INSERT INTO chunks(series_id, kind, mint, maxt, count, data)"
-				  " SELECT series_id, 0, mint, maxt, count, data FROM partials;"
+				  " SELECT p.series_id, 0, p.mint, p.maxt, p.count, coalesce(q.data, p.data)"
+				  " FROM partials p LEFT JOIN partials q ON q.id = p.same;"
 				  "DROP TABLE partials;"
 				  "CREATE INDEX chunks_partial ON chunks(series_id, mint) WHERE kind = 0;"
+				  "UPDATE chunks SET data = (SELECT d.data FROM chunks d WHERE d.id = chunks.same),"
+				  " same = NULL WHERE same IS NOT NULL;"
 				  "DROP TRIGGER chunks_hand_over; DROP INDEX chunks_same;"
 				  "ALTER TABLE chunks DROP COLUMN same;"
 				  "UPDATE meta SET value = '1' WHERE key = 'format'; COMMIT;",
@@ -498,6 +501,9 @@ static void test_same_samples_stored_once(void)
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE series_id = 2 AND length(data) = 0"), chunks);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE series_id = 3 AND same IS NOT NULL"), 0);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups WHERE series_id = 2"), 0);
+	/* the open chunk's rows too */
+	CHECK(sql_count("SELECT count(*) FROM partials WHERE series_id = 2") > 0);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM partials WHERE series_id = 2 AND same IS NULL"), 0);
 	CHECK(sql_count("SELECT count(*) FROM rollups WHERE series_id = 4") > 0);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups WHERE series_id = 5"), 0);
 
@@ -518,9 +524,12 @@ static void test_same_samples_stored_once(void)
 	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
 	sqlite3 *sc = NULL;
 	CHECK_INT_EQ(sqlite3_open(path, &sc), SQLITE_OK);
-	CHECK_INT_EQ(sqlite3_exec(sc, "DELETE FROM chunks WHERE series_id IN (1, 4)", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(sc, "DELETE FROM chunks WHERE series_id IN (1, 4); DELETE FROM partials WHERE series_id = 1",
+				  NULL, NULL, NULL),
+		     SQLITE_OK);
 	sqlite3_close(sc);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE same IS NOT NULL"), 0);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM partials WHERE series_id = 2 AND same IS NOT NULL"), 0);
 	db = open_db(&o);
 	expect_range(db, "twin_b", 0, 0, INT64_MAX, 1000, 300000);
 	CHECK_INT_EQ(tier_samples(db, "noisy_b", &ar), 300); /* its own bytes now, no buckets: the samples */

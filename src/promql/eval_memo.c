@@ -48,7 +48,7 @@ static struct memo_ent *memo_slot(struct ev *e, int kind, const void *node, cons
 	if (m->count * 2 >= m->cap) {
 		if (m->count >= MEMO_MAX)
 			return NULL;
-		size_t cap = m->cap ? m->cap * 2 : 1024;
+		size_t cap = m->cap ? m->cap * 2 : 64; /* grows with use: most queries remember a few sets */
 		struct memo_ent *s = gw_arena_alloc(e->a, cap * sizeof(*s));
 		if (!s)
 			return NULL;
@@ -90,6 +90,10 @@ static void memo_fill(struct ev *e, struct memo_ent *s, int kind, const void *no
 
 struct gw_labels ev_drop_name(struct ev *e, const struct gw_labels *l)
 {
+	/* Nothing to drop (an aggregation's or operator's result, made anew
+	 * each step): the set itself, without filling the memo with it. */
+	if (!gw_labels_get(l, GW_METRIC_NAME))
+		return *l;
 	struct memo_ent *s = memo_slot(e, MEMO_DROP, NULL, l, NULL);
 	if (s && s->kind)
 		return s->labels;

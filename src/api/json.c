@@ -210,6 +210,36 @@ static size_t fmt_shortest_fast(char *out, double v)
 	return put_decimal(out, signbit(v), (uint64_t)d, j);
 }
 
+/*
+ * Values with at most six decimals (most of what GPUs report: watts to the
+ * milliwatt, ratios, integers) in one try: with x = |v|·10^6 below 2^52, at
+ * most one integer c has c/10^6 read back as v (see fmt_shortest_fast), and
+ * if v has a shorter decimal, that decimal times a power of ten is c; so c
+ * with its trailing zeros stripped is the shortest. Returns the length, or
+ * 0 when v has no such c.
+ */
+static size_t fmt_dec6(char *out, double v)
+{
+	double a = fabs(v), x = a * 1e6;
+	if (!(x < 0x1p52))
+		return 0;
+	int64_t m = (int64_t)(x + 0.5), c = -1;
+	if (fabs(x - (double)m) > x * 0x1p-50)
+		return 0;
+	const int64_t try[3] = {m, m - 1, m + 1}; /* x's rounding: off by one at worst */
+	for (int i = 0; i < 3 && c < 0; i++)
+		if (try[i] >= 0 && (double)try[i] / 1e6 == a)
+			c = try[i];
+	if (c < 0)
+		return 0;
+	int d = 6;
+	while (d > 0 && c % 10 == 0) {
+		c /= 10;
+		d--;
+	}
+	return put_decimal(out, signbit(v), (uint64_t)c, d);
+}
+
 /* v with this many significant digits, "%.*e", in e; whether it reads back as v. */
 static bool reads_back(char *e, size_t n, int digits, double v)
 {
@@ -221,7 +251,7 @@ size_t gw_json_format_float(char *out, size_t cap, double v)
 {
 	/* Measured values (few decimals) first, where that is quickest; then
 	 * computed ones by the exact search; then printf trials. */
-	size_t n = cap >= 96 ? fmt_fixed_fast(out, v, 6) : 0;
+	size_t n = cap >= 96 ? fmt_dec6(out, v) : 0;
 	if (!n && cap >= 96)
 		n = fmt_shortest_fast(out, v);
 	if (!n && cap >= 48)

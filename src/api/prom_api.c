@@ -129,9 +129,23 @@ static void eval_error(struct gw_http_response *r, int rc, const struct gw_err *
 		error_reply(r, 422, "execution", err->msg[0] ? err->msg : gw_strerror(rc));
 }
 
-static void write_points(struct gw_buf *b, const struct gw_series *s)
+/*
+ * The series of a range answer share their time stamps (the steps): the
+ * first series' stamps are formatted and where each landed in the answer is
+ * noted, and later series copy the text of an equal stamp from there.
+ */
+struct tref {
+	const int64_t *t; /* the first series' stamps */
+	uint32_t *off;    /* where each one's text starts in the answer */
+	unsigned char *len;
+	size_t n, j; /* count; the next one to compare with */
+};
+
+static void write_points(struct gw_buf *b, const struct gw_series *s, struct tref *tr, bool first)
 {
 	gw_buf_putc(b, '[');
+	if (tr)
+		tr->j = 0;
 	/* The bulk of a range answer: room reserved once a point. */
 	for (size_t i = 0; i < s->n; i++) {
 		if (gw_buf_reserve(b, GW_JSON_TIME_MAX + GW_JSON_VALUE_MAX + 4) != 0)
@@ -140,7 +154,26 @@ static void write_points(struct gw_buf *b, const struct gw_series *s)
 		if (i)
 			*p++ = ',';
 		*p++ = '[';
-		p += gw_json_time_fmt(p, s->t[i]);
+		int64_t t = s->t[i];
+		if (tr && !first) {
+			while (tr->j < tr->n && tr->t[tr->j] < t)
+				tr->j++;
+		}
+		if (tr && !first && tr->j < tr->n && tr->t[tr->j] == t) {
+			memcpy(p, b->data + tr->off[tr->j], 16); /* fixed size: no call; the text is shorter */
+			if (tr->len[tr->j] > 16)
+				memcpy(p + 16, b->data + tr->off[tr->j] + 16, (size_t)tr->len[tr->j] - 16);
+			p += tr->len[tr->j];
+		} else {
+			size_t n = gw_json_time_fmt(p, t);
+			if (tr && first && b->len + (size_t)(p - p0) <= UINT32_MAX) {
+				tr->off[i] = (uint32_t)(b->len + (size_t)(p - p0));
+				tr->len[i] = (unsigned char)n;
+			} else if (tr && first) {
+				tr->n = i; /* beyond 4 GiB: stop noting */
+			}
+			p += n;
+		}
 		*p++ = ',';
 		p += gw_json_value_fmt(p, s->v[i]);
 		*p++ = ']';
@@ -158,6 +191,14 @@ static int series_cmp(const void *a, const void *b)
 void gw_api_json_matrix(struct gw_buf *b, struct gw_matrix *m)
 {
 	qsort(m->s, m->n, sizeof(*m->s), series_cmp);
+	struct tref tr = {0}, *trp = NULL;
+	if (m->n > 1 && m->s[0].n) {
+		tr.t = m->s[0].t;
+		tr.n = m->s[0].n;
+		tr.off = malloc(tr.n * sizeof(*tr.off));
+		tr.len = malloc(tr.n);
+		trp = tr.off && tr.len ? &tr : NULL; /* without: each time formatted */
+	}
 	gw_buf_puts(b, "{\"resultType\":\"matrix\",\"result\":[");
 	for (size_t i = 0; i < m->n; i++) {
 		if (i)
@@ -165,10 +206,12 @@ void gw_api_json_matrix(struct gw_buf *b, struct gw_matrix *m)
 		gw_buf_puts(b, "{\"metric\":");
 		gw_json_labels(b, &m->s[i].labels);
 		gw_buf_puts(b, ",\"values\":");
-		write_points(b, &m->s[i]);
+		write_points(b, &m->s[i], trp, i == 0);
 		gw_buf_putc(b, '}');
 	}
 	gw_buf_puts(b, "]}");
+	free(tr.off);
+	free(tr.len);
 }
 
 void gw_api_json_result(struct gw_buf *b, struct gw_pq_result *res)

@@ -182,6 +182,26 @@ static void test_time_parsing(void)
 	CHECK(gw_api_parse_duration("5parsecs", &ms) != 0);
 }
 
+/* The matrix writer: series that share, skip and add time stamps (the
+ * later series copy the first one's text where the stamps are equal). */
+static void test_matrix_json(void)
+{
+	int64_t t0[] = {1000, 2000, 3000, 4500}, t1[] = {500, 2000, 3000, 4500, 5000}, t2[] = {-1500, 3000};
+	double v0[] = {1, 2, 3, 4}, v1[] = {0.5, 2.25, 3, 1e21, -7}, v2[] = {9, 8};
+	struct gw_lpair la = {"gpu", "0"}, lb = {"gpu", "1"}, lc = {"gpu", "2"};
+	struct gw_series ss[3] = {{{&la, 1}, t0, v0, 4}, {{&lb, 1}, t1, v1, 5}, {{&lc, 1}, t2, v2, 2}};
+	struct gw_matrix m = {ss, 3};
+	struct gw_buf b;
+	gw_buf_init(&b, 1 << 20);
+	gw_api_json_matrix(&b, &m);
+	CHECK_STR_EQ(b.data, "{\"resultType\":\"matrix\",\"result\":["
+			     "{\"metric\":{\"gpu\":\"0\"},\"values\":[[1,\"1\"],[2,\"2\"],[3,\"3\"],[4.500,\"4\"]]},"
+			     "{\"metric\":{\"gpu\":\"1\"},\"values\":[[0.500,\"0.5\"],[2,\"2.25\"],[3,\"3\"],"
+			     "[4.500,\"1000000000000000000000\"],[5,\"-7\"]]},"
+			     "{\"metric\":{\"gpu\":\"2\"},\"values\":[[-1.500,\"9\"],[3,\"8\"]]}]}");
+	gw_buf_release(&b);
+}
+
 int main(void)
 {
 	RUN(test_query);
@@ -189,5 +209,6 @@ int main(void)
 	RUN(test_errors);
 	RUN(test_series_and_labels);
 	RUN(test_time_parsing);
+	RUN(test_matrix_json);
 	return harness_done();
 }

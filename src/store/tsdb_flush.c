@@ -195,7 +195,7 @@ static uint64_t piece_hash(const struct piece *p, const struct gw_buf *b)
 	return h | 1;
 }
 
-/* The id of an earlier chunk with p's content, or 0 (and p noted as id when id != 0). */
+/* The row id of a piece written earlier in this flush with p's kind and content, or 0. */
 static int64_t dedup_find(struct dedup *dd, const struct piece *p, const struct gw_buf *b, uint64_t h)
 {
 	if (!dd->cap)

@@ -395,21 +395,6 @@ static int bvec_reserve(struct bvec *x, size_t more)
 	return 0;
 }
 
-/* Samples (t ascending) in [mint, maxt] and before `before`, as minute buckets appended to x. */
-static int bucket_samples(const int64_t *t, const double *v, size_t n, int64_t mint, int64_t maxt, int64_t before,
-			  struct bvec *x)
-{
-	size_t a = lower_bound(t, n, mint), b = upper_bound(t, n, maxt);
-	while (b > a && t[b - 1] >= before)
-		b--;
-	if (b <= a)
-		return 0;
-	if (bvec_reserve(x, b - a))
-		return GW_ENOMEM;
-	x->n += gw_rollup_build(t + a, v + a, b - a, GW_ROLLUP_MINUTE_MS, x->b + x->n);
-	return 0;
-}
-
 /* Samples (t ascending) in [mint, maxt] and before `before`, appended to raw. */
 static int keep_samples(const int64_t *t, const double *v, size_t n, int64_t mint, int64_t maxt, int64_t before,
 			struct vec *raw)
@@ -564,8 +549,11 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 			}
 			continue;
 		}
-		if (raw.n && bucket_samples(raw.t, raw.v, raw.n, mint, maxt, INT64_MAX, &x))
-			rc = GW_ENOMEM;
+		if (raw.n) { /* the chunks without buckets and the head, folded into minutes */
+			rc = normalise(&raw) || bvec_reserve(&x, raw.n) ? GW_ENOMEM : 0;
+			if (!rc)
+				x.n += gw_rollup_build(raw.t, raw.v, raw.n, GW_ROLLUP_MINUTE_MS, x.b + x.n);
+		}
 		if (rc || x.n == 0)
 			continue;
 		for (size_t k = 1; k < x.n; k++)

@@ -336,6 +336,35 @@ static void test_retention_size(void)
 	gw_tsdb_close(db);
 }
 
+static long sql_count(const char *sql)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
+	sqlite3 *c = NULL;
+	sqlite3_stmt *st = NULL;
+	long n = -1;
+	CHECK_INT_EQ(sqlite3_open(path, &c), SQLITE_OK);
+	if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return n;
+}
+
+/* Run SQL on the store's file directly (as an older build or damage
+ * would have left it); the count of rows the last statement changed. */
+static int sql_exec(const char *sql)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
+	sqlite3 *c = NULL;
+	CHECK_INT_EQ(sqlite3_open(path, &c), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+	int n = sqlite3_changes(c);
+	sqlite3_close(c);
+	return n;
+}
+
 static void test_corrupt_chunk_skipped(void)
 {
 	fresh_dir();
@@ -344,18 +373,10 @@ static void test_corrupt_chunk_skipped(void)
 	append_range(db, a, 0, 1000, 300000);
 	gw_tsdb_close(db);
 
-	char path[128];
-	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
-	sqlite3 *c = NULL;
-	CHECK_INT_EQ(sqlite3_open(path, &c), SQLITE_OK);
 	/* Flip one byte in the middle of the second sealed chunk (t = 101..200 s). */
-	CHECK_INT_EQ(sqlite3_exec(c,
-				  "UPDATE chunks SET data = substr(data, 1, length(data) / 2) || "
-				  "x'5a' || substr(data, length(data) / 2 + 2) WHERE kind = 1 AND mint = 101000",
-				  NULL, NULL, NULL),
-		     SQLITE_OK);
-	CHECK_INT_EQ(sqlite3_changes(c), 1);
-	sqlite3_close(c);
+	CHECK_INT_EQ(sql_exec("UPDATE chunks SET data = substr(data, 1, length(data) / 2) || "
+			      "x'5a' || substr(data, length(data) / 2 + 2) WHERE kind = 1 AND mint = 101000"),
+		     1);
 
 	db = open_db(NULL);
 	struct gw_matcher m;
@@ -379,21 +400,6 @@ static void test_corrupt_chunk_skipped(void)
 	gw_tsdb_close(db);
 }
 
-static long sql_count(const char *sql)
-{
-	char path[128];
-	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
-	sqlite3 *c = NULL;
-	sqlite3_stmt *st = NULL;
-	long n = -1;
-	CHECK_INT_EQ(sqlite3_open(path, &c), SQLITE_OK);
-	if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(c);
-	return n;
-}
-
 /*
  * A format-1 store (labels UNIQUE, partial rows among the chunks as kind 0)
  * opens as format 2 with every sample, its heads back, and appends going on.
@@ -411,28 +417,20 @@ static void test_migrates_format_1(void)
 	CHECK_INT_EQ(sealed, 2);
 	CHECK(partial >= 2);
 
-	char path[128];
-	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
-	sqlite3 *c = NULL;
-	CHECK_INT_EQ(sqlite3_open(path, &c), SQLITE_OK);
-	CHECK_INT_EQ(sqlite3_exec(c,
-				  "BEGIN;"
-				  "CREATE TABLE series_v1(id INTEGER PRIMARY KEY, labels TEXT NOT NULL UNIQUE);"
-				  "INSERT INTO series_v1 SELECT id, labels FROM series;"
-				  "DROP TABLE series; ALTER TABLE series_v1 RENAME TO series;"
-				  "INSERT INTO chunks(series_id, kind, mint, maxt, count, data)"
-				  " SELECT p.series_id, 0, p.mint, p.maxt, p.count, coalesce(q.data, p.data)"
-				  " FROM partials p LEFT JOIN partials q ON q.id = p.same;"
-				  "DROP TABLE partials;"
-				  "CREATE INDEX chunks_partial ON chunks(series_id, mint) WHERE kind = 0;"
-				  "UPDATE chunks SET data = (SELECT d.data FROM chunks d WHERE d.id = chunks.same),"
-				  " same = NULL WHERE same IS NOT NULL;"
-				  "DROP TRIGGER chunks_hand_over; DROP INDEX chunks_same;"
-				  "ALTER TABLE chunks DROP COLUMN same;"
-				  "UPDATE meta SET value = '1' WHERE key = 'format'; COMMIT;",
-				  NULL, NULL, NULL),
-		     SQLITE_OK);
-	sqlite3_close(c);
+	sql_exec("BEGIN;"
+		 "CREATE TABLE series_v1(id INTEGER PRIMARY KEY, labels TEXT NOT NULL UNIQUE);"
+		 "INSERT INTO series_v1 SELECT id, labels FROM series;"
+		 "DROP TABLE series; ALTER TABLE series_v1 RENAME TO series;"
+		 "INSERT INTO chunks(series_id, kind, mint, maxt, count, data)"
+		 " SELECT p.series_id, 0, p.mint, p.maxt, p.count, coalesce(q.data, p.data)"
+		 " FROM partials p LEFT JOIN partials q ON q.id = p.same;"
+		 "DROP TABLE partials;"
+		 "CREATE INDEX chunks_partial ON chunks(series_id, mint) WHERE kind = 0;"
+		 "UPDATE chunks SET data = (SELECT d.data FROM chunks d WHERE d.id = chunks.same),"
+		 " same = NULL WHERE same IS NOT NULL;"
+		 "DROP TRIGGER chunks_hand_over; DROP INDEX chunks_same;"
+		 "ALTER TABLE chunks DROP COLUMN same;"
+		 "UPDATE meta SET value = '1' WHERE key = 'format'; COMMIT;");
 
 	db = open_db(NULL);
 	struct gw_tsdb_status st;
@@ -520,14 +518,7 @@ static void test_same_samples_stored_once(void)
 
 	/* The holder's chunks go (as size retention would take them): the twin
 	 * is handed the bytes first. */
-	char path[128];
-	snprintf(path, sizeof(path), "%s/%s", dir, GW_TSDB_FILE);
-	sqlite3 *sc = NULL;
-	CHECK_INT_EQ(sqlite3_open(path, &sc), SQLITE_OK);
-	CHECK_INT_EQ(sqlite3_exec(sc, "DELETE FROM chunks WHERE series_id IN (1, 4); DELETE FROM partials WHERE series_id = 1",
-				  NULL, NULL, NULL),
-		     SQLITE_OK);
-	sqlite3_close(sc);
+	sql_exec("DELETE FROM chunks WHERE series_id IN (1, 4); DELETE FROM partials WHERE series_id = 1");
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE same IS NOT NULL"), 0);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM partials WHERE series_id = 2 AND same IS NOT NULL"), 0);
 	db = open_db(&o);

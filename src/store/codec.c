@@ -447,6 +447,15 @@ long gw_chunk_count(const uint8_t *data, size_t len)
 	return rc ? rc : (long)h.n;
 }
 
+int gw_chunk_first(const uint8_t *data, size_t len, int64_t *t0)
+{
+	struct header h;
+	int rc = read_header(data, len, &h);
+	if (!rc)
+		*t0 = h.t0;
+	return rc;
+}
+
 static void decode_decimal(struct gw_bitr *r, double *v, size_t n, unsigned int k)
 {
 	int64_t prev = 0;

@@ -54,6 +54,8 @@ int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *
  */
 int gw_chunk_decode(const uint8_t *data, size_t len, int64_t *t, double *v, size_t cap, size_t *n);
 
+/* The first time stamp, from the header without decoding; 0 or GW_EPARSE. */
+int gw_chunk_first(const uint8_t *data, size_t len, int64_t *t0);
 /* Sample count from the header without decoding, or a negative GW_E* code. */
 long gw_chunk_count(const uint8_t *data, size_t len);
 

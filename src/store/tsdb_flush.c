@@ -346,7 +346,7 @@ static void trim(struct gw_tsdb *db, struct job *jobs, size_t nj, const struct g
 				gw_buf_reset(&s->enc);
 			}
 			s->cut_once = true;
-			s->nenc = s->npieces = 0;
+			s->nenc = s->npieces = s->nfull = 0;
 		}
 		if (p && p->kind == 0) {
 			ts_enc_put(s, b->data + p->off, p->len, p->count, p->mint, p->maxt);

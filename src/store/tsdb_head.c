@@ -31,49 +31,87 @@ int ts_enc_put(struct ts_series *s, const char *piece, size_t len, size_t count,
 
 #define COMPACT_PIECES 8
 
+/* t/v (n samples) as pieces of TS_PIECE samples appended to out; the piece count. */
+static int encode_pieces(const int64_t *t, const double *v, size_t n, struct gw_buf *out, size_t *pieces)
+{
+	struct gw_buf c;
+	gw_buf_init(&c, TS_ENC_LIMIT);
+	int rc = 0;
+	*pieces = 0;
+	for (size_t i = 0; i < n && !rc; i += TS_PIECE) {
+		size_t k = n - i < TS_PIECE ? n - i : TS_PIECE;
+		gw_buf_reset(&c);
+		rc = gw_chunk_encode(t + i, v + i, k, &c);
+		rc = rc ? rc : gw_varint_put(out, c.len);
+		rc = rc ? rc : gw_buf_append(out, c.data, c.len);
+		if (!rc)
+			(*pieces)++;
+	}
+	gw_buf_release(&c);
+	return rc;
+}
+
 void ts_enc_compact(struct ts_series *s)
 {
-	if (s->npieces < COMPACT_PIECES || s->nenc > GW_CHUNK_MAX_SAMPLES)
+	if (s->npieces - s->nfull < COMPACT_PIECES || s->nenc > GW_CHUNK_MAX_SAMPLES)
 		return;
 	int64_t *t = malloc(s->nenc * sizeof(*t));
 	double *v = t ? malloc(s->nenc * sizeof(*v)) : NULL;
-	struct gw_buf c, b;
-	gw_buf_init(&c, TS_ENC_LIMIT);
+	struct gw_buf b;
 	gw_buf_init(&b, TS_ENC_LIMIT);
-	size_t n = 0;
-	if (v && ts_enc_decode(s, t, v, s->nenc, &n) == 0 && gw_chunk_encode(t, v, n, &c) == 0 &&
-	    gw_varint_put(&b, c.len) == 0 && gw_buf_append(&b, c.data, c.len) == 0) {
+	size_t n = 0, pieces = 0;
+	if (v && ts_enc_decode(s, t, v, s->nenc, &n) == 0 && encode_pieces(t, v, n, &b, &pieces) == 0) {
 		struct gw_buf old = s->enc;
 		s->enc = b;
 		b = old; /* released below */
-		s->npieces = 1;
+		s->npieces = s->nfull = pieces;
 	}
-	gw_buf_release(&c);
 	gw_buf_release(&b);
 	free(t);
 	free(v);
 }
 
-int ts_enc_decode(const struct ts_series *s, int64_t *t, double *v, size_t cap, size_t *n)
+int ts_enc_decode_from(const struct ts_series *s, int64_t mint, int64_t *t, double *v, size_t cap, size_t *n)
 {
 	const uint8_t *p = (const uint8_t *)s->enc.data;
-	size_t off = 0, got = 0;
+	size_t off = 0, got = 0, skipped = 0;
 	*n = 0;
 	while (off < s->enc.len) {
 		uint64_t len;
 		if (gw_varint_get(p, s->enc.len, &off, &len) || len > s->enc.len - off)
 			return GW_EPARSE;
+		size_t next = off + (size_t)len;
+		if (next < s->enc.len && mint != INT64_MIN) {
+			/* All of this piece is before the next one's first time stamp:
+			 * if that is not after mint, none of it is wanted. */
+			size_t o2 = next;
+			uint64_t len2;
+			int64_t t2;
+			long cnt;
+			if (gw_varint_get(p, s->enc.len, &o2, &len2) == 0 && len2 <= s->enc.len - o2 &&
+			    gw_chunk_first(p + o2, (size_t)len2, &t2) == 0 && t2 <= mint &&
+			    (cnt = gw_chunk_count(p + off, (size_t)len)) > 0) {
+				skipped += (size_t)cnt;
+				off = next;
+				continue;
+			}
+		}
 		size_t k;
 		int rc = gw_chunk_decode(p + off, (size_t)len, t + got, v + got, cap - got, &k);
 		if (rc)
 			return rc;
 		got += k;
-		off += (size_t)len;
+		off = next;
 	}
-	if (got != s->nenc)
+	if (got + skipped != s->nenc)
 		return GW_EPARSE;
 	*n = got;
 	return 0;
+}
+
+int ts_enc_decode(const struct ts_series *s, int64_t *t, double *v, size_t cap, size_t *n)
+{
+	return ts_enc_decode_from(s, INT64_MIN, t, v, cap, n);
 }
 
 int ts_enc_absorb_tail(struct ts_series *s)
@@ -83,7 +121,7 @@ int ts_enc_absorb_tail(struct ts_series *s)
 	size_t i = 0; /* samples absorbed */
 	int rc = 0;
 	while (i < s->n && !rc) {
-		size_t k = s->n - i < GW_CHUNK_MAX_SAMPLES ? s->n - i : GW_CHUNK_MAX_SAMPLES;
+		size_t k = s->n - i < TS_PIECE ? s->n - i : TS_PIECE;
 		gw_buf_reset(&b);
 		rc = gw_chunk_encode(s->t + i, s->v + i, k, &b);
 		rc = rc ? rc : ts_enc_reserve(s, b.len);

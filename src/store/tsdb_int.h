@@ -68,6 +68,7 @@ struct ts_series {
 	int64_t id;      /* series.id on disk; 0 until first written */
 	struct gw_buf enc;
 	size_t nenc, npieces;
+	size_t nfull; /* leading pieces re-encoded by the last compaction (TS_PIECE samples each) */
 	int64_t enc_first, enc_last; /* time span of enc, when nenc > 0 */
 	int64_t *t;      /* tail, ms ascending, after enc_last */
 	double *v;
@@ -89,7 +90,13 @@ int ts_enc_put(struct ts_series *s, const char *piece, size_t len, size_t count,
 int ts_enc_reserve(struct ts_series *s, size_t len);
 /* Decode s->enc into t/v (capacity cap, at least s->nenc); GW_EPARSE if memory went bad. */
 int ts_enc_decode(const struct ts_series *s, int64_t *t, double *v, size_t cap, size_t *n);
-/* Re-encode enc as one piece once it has many (each piece repeats a header); best effort. */
+/* The same from the piece holding mint on: earlier pieces (all before mint) are skipped. */
+int ts_enc_decode_from(const struct ts_series *s, int64_t mint, int64_t *t, double *v, size_t cap, size_t *n);
+/* Samples a piece holds after compaction: a query of the last hour decodes
+ * from the piece holding its start, not the whole open chunk (up to 6 h). */
+#define TS_PIECE 128
+/* Re-encode enc as pieces of TS_PIECE samples once it has many small ones
+ * (each piece repeats a header); best effort. */
 void ts_enc_compact(struct ts_series *s);
 /* Move the tail into enc (encoded), as after loading partial rows at open. */
 int ts_enc_absorb_tail(struct ts_series *s);

@@ -279,7 +279,7 @@ static int read_head(struct ts_series *s, int64_t mint, int64_t maxt, struct vec
 	if (s->nenc && s->enc_first <= maxt && s->enc_last >= mint) {
 		size_t got = 0, base = h->n;
 		rc = vec_reserve(h, s->nenc);
-		rc = rc ? rc : ts_enc_decode(s, h->t + base, h->v + base, s->nenc, &got);
+		rc = rc ? rc : ts_enc_decode_from(s, mint, h->t + base, h->v + base, s->nenc, &got);
 		if (rc == GW_EPARSE)
 			rc = GW_EIO; /* memory, not a file: never expected */
 		if (!rc) {

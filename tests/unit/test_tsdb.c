@@ -157,6 +157,11 @@ static void test_head_memory_compressed(void)
 	CHECK(st.head_bytes < 50 * 1000 * 2);
 	expect_range(db, "m7", 7, 0, INT64_MAX, 1000, 1000000);
 	expect_range(db, "m7", 7, 333000, 777000, 333000, 777000);
+	/* From around a compacted piece's edge (128 samples a piece: the
+	 * second starts at 129 s): earlier pieces are skipped, not the wanted. */
+	for (int64_t from = 127000; from <= 131000; from += 1000)
+		expect_range(db, "m7", 7, from, 300000, from, 300000);
+	expect_range(db, "m7", 7, 999000, INT64_MAX, 999000, 1000000);
 	/* Past 1024 samples the open chunk is cut: sealed rows, and the remainder stays compressed. */
 	for (int i = 0; i < 50; i++)
 		append_range(db, refs[i], i, 1001000, 1100000);

@@ -111,10 +111,9 @@ static size_t put_decimal(char *out, bool neg, uint64_t m, int d)
  * reads back as v. Fewer decimals means fewer significant digits while
  * |v| < 2^53, so the first d that works is the shortest; if two m work
  * for that d the closest-digits rule decides, which the slow path applies.
- * Decimals up to maxd are tried. Returns the length written to out (≥ 40
- * bytes), or 0 for the slow path.
+ * Returns the length written to out (≥ 40 bytes), or 0 for the slow path.
  */
-static size_t fmt_fixed_fast(char *out, double v, int maxd)
+static size_t fmt_fixed_fast(char *out, double v)
 {
 	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 				     1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
@@ -122,7 +121,7 @@ static size_t fmt_fixed_fast(char *out, double v, int maxd)
 	double a = fabs(v);
 	if (!(a < lim))
 		return 0;
-	for (int d = 0; d < (int)(sizeof(p10) / sizeof(p10[0])) && d <= maxd; d++) {
+	for (int d = 0; d < (int)(sizeof(p10) / sizeof(p10[0])); d++) {
 		double x = a * p10[d];
 		if (x >= lim)
 			return 0;
@@ -255,7 +254,7 @@ size_t gw_json_format_float(char *out, size_t cap, double v)
 	if (!n && cap >= 96)
 		n = fmt_shortest_fast(out, v);
 	if (!n && cap >= 48)
-		n = fmt_fixed_fast(out, v, 17);
+		n = fmt_fixed_fast(out, v);
 	if (n)
 		return n;
 	/*

@@ -331,10 +331,9 @@ const struct sel_cache *ev_sel_cached(const struct ev *e, const struct gw_pq_nod
 
 /* ---- selectors --------------------------------------------------------------- */
 
-/* Index of the last sample at or before t, or -1. */
-static long last_at_or_before(const struct gw_series *s, int64_t t)
+/* The first index in [lo, hi) whose time is after t (hi if none). */
+static size_t first_after(const struct gw_series *s, size_t lo, size_t hi, int64_t t)
 {
-	size_t lo = 0, hi = s->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (s->t[mid] <= t)
@@ -342,7 +341,13 @@ static long last_at_or_before(const struct gw_series *s, int64_t t)
 		else
 			hi = mid;
 	}
-	return (long)lo - 1;
+	return lo;
+}
+
+/* Index of the last sample at or before t, or -1. */
+static long last_at_or_before(const struct gw_series *s, int64_t t)
+{
+	return (long)first_after(s, 0, s->n, t) - 1;
 }
 
 /*
@@ -363,16 +368,7 @@ static long last_at_or_before_from(const struct gw_series *s, int64_t t, long *c
 		hi = lo + step;
 		step *= 2;
 	}
-	if (hi > s->n)
-		hi = s->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->t[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*cur = (long)lo - 1;
+	*cur = (long)first_after(s, lo, hi < s->n ? hi : s->n, t) - 1;
 	return *cur;
 }
 

@@ -197,8 +197,9 @@ struct gw_strmap_slot {
 
 /* FNV-1a's step over 8 bytes at a time (a byte at a time was a third of an
  * import's time), mixed down; never 0, which marks an empty slot. */
-static uint64_t fnv(const char *s, size_t n)
+uint64_t gw_hash_bytes(const void *p, size_t n)
 {
+	const char *s = p;
 	uint64_t h = 1469598103934665603ULL ^ n, w;
 	size_t i = 0;
 	for (; i + 8 <= n; i += 8) {
@@ -250,7 +251,7 @@ long gw_strmap_get_or_put(struct gw_strmap *m, const char *key, size_t len, long
 {
 	if ((m->count + 1) * 2 > m->cap && grow(m) != 0)
 		return -1;
-	uint64_t h = fnv(key, len);
+	uint64_t h = gw_hash_bytes(key, len);
 	struct gw_strmap_slot *s = find(m, key, len, h);
 	if (s->hash)
 		return s->value;
@@ -266,6 +267,6 @@ long gw_strmap_get(const struct gw_strmap *m, const char *key, size_t len)
 {
 	if (!m->cap)
 		return -1;
-	struct gw_strmap_slot *s = find(m, key, len, fnv(key, len));
+	struct gw_strmap_slot *s = find(m, key, len, gw_hash_bytes(key, len));
 	return s->hash ? s->value : -1;
 }

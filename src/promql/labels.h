@@ -62,6 +62,10 @@ const char *gw_labels_key(struct gw_arena *a, const struct gw_labels *l, char *c
 /* Key of the whole label set. */
 const char *gw_labels_key_all(struct gw_arena *a, const struct gw_labels *l, size_t *len);
 
+/* A fast hash of n bytes for in-memory tables (never 0). It reads words in
+ * the machine's byte order: never store it. */
+uint64_t gw_hash_bytes(const void *p, size_t n);
+
 /* String-keyed map from keys to indices. */
 struct gw_strmap {
 	struct gw_strmap_slot *slots;

@@ -22,10 +22,8 @@
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h | 1; /* never 0: the slot's hash is 0 only when empty */
+	/* the hash series.hash keeps on disk; never 0: the slot's hash is 0 only when empty */
+	return ((uint64_t)ts_labels_hash(s) << 1) | 1;
 }
 
 /* Index of the slot holding key, or of the empty slot where it belongs. Under reg_mu. */

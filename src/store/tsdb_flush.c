@@ -187,12 +187,9 @@ struct dedup {
 
 static uint64_t piece_hash(const struct piece *p, const struct gw_buf *b)
 {
-	uint64_t h = (uint64_t)p->mint * 0x9e3779b97f4a7c15ULL ^ (uint64_t)p->maxt ^ p->count << 40 ^ p->len ^
+	uint64_t h = (uint64_t)p->mint * 0x9e3779b97f4a7c15ULL ^ (uint64_t)p->maxt ^ p->count << 40 ^
 		     (uint64_t)p->kind << 60;
-	const unsigned char *d = (const unsigned char *)b->data + p->off;
-	for (size_t i = 0; i < p->len; i++)
-		h = (h ^ d[i]) * 1099511628211ULL;
-	return h | 1;
+	return (h ^ gw_hash_bytes(b->data + p->off, p->len)) | 1;
 }
 
 /* The row id of a piece written earlier in this flush with p's kind and content, or 0. */

@@ -130,6 +130,7 @@ int ts_enc_absorb_tail(struct ts_series *s)
 			i += k;
 	}
 	gw_buf_release(&b);
+	s->nfull = s->npieces; /* already in TS_PIECE pieces: no compaction due */
 	if (i && i < s->n) {
 		memmove(s->t, s->t + i, (s->n - i) * sizeof(*s->t));
 		memmove(s->v, s->v + i, (s->n - i) * sizeof(*s->v));

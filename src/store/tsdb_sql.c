@@ -42,7 +42,8 @@ static const char *const SCHEMA =
 
 int64_t ts_labels_hash(const char *key)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	/* FNV-1a a byte at a time: stored on disk, so the same on every machine */
+	uint64_t h = 1469598103934665603ULL;
 	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
 		h = (h ^ *p) * 1099511628211ULL;
 	return (int64_t)(h >> 1); /* non-negative: SQLite keeps it in 8 bytes or fewer */

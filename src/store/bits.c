@@ -111,6 +111,25 @@ unsigned int gw_bitr_ones(struct gw_bitr *r, unsigned int max)
 	return k;
 }
 
+void gw_bitw_gamma(struct gw_bitw *w, uint64_t x)
+{
+	unsigned int nb = 64 - (unsigned int)__builtin_clzll(x); /* significant bits */
+	gw_bitw_put(w, 0, nb - 1);
+	gw_bitw_put(w, x, nb);
+}
+
+uint64_t gw_bitr_gamma(struct gw_bitr *r)
+{
+	unsigned int zeros = 0;
+	while (gw_bitr_get(r, 1) == 0) {
+		if (r->overrun || ++zeros > 62) {
+			r->overrun = true;
+			return 1;
+		}
+	}
+	return (1ULL << zeros) | gw_bitr_get(r, zeros);
+}
+
 int gw_varint_put(struct gw_buf *b, uint64_t v)
 {
 	uint8_t tmp[10];

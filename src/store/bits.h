@@ -38,6 +38,11 @@ uint64_t gw_bitr_get(struct gw_bitr *r, unsigned int n); /* n <= 64; 0 and overr
 /* Count leading 1 bits up to max, consuming them and the terminating 0 (if < max). */
 unsigned int gw_bitr_ones(struct gw_bitr *r, unsigned int max);
 
+/* Elias gamma code of x >= 1: (bit length - 1) zeros, then x. */
+void gw_bitw_gamma(struct gw_bitw *w, uint64_t x);
+/* Reads one; a run of more than 62 zeros is corrupt (overrun set, 1 returned). */
+uint64_t gw_bitr_gamma(struct gw_bitr *r);
+
 /* LEB128 varints for chunk headers. */
 int gw_varint_put(struct gw_buf *b, uint64_t v);
 int gw_varint_get(const uint8_t *p, size_t len, size_t *off, uint64_t *v);

@@ -3,63 +3,36 @@
 #include "core/crc32.h"
 #include "core/err.h"
 #include "store/bits.h"
+#include "store/codec_int.h"
 
 #include <math.h>
 #include <string.h>
 
-#define MAX_SCALE 9
-
-/* Powers of ten, exact as doubles up to 1e22. */
-static const double p10[MAX_SCALE + 1] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
-
-static uint64_t dbits(double v)
-{
-	uint64_t b;
-	memcpy(&b, &v, sizeof(b));
-	return b;
-}
-
-static double bitsd(uint64_t b)
-{
-	double v;
-	memcpy(&v, &b, sizeof(v));
-	return v;
-}
-
-/* x such that x / 10^k reproduces v bit for bit, if there is one. */
-static bool to_decimal(double v, unsigned int k, int64_t *x)
-{
-	if (!isfinite(v))
-		return false;
-	double s = v * p10[k];
-	if (!(fabs(s) < 9007199254740992.0)) /* 2^53: integers exact below */
-		return false;
-	int64_t r = llround(s);
-	if (dbits((double)r / p10[k]) != dbits(v))
-		return false;
-	*x = r;
-	return true;
-}
-
-/* Smallest scale that represents all but few values; -1 means use XOR. */
+/*
+ * The scale that represents the values: the smallest that serves the value
+ * needing the most digits; -1 means use XOR. Each value is tried at the
+ * scale found so far and above it only when that fails, then all once more
+ * at the final scale to count the misfits.
+ */
 static int pick_scale(const double *v, size_t n)
 {
-	size_t best_fail = n + 1;
-	int best = -1;
-	for (unsigned int k = 0; k <= MAX_SCALE; k++) {
-		size_t fail = 0;
-		int64_t x;
-		for (size_t i = 0; i < n && fail < best_fail; i++)
-			fail += !to_decimal(v[i], k, &x);
-		if (fail < best_fail) {
-			best_fail = fail;
-			best = (int)k;
+	unsigned int k = 0;
+	int64_t x;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(v[i]) || codec_to_decimal(v[i], k, &x))
+			continue;
+		for (unsigned int k2 = k + 1; k2 <= CODEC_MAX_SCALE; k2++) {
+			if (codec_to_decimal(v[i], k2, &x)) {
+				k = k2;
+				break;
+			}
 		}
-		if (fail == 0)
-			break;
 	}
-	/* Raw escapes cost ~70 bits each; past a quarter XOR does better. */
-	return best_fail * 4 > n ? -1 : best;
+	size_t fail = 0;
+	for (size_t i = 0; i < n; i++)
+		fail += !codec_to_decimal(v[i], k, &x);
+	/* Raw escapes cost ~90 bits each; past a quarter XOR does better. */
+	return fail * 4 > n ? -1 : (int)k;
 }
 
 static int64_t get_dod(struct gw_bitr *r)
@@ -80,25 +53,6 @@ static const unsigned int dec_widths[] = {0, 6, 13, 20, 32, 64};
  * length + 1) and "one non-zero symbol". A constant chunk of 1000 samples
  * takes a few bytes instead of 250.
  */
-static void put_gamma(struct gw_bitw *w, uint64_t x) /* x >= 1 */
-{
-	unsigned int nb = 64 - (unsigned int)__builtin_clzll(x); /* significant bits */
-	gw_bitw_put(w, 0, nb - 1);
-	gw_bitw_put(w, x, nb);
-}
-
-static uint64_t get_gamma(struct gw_bitr *r)
-{
-	unsigned int zeros = 0;
-	while (gw_bitr_get(r, 1) == 0) {
-		if (r->overrun || ++zeros > 62) {
-			r->overrun = true;
-			return 1;
-		}
-	}
-	return (1ULL << zeros) | gw_bitr_get(r, zeros);
-}
-
 /* A non-zero delta-of-delta of time stamps: 0+8, 10+14, 110+20, 111+64 bits. */
 static void put_dod_nz(struct gw_bitw *w, int64_t dod)
 {
@@ -128,7 +82,7 @@ static void encode_times_rle(struct gw_bitw *w, const int64_t *t, size_t n)
 		size_t run = 0;
 		while (i + run < n && (t[i + run] - t[i + run - 1]) == (t[i + run - 1] - t[i + run - 2]))
 			run++;
-		put_gamma(w, run + 1);
+		gw_bitw_gamma(w, run + 1);
 		i += run;
 		if (i < n) {
 			put_dod_nz(w, (t[i] - t[i - 1]) - (t[i - 1] - t[i - 2]));
@@ -141,7 +95,7 @@ static void decode_times_rle(struct gw_bitr *r, int64_t *t, size_t n)
 {
 	size_t i = 2;
 	while (i < n && !r->overrun) {
-		uint64_t run = get_gamma(r) - 1;
+		uint64_t run = gw_bitr_gamma(r) - 1;
 		if (run > n - i) {
 			r->overrun = true;
 			return;
@@ -160,63 +114,16 @@ static void decode_times_rle(struct gw_bitr *r, int64_t *t, size_t n)
 	}
 }
 
-/* Decimal symbols after a run: 0+6, 10+13, 110+20, 1110+32, 11110+64 bits, 11111: a raw double. */
+/* Decimal symbols after a run (format 2, read only): 0+6, 10+13, 110+20, 1110+32, 11110+64 bits, 11111: a raw double. */
 static const unsigned int rle_widths[] = {6, 13, 20, 32, 64};
 #define RLE_RAW 5
-
-static void put_sym_nz(struct gw_bitw *w, uint64_t z)
-{
-	unsigned int k = 0;
-	while (k < 4 && z >= (1ULL << rle_widths[k]))
-		k++;
-	gw_bitw_put(w, ((1ULL << k) - 1) << 1, k + 1);
-	gw_bitw_put(w, z, rle_widths[k]);
-}
-
-/*
- * Values as integers x = v * 10^scale, coded as deltas (order 1) or deltas
- * of deltas (order 2: a counter rising steadily becomes all zeros). A value
- * that has no such x is written raw and leaves the chain as it was.
- */
-static void encode_decimal_rle(struct gw_bitw *w, const double *v, size_t n, unsigned int k, unsigned int order)
-{
-	uint64_t px = 0, pd = 0; /* previous x and previous delta, wrapping */
-	size_t run = 0;
-	for (size_t i = 0; i < n; i++) {
-		int64_t x;
-		bool raw = !to_decimal(v[i], k, &x);
-		uint64_t sym = 0, d = 0;
-		if (!raw) {
-			d = (uint64_t)x - px;
-			sym = order == 2 ? d - pd : d;
-			if (sym == 0) {
-				run++;
-				px = (uint64_t)x;
-				pd = d;
-				continue;
-			}
-		}
-		put_gamma(w, run + 1);
-		run = 0;
-		if (raw) {
-			gw_bitw_put(w, 0x1F, RLE_RAW);
-			gw_bitw_put(w, dbits(v[i]), 64);
-		} else {
-			put_sym_nz(w, gw_zigzag((int64_t)sym));
-			px = (uint64_t)x;
-			pd = d;
-		}
-	}
-	if (run)
-		put_gamma(w, run + 1);
-}
 
 static void decode_decimal_rle(struct gw_bitr *r, double *v, size_t n, unsigned int k, unsigned int order)
 {
 	uint64_t px = 0, pd = 0;
 	size_t i = 0;
 	while (i < n && !r->overrun) {
-		uint64_t run = get_gamma(r) - 1;
+		uint64_t run = gw_bitr_gamma(r) - 1;
 		if (run > n - i) {
 			r->overrun = true;
 			return;
@@ -225,13 +132,13 @@ static void decode_decimal_rle(struct gw_bitr *r, double *v, size_t n, unsigned 
 			uint64_t d = order == 2 ? pd : 0;
 			px += d;
 			pd = d;
-			v[i] = (double)(int64_t)px / p10[k];
+			v[i] = (double)(int64_t)px / codec_p10[k];
 		}
 		if (i == n)
 			break;
 		unsigned int ones = gw_bitr_ones(r, RLE_RAW);
 		if (ones == RLE_RAW) {
-			v[i++] = bitsd(gw_bitr_get(r, 64));
+			v[i++] = codec_bitsd(gw_bitr_get(r, 64));
 			continue;
 		}
 		uint64_t sym = (uint64_t)gw_unzigzag(gw_bitr_get(r, rle_widths[ones]));
@@ -242,24 +149,24 @@ static void decode_decimal_rle(struct gw_bitr *r, double *v, size_t n, unsigned 
 		uint64_t d = order == 2 ? pd + sym : sym;
 		px += d;
 		pd = d;
-		v[i++] = (double)(int64_t)px / p10[k];
+		v[i++] = (double)(int64_t)px / codec_p10[k];
 	}
 }
 
 /* Gorilla XOR with runs of unchanged values; after a run, 0: same window, 1: new window. */
 static void encode_xor_rle(struct gw_bitw *w, const double *v, size_t n)
 {
-	uint64_t prev = dbits(v[0]);
+	uint64_t prev = codec_dbits(v[0]);
 	unsigned int lead = 64, trail = 0;
 	size_t run = 0;
 	for (size_t i = 1; i < n; i++) {
-		uint64_t cur = dbits(v[i]), x = cur ^ prev;
+		uint64_t cur = codec_dbits(v[i]), x = cur ^ prev;
 		prev = cur;
 		if (!x) {
 			run++;
 			continue;
 		}
-		put_gamma(w, run + 1);
+		gw_bitw_gamma(w, run + 1);
 		run = 0;
 		unsigned int l = (unsigned int)__builtin_clzll(x), t = (unsigned int)__builtin_ctzll(x);
 		if (l > 31)
@@ -278,23 +185,23 @@ static void encode_xor_rle(struct gw_bitw *w, const double *v, size_t n)
 		}
 	}
 	if (run)
-		put_gamma(w, run + 1);
+		gw_bitw_gamma(w, run + 1);
 }
 
 static void decode_xor_rle(struct gw_bitr *r, double *v, size_t n, uint64_t first)
 {
 	uint64_t prev = first;
 	unsigned int lead = 0, trail = 0;
-	v[0] = bitsd(first);
+	v[0] = codec_bitsd(first);
 	size_t i = 1;
 	while (i < n && !r->overrun) {
-		uint64_t run = get_gamma(r) - 1;
+		uint64_t run = gw_bitr_gamma(r) - 1;
 		if (run > n - i) {
 			r->overrun = true;
 			return;
 		}
 		for (uint64_t j = 0; j < run; j++)
-			v[i++] = bitsd(prev);
+			v[i++] = codec_bitsd(prev);
 		if (i == n)
 			break;
 		if (gw_bitr_get(r, 1) == 1) {
@@ -314,26 +221,28 @@ static void decode_xor_rle(struct gw_bitr *r, double *v, size_t n, uint64_t firs
 			return;
 		}
 		prev ^= x;
-		v[i++] = bitsd(prev);
+		v[i++] = codec_bitsd(prev);
 	}
 }
 
-/* One candidate coding of the chunk, appended to out. order 0: XOR. */
-static int encode_as(const int64_t *t, const double *v, size_t n, int scale, unsigned int order,
-		     struct gw_buf *out)
+/* One candidate coding of the chunk, appended to out: decimal by plan, or XOR (plan NULL). */
+static int encode_as(const int64_t *t, const double *v, size_t n, const struct codec_values *vals,
+		     const struct codec_plan *plan, struct gw_buf *out)
 {
 	size_t start = out->len;
-	uint8_t head[2] = {GW_CHUNK_MAGIC, order == 0 ? GW_CHUNK_XOR_RLE : GW_CHUNK_DECIMAL_RLE};
+	uint8_t head[2] = {GW_CHUNK_MAGIC, plan ? GW_CHUNK_DECIMAL_ADAPT : GW_CHUNK_XOR_RLE};
 	int rc = gw_buf_append(out, head, 2);
 	rc = rc ? rc : gw_varint_put(out, n);
 	rc = rc ? rc : gw_varint_put(out, gw_zigzag(t[0]));
 	if (n > 1)
 		rc = rc ? rc : gw_varint_put(out, gw_zigzag(t[1] - t[0]));
-	if (order) {
-		uint8_t k = (uint8_t)scale | (order == 2 ? 0x80 : 0);
-		rc = rc ? rc : gw_buf_append(out, &k, 1);
+	if (plan) {
+		uint8_t b[2] = {(uint8_t)(plan->scale | plan->pred << 4 | (plan->runs ? 0x40 : 0)), (uint8_t)plan->k0};
+		rc = rc ? rc : gw_buf_append(out, b, 2);
+		rc = rc ? rc : gw_varint_put(out, plan->step);
+		rc = rc ? rc : gw_varint_put(out, gw_zigzag(plan->base));
 	} else {
-		uint64_t b = dbits(v[0]);
+		uint64_t b = codec_dbits(v[0]);
 		uint8_t le[8];
 		for (int i = 0; i < 8; i++)
 			le[i] = (uint8_t)(b >> (8 * i));
@@ -345,8 +254,8 @@ static int encode_as(const int64_t *t, const double *v, size_t n, int scale, uns
 	gw_bitw_init(&w, out);
 	/* Time stamps first, then values: each stream stays tight and simple. */
 	encode_times_rle(&w, t, n);
-	if (order)
-		encode_decimal_rle(&w, v, n, (unsigned int)scale, order);
+	if (plan)
+		codec_rice_encode(&w, vals, plan);
 	else
 		encode_xor_rle(&w, v, n);
 	rc = gw_bitw_flush(&w);
@@ -366,23 +275,23 @@ int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *
 			return GW_EINVAL;
 	int scale = pick_scale(v, n);
 	if (scale < 0)
-		return encode_as(t, v, n, 0, 0, out);
-	/* Try deltas, deltas of deltas and XOR; keep the smallest. */
+		return encode_as(t, v, n, NULL, NULL, out);
+	struct codec_values vals;
+	struct codec_plan plan;
+	uint64_t bits;
 	size_t start = out->len;
-	int rc = encode_as(t, v, n, scale, 1, out);
-	if (rc)
+	int rc = codec_rice_plan(&vals, v, n, (unsigned int)scale, &plan, &bits);
+	rc = rc ? rc : encode_as(t, v, n, &vals, &plan, out);
+	codec_rice_release(&vals);
+	/* XOR spends ~13 bits of control and window on a changed value and
+	 * ~40 on the mantissa of a typical decimal: it wins only on long decimals. */
+	if (rc || bits <= 24 * (uint64_t)n)
 		return rc;
-	size_t best = out->len - start;
-	static const unsigned int others[] = {2, 0};
 	struct gw_buf alt;
 	gw_buf_init(&alt, out->limit);
-	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]) && rc == 0; i++) {
-		gw_buf_reset(&alt);
-		if (encode_as(t, v, n, scale, others[i], &alt) != 0 || alt.len >= best)
-			continue;
+	if (encode_as(t, v, n, NULL, NULL, &alt) == 0 && alt.len < out->len - start) {
 		out->len = start;
 		rc = gw_buf_append(out, alt.data, alt.len);
-		best = alt.len;
 	}
 	gw_buf_release(&alt);
 	return rc;
@@ -395,12 +304,13 @@ struct header {
 	int64_t t0, d1;
 	unsigned int scale;
 	uint64_t first;
-	size_t body; /* offset of the bit stream */
+	struct codec_plan plan; /* GW_CHUNK_DECIMAL_ADAPT */
+	size_t body;            /* offset of the bit stream */
 };
 
 static int read_header(const uint8_t *p, size_t len, struct header *h)
 {
-	if (len < 2 + 1 + 1 + 4 || p[0] != GW_CHUNK_MAGIC || p[1] > GW_CHUNK_XOR_RLE)
+	if (len < 2 + 1 + 1 + 4 || p[0] != GW_CHUNK_MAGIC || p[1] > GW_CHUNK_DECIMAL_ADAPT)
 		return GW_EPARSE;
 	h->mode = p[1];
 	size_t off = 2;
@@ -425,9 +335,24 @@ static int read_header(const uint8_t *p, size_t len, struct header *h)
 			h->order = 2;
 			b &= 0x7f;
 		}
-		if (b > MAX_SCALE)
+		if (b > CODEC_MAX_SCALE)
 			return GW_EPARSE;
 		h->scale = b;
+	} else if (h->mode == GW_CHUNK_DECIMAL_ADAPT) {
+		if (off + 2 > len)
+			return GW_EPARSE;
+		unsigned int b = p[off], k0 = p[off + 1];
+		off += 2;
+		struct codec_plan *pl = &h->plan;
+		pl->scale = b & 0x0f;
+		pl->pred = (b >> 4) & 3;
+		pl->runs = (b & 0x40) != 0;
+		pl->k0 = k0;
+		if (pl->scale > CODEC_MAX_SCALE || (b & 0x80) || k0 > 56)
+			return GW_EPARSE;
+		if (gw_varint_get(p, len, &off, &pl->step) || pl->step == 0 || gw_varint_get(p, len, &off, &u))
+			return GW_EPARSE;
+		pl->base = gw_unzigzag(u);
 	} else {
 		if (off + 8 > len)
 			return GW_EPARSE;
@@ -462,11 +387,11 @@ static void decode_decimal(struct gw_bitr *r, double *v, size_t n, unsigned int 
 	for (size_t i = 0; i < n && !r->overrun; i++) {
 		unsigned int ones = gw_bitr_ones(r, DEC_RAW);
 		if (ones == DEC_RAW) {
-			v[i] = bitsd(gw_bitr_get(r, 64));
+			v[i] = codec_bitsd(gw_bitr_get(r, 64));
 			continue;
 		}
 		prev = (int64_t)((uint64_t)prev + (uint64_t)gw_unzigzag(gw_bitr_get(r, dec_widths[ones])));
-		v[i] = (double)prev / p10[k];
+		v[i] = (double)prev / codec_p10[k];
 	}
 }
 
@@ -474,10 +399,10 @@ static void decode_xor(struct gw_bitr *r, double *v, size_t n, uint64_t first)
 {
 	uint64_t prev = first;
 	unsigned int lead = 0, trail = 0;
-	v[0] = bitsd(first);
+	v[0] = codec_bitsd(first);
 	for (size_t i = 1; i < n && !r->overrun; i++) {
 		if (gw_bitr_get(r, 1) == 0) {
-			v[i] = bitsd(prev);
+			v[i] = codec_bitsd(prev);
 			continue;
 		}
 		if (gw_bitr_get(r, 1) == 1) {
@@ -493,7 +418,7 @@ static void decode_xor(struct gw_bitr *r, double *v, size_t n, uint64_t first)
 		}
 		uint64_t x = gw_bitr_get(r, 64 - lead - trail) << trail;
 		prev ^= x;
-		v[i] = bitsd(prev);
+		v[i] = codec_bitsd(prev);
 	}
 }
 
@@ -524,7 +449,9 @@ int gw_chunk_decode(const uint8_t *data, size_t len, int64_t *t, double *v, size
 			decode_xor(&r, v, h.n, h.first);
 	} else {
 		decode_times_rle(&r, t, h.n);
-		if (h.mode == GW_CHUNK_DECIMAL_RLE)
+		if (h.mode == GW_CHUNK_DECIMAL_ADAPT)
+			codec_rice_decode(&r, v, h.n, &h.plan);
+		else if (h.mode == GW_CHUNK_DECIMAL_RLE)
 			decode_decimal_rle(&r, v, h.n, h.scale, h.order);
 		else
 			decode_xor_rle(&r, v, h.n, h.first);

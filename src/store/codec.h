@@ -6,16 +6,20 @@
  * one of two ways, whichever gives the smaller chunk:
  *
  *   decimal  every value equals x / 10^k for an integer x (GPU metrics are
- *            mostly small integers: °C, %, MHz, MiB, mW): deltas of x, or
- *            deltas of deltas (counters rising steadily), in a
- *            variable-length prefix code. Values that do not fit (NaN, the
- *            staleness marker, ±Inf, an odd float) are stored raw, bit for
- *            bit, without breaking the chain.
+ *            mostly such: °C, %, MHz, MiB, mW). x is reduced to
+ *            y = (x - base) / step (step: the gcd of the chunk's
+ *            differences), y is predicted (previous value, linear from the
+ *            last two, mean of the last two, or the chunk's median: the
+ *            smallest result wins) and the residual is written in an
+ *            adaptive Rice code (codec_rice.c), so noise costs about its
+ *            entropy. Values that do not fit (NaN, the staleness marker,
+ *            ±Inf, an odd float) are stored raw, bit for bit, without
+ *            breaking the chain.
  *   xor      Gorilla-style XOR against the previous value, for the rest.
  *
- * Both streams are run-length coded: a run of zero symbols (a time stamp on
- * schedule, a value unchanged) costs an Elias gamma code of its length, so
- * a fixed-rate sampler and a value that sits still cost almost nothing —
+ * Zero symbols (a time stamp on schedule, a value as predicted) can be
+ * run-length coded: a run costs an Elias gamma code of its length, so a
+ * fixed-rate sampler and a value that sits still cost almost nothing —
  * most GPU series do both most of the time.
  *
  * Every double round-trips exactly, NaN payloads included. The chunk ends
@@ -23,10 +27,12 @@
  * chunk decodes to GW_EPARSE, never to garbage or a crash.
  *
  * Layout: magic (0xC7) | mode | varint n | varint zigzag t0 | [varint zigzag
- * first delta] | mode header (decimal: scale byte, 0x80 set for deltas of
- * deltas; xor: 8-byte first value) | bit stream (time stamps, then values)
- * | 4-byte CRC-32 (little-endian). Modes 0 and 1 are format 1 (one code per
- * sample, no runs): still decoded, no longer written.
+ * first delta] | mode header | bit stream (time stamps, then values) |
+ * 4-byte CRC-32 (little-endian). Mode headers: GW_CHUNK_DECIMAL_ADAPT: a
+ * byte scale | predictor << 4 | runs << 6, a byte with the first Rice
+ * parameter, varint step, varint zigzag base; XOR: the 8-byte first value.
+ * Modes 0 and 1 (format 1: one code per sample) and 2 (format 2: fixed
+ * prefix codes) are still decoded, no longer written.
  *
  * Threading: pure functions.
  */
@@ -42,7 +48,13 @@
 #define GW_CHUNK_MAGIC 0xC7
 
 /* 0 and 1: format 1 (one code per sample), still read; 2 and 3: what is written now. */
-enum gw_chunk_mode { GW_CHUNK_DECIMAL = 0, GW_CHUNK_XOR = 1, GW_CHUNK_DECIMAL_RLE = 2, GW_CHUNK_XOR_RLE = 3 };
+enum gw_chunk_mode {
+	GW_CHUNK_DECIMAL = 0,
+	GW_CHUNK_XOR = 1,
+	GW_CHUNK_DECIMAL_RLE = 2,
+	GW_CHUNK_XOR_RLE = 3,
+	GW_CHUNK_DECIMAL_ADAPT = 4,
+};
 
 /* Append the encoding of n samples (t ascending) to out. */
 int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *out);

@@ -14,7 +14,7 @@
  * scale found so far and above it only when that fails, then all once more
  * at the final scale to count the misfits.
  */
-static int pick_scale(const double *v, size_t n)
+int codec_pick_scale(const double *v, size_t n)
 {
 	unsigned int k = 0;
 	int64_t x;
@@ -75,7 +75,7 @@ static int64_t get_dod_nz(struct gw_bitr *r)
 	return gw_unzigzag(gw_bitr_get(r, widths[gw_bitr_ones(r, 3)]));
 }
 
-static void encode_times_rle(struct gw_bitw *w, const int64_t *t, size_t n)
+void codec_times_encode(struct gw_bitw *w, const int64_t *t, size_t n)
 {
 	size_t i = 2;
 	while (i < n) {
@@ -91,7 +91,7 @@ static void encode_times_rle(struct gw_bitw *w, const int64_t *t, size_t n)
 	}
 }
 
-static void decode_times_rle(struct gw_bitr *r, int64_t *t, size_t n)
+void codec_times_decode(struct gw_bitr *r, int64_t *t, size_t n)
 {
 	size_t i = 2;
 	while (i < n && !r->overrun) {
@@ -154,7 +154,7 @@ static void decode_decimal_rle(struct gw_bitr *r, double *v, size_t n, unsigned 
 }
 
 /* Gorilla XOR with runs of unchanged values; after a run, 0: same window, 1: new window. */
-static void encode_xor_rle(struct gw_bitw *w, const double *v, size_t n)
+void codec_xor_encode(struct gw_bitw *w, const double *v, size_t n)
 {
 	uint64_t prev = codec_dbits(v[0]);
 	unsigned int lead = 64, trail = 0;
@@ -188,7 +188,7 @@ static void encode_xor_rle(struct gw_bitw *w, const double *v, size_t n)
 		gw_bitw_gamma(w, run + 1);
 }
 
-static void decode_xor_rle(struct gw_bitr *r, double *v, size_t n, uint64_t first)
+void codec_xor_decode(struct gw_bitr *r, double *v, size_t n, uint64_t first)
 {
 	uint64_t prev = first;
 	unsigned int lead = 0, trail = 0;
@@ -225,6 +225,52 @@ static void decode_xor_rle(struct gw_bitr *r, double *v, size_t n, uint64_t firs
 	}
 }
 
+int codec_plan_put(struct gw_buf *out, const struct codec_plan *plan)
+{
+	uint8_t b[2] = {(uint8_t)(plan->scale | plan->pred << 4 | (plan->runs ? 0x40 : 0)), (uint8_t)plan->k0};
+	int rc = gw_buf_append(out, b, 2);
+	rc = rc ? rc : gw_varint_put(out, plan->step);
+	return rc ? rc : gw_varint_put(out, gw_zigzag(plan->base));
+}
+
+int codec_plan_get(const uint8_t *p, size_t len, size_t *off, struct codec_plan *pl)
+{
+	if (*off + 2 > len)
+		return GW_EPARSE;
+	unsigned int b = p[*off], k0 = p[*off + 1];
+	*off += 2;
+	pl->scale = b & 0x0f;
+	pl->pred = (b >> 4) & 3;
+	pl->runs = (b & 0x40) != 0;
+	pl->k0 = k0;
+	uint64_t u;
+	if (pl->scale > CODEC_MAX_SCALE || (b & 0x80) || k0 > 56 || gw_varint_get(p, len, off, &pl->step) ||
+	    pl->step == 0 || gw_varint_get(p, len, off, &u))
+		return GW_EPARSE;
+	pl->base = gw_unzigzag(u);
+	return 0;
+}
+
+int codec_first_put(struct gw_buf *out, double v)
+{
+	uint64_t b = codec_dbits(v);
+	uint8_t le[8];
+	for (int i = 0; i < 8; i++)
+		le[i] = (uint8_t)(b >> (8 * i));
+	return gw_buf_append(out, le, 8);
+}
+
+int codec_first_get(const uint8_t *p, size_t len, size_t *off, uint64_t *first)
+{
+	if (*off + 8 > len)
+		return GW_EPARSE;
+	*first = 0;
+	for (int i = 0; i < 8; i++)
+		*first |= (uint64_t)p[*off + (size_t)i] << (8 * i);
+	*off += 8;
+	return 0;
+}
+
 /* One candidate coding of the chunk, appended to out: decimal by plan, or XOR (plan NULL). */
 static int encode_as(const int64_t *t, const double *v, size_t n, const struct codec_values *vals,
 		     const struct codec_plan *plan, struct gw_buf *out)
@@ -236,28 +282,20 @@ static int encode_as(const int64_t *t, const double *v, size_t n, const struct c
 	rc = rc ? rc : gw_varint_put(out, gw_zigzag(t[0]));
 	if (n > 1)
 		rc = rc ? rc : gw_varint_put(out, gw_zigzag(t[1] - t[0]));
-	if (plan) {
-		uint8_t b[2] = {(uint8_t)(plan->scale | plan->pred << 4 | (plan->runs ? 0x40 : 0)), (uint8_t)plan->k0};
-		rc = rc ? rc : gw_buf_append(out, b, 2);
-		rc = rc ? rc : gw_varint_put(out, plan->step);
-		rc = rc ? rc : gw_varint_put(out, gw_zigzag(plan->base));
-	} else {
-		uint64_t b = codec_dbits(v[0]);
-		uint8_t le[8];
-		for (int i = 0; i < 8; i++)
-			le[i] = (uint8_t)(b >> (8 * i));
-		rc = rc ? rc : gw_buf_append(out, le, 8);
-	}
+	if (plan)
+		rc = rc ? rc : codec_plan_put(out, plan);
+	else
+		rc = rc ? rc : codec_first_put(out, v[0]);
 	if (rc)
 		return rc;
 	struct gw_bitw w;
 	gw_bitw_init(&w, out);
 	/* Time stamps first, then values: each stream stays tight and simple. */
-	encode_times_rle(&w, t, n);
+	codec_times_encode(&w, t, n);
 	if (plan)
 		codec_rice_encode(&w, vals, plan);
 	else
-		encode_xor_rle(&w, v, n);
+		codec_xor_encode(&w, v, n);
 	rc = gw_bitw_flush(&w);
 	if (rc)
 		return rc;
@@ -273,7 +311,7 @@ int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *
 	for (size_t i = 1; i < n; i++)
 		if (t[i] < t[i - 1])
 			return GW_EINVAL;
-	int scale = pick_scale(v, n);
+	int scale = codec_pick_scale(v, n);
 	if (scale < 0)
 		return encode_as(t, v, n, NULL, NULL, out);
 	struct codec_values vals;
@@ -339,27 +377,10 @@ static int read_header(const uint8_t *p, size_t len, struct header *h)
 			return GW_EPARSE;
 		h->scale = b;
 	} else if (h->mode == GW_CHUNK_DECIMAL_ADAPT) {
-		if (off + 2 > len)
+		if (codec_plan_get(p, len, &off, &h->plan))
 			return GW_EPARSE;
-		unsigned int b = p[off], k0 = p[off + 1];
-		off += 2;
-		struct codec_plan *pl = &h->plan;
-		pl->scale = b & 0x0f;
-		pl->pred = (b >> 4) & 3;
-		pl->runs = (b & 0x40) != 0;
-		pl->k0 = k0;
-		if (pl->scale > CODEC_MAX_SCALE || (b & 0x80) || k0 > 56)
-			return GW_EPARSE;
-		if (gw_varint_get(p, len, &off, &pl->step) || pl->step == 0 || gw_varint_get(p, len, &off, &u))
-			return GW_EPARSE;
-		pl->base = gw_unzigzag(u);
-	} else {
-		if (off + 8 > len)
-			return GW_EPARSE;
-		h->first = 0;
-		for (int i = 0; i < 8; i++)
-			h->first |= (uint64_t)p[off + (size_t)i] << (8 * i);
-		off += 8;
+	} else if (codec_first_get(p, len, &off, &h->first)) {
+		return GW_EPARSE;
 	}
 	h->body = off;
 	return off + 4 <= len ? 0 : GW_EPARSE;
@@ -448,13 +469,13 @@ int gw_chunk_decode(const uint8_t *data, size_t len, int64_t *t, double *v, size
 		else
 			decode_xor(&r, v, h.n, h.first);
 	} else {
-		decode_times_rle(&r, t, h.n);
+		codec_times_decode(&r, t, h.n);
 		if (h.mode == GW_CHUNK_DECIMAL_ADAPT)
 			codec_rice_decode(&r, v, h.n, &h.plan);
 		else if (h.mode == GW_CHUNK_DECIMAL_RLE)
 			decode_decimal_rle(&r, v, h.n, h.scale, h.order);
 		else
-			decode_xor_rle(&r, v, h.n, h.first);
+			codec_xor_decode(&r, v, h.n, h.first);
 	}
 	if (r.overrun)
 		return GW_EPARSE;

@@ -54,7 +54,10 @@ enum gw_chunk_mode {
 	GW_CHUNK_DECIMAL_RLE = 2,
 	GW_CHUNK_XOR_RLE = 3,
 	GW_CHUNK_DECIMAL_ADAPT = 4,
+	GW_CHUNK_COLUMNS = 5, /* several value columns, one time axis (codec_cols.c) */
 };
+
+#define GW_CHUNK_MAX_COLS 8
 
 /* Append the encoding of n samples (t ascending) to out. */
 int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *out);
@@ -65,6 +68,15 @@ int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *
  * GW_EOVERFLOW (more samples than cap).
  */
 int gw_chunk_decode(const uint8_t *data, size_t len, int64_t *t, double *v, size_t cap, size_t *n);
+
+/*
+ * ncols value columns (cols[k][0..n)) on one time axis in one chunk, each
+ * column coded as a chunk's values are; decoded into cols[k] of capacity
+ * cap, ncols as written. Same errors as gw_chunk_encode/gw_chunk_decode.
+ */
+int gw_chunk_encode_cols(const int64_t *t, const double *const *cols, size_t ncols, size_t n, struct gw_buf *out);
+int gw_chunk_decode_cols(const uint8_t *data, size_t len, int64_t *t, double *const *cols, size_t ncols, size_t cap,
+			 size_t *n);
 
 /* The first time stamp, from the header without decoding; 0 or GW_EPARSE. */
 int gw_chunk_first(const uint8_t *data, size_t len, int64_t *t0);

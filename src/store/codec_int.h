@@ -89,4 +89,18 @@ void codec_rice_release(struct codec_values *c);
 /* Read n values written by plan p; corrupt input sets r->overrun. */
 void codec_rice_decode(struct gw_bitr *r, double *v, size_t n, const struct codec_plan *p);
 
+/* The stream coders codec.c frames (see codec.h for the layouts). */
+void codec_times_encode(struct gw_bitw *w, const int64_t *t, size_t n);
+void codec_times_decode(struct gw_bitr *r, int64_t *t, size_t n); /* t[0], t[1] set by the caller */
+void codec_xor_encode(struct gw_bitw *w, const double *v, size_t n);
+void codec_xor_decode(struct gw_bitr *r, double *v, size_t n, uint64_t first);
+/* The decimal scale of v[0..n), or -1: XOR suits them better. */
+int codec_pick_scale(const double *v, size_t n);
+
+/* Mode headers: a decimal plan, or XOR's first value (8 bytes, little-endian). */
+int codec_plan_put(struct gw_buf *out, const struct codec_plan *plan);
+int codec_plan_get(const uint8_t *p, size_t len, size_t *off, struct codec_plan *plan);
+int codec_first_put(struct gw_buf *out, double v);
+int codec_first_get(const uint8_t *p, size_t len, size_t *off, uint64_t *first);
+
 #endif

@@ -357,6 +357,7 @@ int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct g
 	if (!db)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	db->o = *opts;
+	db->chunk_grow = opts->chunk_samples == 0;
 	apply_defaults(&db->o);
 	size_t plen = strlen(opts->path);
 	db->dbpath = malloc(plen + sizeof(GW_TSDB_FILE) + 1);

@@ -75,6 +75,7 @@ struct ts_series {
 	size_t n, cap;
 	int64_t last_t;  /* newest sample, head or disk; INT64_MIN if none */
 	bool cut_once;   /* a chunk was sealed since open (opts.stagger) */
+	uint32_t seal_bps; /* bytes per 256 samples of the last sealed chunk; 0: none yet */
 	/* The first samples appended since open, hashed: the stagger's key, so
 	 * series fed the same samples (a metric under two names) cut the same
 	 * chunks, which the flush then stores once. */
@@ -116,7 +117,8 @@ struct gw_tsdb {
 	struct gw_tsdb_opts o;
 	char *dbpath;
 	char *dir;
-	bool loaded; /* the database was read at open; false after a degraded open */
+	bool loaded;     /* the database was read at open; false after a degraded open */
+	bool chunk_grow; /* chunk_samples was defaulted: cheap series get longer chunks */
 
 	pthread_mutex_t reg_mu;
 	struct ts_series **pages[TS_MAX_PAGES];

@@ -390,6 +390,50 @@ static void test_noise_costs_its_entropy(void)
 	CHECK(bytes_per_sample(gen_energy, 4096) * 8 < 11.7 + 1.5);
 }
 
+/* Several columns on one time axis: each coded as it suits (XOR for arbitrary floats), exact, checked. */
+static void test_columns(void)
+{
+	enum { M = 500 };
+	int64_t t[M], t2[M];
+	static double a[M], b[M], c[M], a2[M], b2[M], c2[M];
+	unsigned int seed = 23;
+	regular_times(t, M, 1751580600000, 60000);
+	t[100] += 3;
+	for (size_t i = 0; i < M; i++) {
+		a[i] = sin((double)i / 7.0) * 1e3;
+		b[i] = gen_power(i, &seed);
+		c[i] = i % 50 < 40 ? 59 : 60;
+	}
+	c[9] = NAN;
+	const double *cols[3] = {a, b, c};
+	double *out[3] = {a2, b2, c2};
+	struct gw_buf e;
+	gw_buf_init(&e, 1 << 20);
+	CHECK_INT_EQ(gw_chunk_encode_cols(t, cols, 3, M, &e), 0);
+	size_t n = 0, bad = 0;
+	const uint8_t *p = (const uint8_t *)e.data;
+	CHECK_INT_EQ(gw_chunk_decode_cols(p, e.len, t2, out, 3, M, &n), 0);
+	CHECK_INT_EQ(n, M);
+	for (size_t i = 0; i < n; i++)
+		bad += t2[i] != t[i] || bits_of(a2[i]) != bits_of(a[i]) || bits_of(b2[i]) != bits_of(b[i]) ||
+		       bits_of(c2[i]) != bits_of(c[i]);
+	CHECK_INT_EQ(bad, 0);
+	CHECK_INT_EQ(gw_chunk_decode_cols(p, e.len, t2, out, 2, M, &n), GW_EPARSE); /* not the columns asked for */
+	CHECK_INT_EQ(gw_chunk_decode_cols(p, e.len, t2, out, 3, M - 1, &n), GW_EOVERFLOW);
+	CHECK(gw_chunk_decode(p, e.len, t2, a2, M, &n) != 0); /* not a one-column chunk */
+	size_t undetected = 0;
+	for (size_t byte = 0; byte < e.len; byte++)
+		for (int bit = 0; bit < 8; bit++) {
+			e.data[byte] ^= (char)(1 << bit);
+			undetected += gw_chunk_decode_cols(p, e.len, t2, out, 3, M, &n) == 0;
+			e.data[byte] ^= (char)(1 << bit);
+		}
+	CHECK_INT_EQ(undetected, 0);
+	for (size_t len = 0; len < e.len; len++)
+		CHECK(gw_chunk_decode_cols(p, len, t2, out, 3, M, &n) != 0);
+	gw_buf_release(&e);
+}
+
 /* The chunk's CRC recomputed after a change, so the decoder itself meets the bad bits. */
 static void reseal(uint8_t *c, size_t len)
 {
@@ -548,6 +592,41 @@ static void test_rollup(void)
 	gw_buf_release(&e);
 }
 
+/* Buckets written in the first rollup layout (six chunks) still decode. */
+static void test_reads_old_rollup(void)
+{
+	/* 150 samples from a minute boundary, v = (7i mod 23) / 4: 3 buckets */
+	static const uint8_t old[] = {
+	    0x03, 0x13, 0xc7, 0x02, 0x03, 0x80, 0x9b, 0xb7, 0xa5, 0xfa, 0x65, 0xc0, 0xa9, 0x07, 0x81, 0x48, 0xf2, 0xeb,
+	    0xf6, 0x2b, 0x01, 0x1a, 0xc7, 0x02, 0x03, 0xf0, 0xb4, 0xbe, 0xa5, 0xfa, 0x65, 0xc0, 0xa9, 0x07, 0x02, 0xe0,
+	    0xea, 0x5f, 0xc4, 0x4c, 0xc3, 0x51, 0xc0, 0x96, 0xd8, 0xbb, 0x0b, 0x07, 0x15, 0xc7, 0x02, 0x03, 0xf0, 0xb4,
+	    0xbe, 0xa5, 0xfa, 0x65, 0xc0, 0xa9, 0x07, 0x00, 0xe0, 0xea, 0x5f, 0x20, 0x9d, 0x42, 0x64, 0x5b, 0x17, 0xc7,
+	    0x02, 0x03, 0xf0, 0xb4, 0xbe, 0xa5, 0xfa, 0x65, 0xc0, 0xa9, 0x07, 0x01, 0xe0, 0xea, 0x5f, 0xc0, 0x6e, 0x60,
+	    0x15, 0x61, 0xbd, 0xa4, 0x1c, 0xc7, 0x02, 0x03, 0xf0, 0xb4, 0xbe, 0xa5, 0xfa, 0x65, 0xc0, 0xa9, 0x07, 0x02,
+	    0xe0, 0xea, 0x5f, 0xe0, 0x80, 0xe8, 0xc2, 0xbb, 0xe0, 0x41, 0x6d, 0x5f, 0x51, 0xe4, 0xef, 0x18, 0xc7, 0x02,
+	    0x03, 0xf0, 0xb4, 0xbe, 0xa5, 0xfa, 0x65, 0xc0, 0xa9, 0x07, 0x00, 0xe0, 0xea, 0x5f, 0xc0, 0x76, 0x4e, 0xc0,
+	    0xcd, 0x8f, 0x87, 0xf1};
+	int64_t t[150];
+	double v[150];
+	for (size_t i = 0; i < 150; i++) {
+		t[i] = 1751580600000 + 1000 * (int64_t)i;
+		v[i] = (double)((i * 7) % 23) / 4;
+	}
+	struct gw_bucket want[150], got[150];
+	size_t nw = gw_rollup_build(t, v, 150, GW_ROLLUP_MINUTE_MS, want), ng = 0;
+	CHECK_INT_EQ(nw, 3);
+	CHECK_INT_EQ(gw_rollup_decode(old, sizeof(old), got, 150, &ng), 0);
+	CHECK_INT_EQ(ng, nw);
+	CHECK(memcmp(got, want, nw * sizeof(*want)) == 0);
+	/* The layout written now is smaller: one header and CRC, not six. */
+	struct gw_buf e;
+	gw_buf_init(&e, 1 << 16);
+	CHECK_INT_EQ(gw_rollup_encode(want, nw, &e), 0);
+	CHECK(e.len < sizeof(old) / 2);
+	CHECK_INT_EQ((uint8_t)e.data[0], 0);
+	gw_buf_release(&e);
+}
+
 int main(void)
 {
 	RUN(test_bits_round_trip);
@@ -558,6 +637,8 @@ int main(void)
 	RUN(test_specials_and_jitter);
 	RUN(test_random_mixes);
 	RUN(test_rollup);
+	RUN(test_reads_old_rollup);
+	RUN(test_columns);
 	RUN(test_reads_format_1);
 	RUN(test_reads_format_2);
 	RUN(test_noise_costs_its_entropy);

@@ -4,6 +4,7 @@
  * directory, a file size limit standing in for a full disk).
  */
 #include "harness.h"
+#include "store/codec.h"
 #include "store/tsdb.h"
 
 #include <signal.h>
@@ -410,6 +411,65 @@ static void test_corrupt_chunk_skipped(void)
  * opens as format 2 with every sample, its heads back, and appends going on.
  * The format-1 layout is made from a format-2 store by the inverse steps.
  */
+/*
+ * With the default chunk length a chunk holds about 2,600 bytes: a value
+ * that sits still gets the codec's 4096 samples a chunk, a noisy one fewer
+ * than 1024; both read back exactly, whether flushed every minute (the
+ * agent) or all at once (sim record).
+ */
+static void test_chunk_length_follows_bytes(void)
+{
+	for (int big_flush = 0; big_flush < 2; big_flush++) {
+		fresh_dir();
+		struct gw_tsdb_opts o = {.path = dir, .flush_interval_ms = -1};
+		struct gw_tsdb *db = NULL;
+		CHECK_INT_EQ(gw_tsdb_open(&db, &o, NULL), 0);
+		uint64_t still = series(db, "still", "0"), noisy = series(db, "noisy", "0");
+		unsigned int seed = 5;
+		enum { SAMPLES = 5 * 3600 };
+		static double nv[SAMPLES];
+		int bad = 0;
+		for (int i = 0; i < SAMPLES; i++) {
+			int64_t t = 1000 * (int64_t)(i + 1);
+			nv[i] = (double)(610000 + rand_r(&seed) % 80000) / 1000.0; /* power, mW as W */
+			bad += gw_tsdb_append(db, still, t, 42.0) != 0;
+			bad += gw_tsdb_append(db, noisy, t, nv[i]) != 0;
+			if (big_flush ? (i + 1) % 4096 == 0 : (i + 1) % 60 == 0)
+				bad += gw_tsdb_flush(db, NULL) != 0;
+		}
+		CHECK_INT_EQ(bad, 0);
+		gw_tsdb_close(db);
+		CHECK_INT_EQ(sql_count("SELECT max(c.count) FROM chunks c JOIN series s ON s.id = c.series_id"
+				       " WHERE s.labels LIKE '%still%'"),
+			     GW_CHUNK_MAX_SAMPLES);
+		/* 17 bits a sample: ~1200 samples, 2.2-3 KB a row */
+		CHECK(sql_count("SELECT max(c.count) FROM chunks c JOIN series s ON s.id = c.series_id"
+				" WHERE s.labels LIKE '%noisy%'") < 1400);
+		CHECK(sql_count("SELECT count(*) FROM chunks c JOIN series s ON s.id = c.series_id"
+				" WHERE s.labels LIKE '%noisy%'") >= 12);
+		CHECK(sql_count("SELECT max(length(data)) FROM chunks c JOIN series s ON s.id = c.series_id"
+				" WHERE s.labels LIKE '%noisy%'") < 3000);
+		CHECK(sql_count("SELECT min(length(data)) FROM chunks c JOIN series s ON s.id = c.series_id"
+				" WHERE s.labels LIKE '%noisy%'") > 2000);
+		db = open_db(NULL);
+		struct gw_matcher m;
+		CHECK_INT_EQ(gw_matcher_init(&m, "__name__", "noisy", GW_PQ_EQ, NULL), 0);
+		struct gw_querier q = gw_tsdb_querier(db);
+		struct gw_arena a;
+		gw_arena_init(&a, 1 << 26);
+		struct gw_series_set set = {0};
+		CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &a, &set, NULL), 0);
+		CHECK_INT_EQ(set.n, 1);
+		size_t wrong = set.n == 1 && set.s[0].n == SAMPLES ? 0 : 1;
+		for (size_t i = 0; !wrong && i < SAMPLES; i++)
+			wrong += set.s[0].t[i] != 1000 * (int64_t)(i + 1) || set.s[0].v[i] != nv[i];
+		CHECK_INT_EQ(wrong, 0);
+		gw_arena_release(&a);
+		gw_matcher_release(&m);
+		gw_tsdb_close(db);
+	}
+}
+
 static void test_migrates_format_1(void)
 {
 	fresh_dir();
@@ -655,6 +715,7 @@ int main(void)
 	RUN(test_stagger);
 	RUN(test_corrupt_chunk_skipped);
 	RUN(test_migrates_format_1);
+	RUN(test_chunk_length_follows_bytes);
 	RUN(test_two_writers_share_series);
 	RUN(test_same_samples_stored_once);
 	RUN(test_unwritable_dir);

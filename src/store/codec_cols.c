@@ -1,0 +1,151 @@
+/*
+ * codec_cols.c - several value columns on one time axis in one chunk
+ * (mode GW_CHUNK_COLUMNS): the minute tier's buckets, whose seven numbers
+ * each had a chunk of their own, each with a header, a copy of the time
+ * stamps and a CRC, ~150 bytes a row before any value.
+ *
+ * Layout: magic | mode | varint n | varint zigzag t0 | [varint zigzag first
+ * delta] | varint ncols | per column a mode header (0xFF and XOR's 8-byte
+ * first value, or a decimal plan as in GW_CHUNK_DECIMAL_ADAPT) | bit stream:
+ * time stamps, then each column's values | CRC-32.
+ */
+#include "core/crc32.h"
+#include "core/err.h"
+#include "store/codec.h"
+#include "store/codec_int.h"
+
+#include <stdlib.h>
+
+#define COL_XOR 0xFF
+
+struct col {
+	bool xor;
+	struct codec_values vals; /* decimal: the planner's scratch */
+	struct codec_plan plan;
+};
+
+/* XOR's size in bits, written to a scratch buffer. */
+static int xor_bits(const double *v, size_t n, uint64_t *bits)
+{
+	struct gw_buf b;
+	gw_buf_init(&b, 16 * n + 64);
+	struct gw_bitw w;
+	gw_bitw_init(&w, &b);
+	codec_xor_encode(&w, v, n);
+	int rc = gw_bitw_flush(&w);
+	*bits = 8 * (uint64_t)b.len;
+	gw_buf_release(&b);
+	return rc;
+}
+
+static int col_plan(struct col *c, const double *v, size_t n)
+{
+	int scale = codec_pick_scale(v, n);
+	c->xor = scale < 0;
+	c->vals = (struct codec_values){0};
+	if (c->xor)
+		return 0;
+	uint64_t bits, xbits;
+	int rc = codec_rice_plan(&c->vals, v, n, (unsigned int)scale, &c->plan, &bits);
+	/* As in gw_chunk_encode: XOR can win only on long decimals. */
+	if (!rc && bits > 24 * (uint64_t)n && (rc = xor_bits(v, n, &xbits)) == 0 && xbits < bits)
+		c->xor = true;
+	return rc;
+}
+
+int gw_chunk_encode_cols(const int64_t *t, const double *const *cols, size_t ncols, size_t n, struct gw_buf *out)
+{
+	if (n == 0 || n > GW_CHUNK_MAX_SAMPLES || ncols == 0 || ncols > GW_CHUNK_MAX_COLS)
+		return GW_EINVAL;
+	for (size_t i = 1; i < n; i++)
+		if (t[i] < t[i - 1])
+			return GW_EINVAL;
+	struct col c[GW_CHUNK_MAX_COLS];
+	size_t planned = 0;
+	int rc = 0;
+	for (; planned < ncols && !rc; planned++)
+		rc = col_plan(&c[planned], cols[planned], n);
+	size_t start = out->len;
+	uint8_t head[2] = {GW_CHUNK_MAGIC, GW_CHUNK_COLUMNS};
+	rc = rc ? rc : gw_buf_append(out, head, 2);
+	rc = rc ? rc : gw_varint_put(out, n);
+	rc = rc ? rc : gw_varint_put(out, gw_zigzag(t[0]));
+	if (n > 1)
+		rc = rc ? rc : gw_varint_put(out, gw_zigzag(t[1] - t[0]));
+	rc = rc ? rc : gw_varint_put(out, ncols);
+	for (size_t k = 0; k < ncols && !rc; k++) {
+		if (c[k].xor) {
+			uint8_t x = COL_XOR;
+			rc = gw_buf_append(out, &x, 1);
+			rc = rc ? rc : codec_first_put(out, cols[k][0]);
+		} else {
+			rc = codec_plan_put(out, &c[k].plan);
+		}
+	}
+	if (!rc) {
+		struct gw_bitw w;
+		gw_bitw_init(&w, out);
+		codec_times_encode(&w, t, n);
+		for (size_t k = 0; k < ncols; k++) {
+			if (c[k].xor)
+				codec_xor_encode(&w, cols[k], n);
+			else
+				codec_rice_encode(&w, &c[k].vals, &c[k].plan);
+		}
+		rc = gw_bitw_flush(&w);
+	}
+	for (size_t k = 0; k < planned; k++)
+		codec_rice_release(&c[k].vals);
+	if (rc)
+		return rc;
+	uint32_t crc = gw_crc32(0, out->data + start, out->len - start);
+	uint8_t le[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
+	return gw_buf_append(out, le, 4);
+}
+
+int gw_chunk_decode_cols(const uint8_t *p, size_t len, int64_t *t, double *const *cols, size_t ncols, size_t cap,
+			 size_t *n)
+{
+	*n = 0;
+	if (len < 2 + 4 || p[0] != GW_CHUNK_MAGIC || p[1] != GW_CHUNK_COLUMNS || ncols > GW_CHUNK_MAX_COLS)
+		return GW_EPARSE;
+	uint32_t want = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 |
+			(uint32_t)p[len - 1] << 24;
+	if (gw_crc32(0, p, len - 4) != want)
+		return GW_EPARSE;
+	size_t off = 2, end = len - 4;
+	uint64_t count, u, nc;
+	if (gw_varint_get(p, end, &off, &count) || count == 0 || count > GW_CHUNK_MAX_SAMPLES ||
+	    gw_varint_get(p, end, &off, &u))
+		return GW_EPARSE;
+	t[0] = gw_unzigzag(u);
+	if (count > cap)
+		return GW_EOVERFLOW;
+	if (count > 1) {
+		if (gw_varint_get(p, end, &off, &u))
+			return GW_EPARSE;
+		t[1] = (int64_t)((uint64_t)t[0] + (uint64_t)gw_unzigzag(u));
+	}
+	if (gw_varint_get(p, end, &off, &nc) || nc != ncols)
+		return GW_EPARSE;
+	struct col c[GW_CHUNK_MAX_COLS];
+	uint64_t first[GW_CHUNK_MAX_COLS];
+	for (size_t k = 0; k < ncols; k++) {
+		c[k].xor = off < end && p[off] == COL_XOR;
+		if (c[k].xor ? (off++, codec_first_get(p, end, &off, &first[k])) : codec_plan_get(p, end, &off, &c[k].plan))
+			return GW_EPARSE;
+	}
+	struct gw_bitr r;
+	gw_bitr_init(&r, p + off, end - off);
+	codec_times_decode(&r, t, count);
+	for (size_t k = 0; k < ncols && !r.overrun; k++) {
+		if (c[k].xor)
+			codec_xor_decode(&r, cols[k], count, first[k]);
+		else
+			codec_rice_decode(&r, cols[k], count, &c[k].plan);
+	}
+	if (r.overrun)
+		return GW_EPARSE;
+	*n = count;
+	return 0;
+}

@@ -49,7 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GW_TSDB_FORMAT_VERSION 2
+#define GW_TSDB_FORMAT_VERSION 3
 #define GW_TSDB_FILE "gpuwatch.db"
 
 struct gw_tsdb;

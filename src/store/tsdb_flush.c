@@ -203,7 +203,7 @@ static const char *const STMT_SQL[ST__N] = {
 	"DELETE FROM partials WHERE series_id = ?1",
 	"INSERT INTO partials(series_id, mint, maxt, count, data, same) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
 	"INSERT INTO chunks(series_id, kind, mint, maxt, count, data, same) VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)",
-	"INSERT INTO rollups(chunk_id, series_id, mint, maxt, data) VALUES(?1, ?2, ?3, ?4, ?5)",
+	"INSERT INTO rollups(chunk_id, data) VALUES(?1, ?2)",
 };
 
 /*
@@ -303,10 +303,7 @@ static int write_job(struct gw_tsdb *db, sqlite3_stmt **st, struct job *j, const
 		if (!rc && p->rlen && !same) {
 			s = st[ST_INS_ROLLUP];
 			sqlite3_bind_int64(s, 1, sqlite3_last_insert_rowid(c));
-			sqlite3_bind_int64(s, 2, j->id);
-			sqlite3_bind_int64(s, 3, p->mint);
-			sqlite3_bind_int64(s, 4, p->maxt);
-			sqlite3_bind_blob(s, 5, b->data + p->roff, (int)p->rlen, SQLITE_STATIC);
+			sqlite3_bind_blob(s, 2, b->data + p->roff, (int)p->rlen, SQLITE_STATIC);
 			rc = step_done(c, s, "insert rollup", err);
 		}
 	}

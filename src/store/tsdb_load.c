@@ -216,8 +216,10 @@ static int exec_changes(sqlite3 *c, sqlite3_stmt *st, uint64_t *deleted)
 /*
  * Time: sealed chunks wholly older than the newest sample minus
  * retention_ms go (data time, not the wall clock, so a store fed from a
- * simulator or an import ages the same way). Size: the oldest sealed
- * chunks go until the pages in use fit retention_bytes.
+ * simulator or an import ages the same way), found series by series in
+ * chunks_series_maxt. Size: the chunks written first go until the pages in
+ * use fit retention_bytes (chunks are written as they fill, so the first
+ * written hold the oldest samples, give or take a chunk's span).
  */
 int ts_retain_locked(struct gw_tsdb *db, struct gw_err *err)
 {
@@ -227,7 +229,7 @@ int ts_retain_locked(struct gw_tsdb *db, struct gw_err *err)
 	int64_t max_t = atomic_load(&db->max_t);
 	if (db->o.retention_ms > 0 && max_t != INT64_MIN) {
 		sqlite3_stmt *st = NULL;
-		rc = sqlite3_prepare_v2(c, "DELETE FROM chunks WHERE kind = 1 AND maxt < ?1", -1, &st, NULL);
+		rc = sqlite3_prepare_v2(c, "DELETE FROM chunks WHERE series_id IN (SELECT id FROM series) AND kind = 1 AND maxt < ?1", -1, &st, NULL);
 		if (rc == SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, max_t - db->o.retention_ms);
 			rc = exec_changes(c, st, &deleted);
@@ -243,7 +245,7 @@ int ts_retain_locked(struct gw_tsdb *db, struct gw_err *err)
 		sqlite3_stmt *st = NULL;
 		rc = sqlite3_prepare_v2(c,
 					"DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE kind = 1 "
-					"ORDER BY maxt LIMIT ?1)",
+					"ORDER BY id LIMIT ?1)",
 					-1, &st, NULL);
 		uint64_t before = deleted;
 		if (rc == SQLITE_OK) {

@@ -16,8 +16,8 @@ static const char *const SCHEMA =
 	"CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
 	" kind INTEGER NOT NULL, mint INTEGER NOT NULL, maxt INTEGER NOT NULL,"
 	" count INTEGER NOT NULL, data BLOB NOT NULL, same INTEGER);"
+	/* Queries and retention both go by series (retention: IN over series). */
 	"CREATE INDEX IF NOT EXISTS chunks_series_maxt ON chunks(series_id, maxt);"
-	"CREATE INDEX IF NOT EXISTS chunks_maxt ON chunks(maxt);"
 	/* A chunk stored once for several series (same samples): the others
 	 * name it in `same`; before it goes, they get its bytes. */
 	"CREATE INDEX IF NOT EXISTS chunks_same ON chunks(same) WHERE same IS NOT NULL;"
@@ -32,13 +32,12 @@ static const char *const SCHEMA =
 	"CREATE INDEX IF NOT EXISTS partials_same ON partials(same) WHERE same IS NOT NULL;"
 	"CREATE TRIGGER IF NOT EXISTS partials_hand_over BEFORE DELETE ON partials WHEN old.same IS NULL"
 	" BEGIN UPDATE partials SET data = old.data, same = NULL WHERE same = old.id; END;"
-	/* The minute tier: a sealed chunk's buckets (rollup.h), gone with the chunk. */
-	"CREATE TABLE IF NOT EXISTS rollups(chunk_id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
-	" mint INTEGER NOT NULL, maxt INTEGER NOT NULL, data BLOB NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS rollups_series_maxt ON rollups(series_id, maxt);"
+	/* The minute tier: a sealed chunk's buckets (rollup.h), found by the
+	 * chunk's id (series and times are the chunk's), gone with the chunk. */
+	"CREATE TABLE IF NOT EXISTS rollups(chunk_id INTEGER PRIMARY KEY, data BLOB NOT NULL);"
 	"CREATE TRIGGER IF NOT EXISTS chunks_drop_rollup AFTER DELETE ON chunks"
 	" BEGIN DELETE FROM rollups WHERE chunk_id = old.id; END;"
-	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', '2');";
+	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', '3');";
 
 int64_t ts_labels_hash(const char *key)
 {
@@ -148,6 +147,30 @@ static int migrate_v1(sqlite3 *c, struct gw_err *err)
 	return ret;
 }
 
+/*
+ * Format 2 -> 3 in one transaction: rollups lose the series and times they
+ * repeated from their chunk, and the two indexes no query used (by time
+ * alone, and rollups by series) go. Chunks and bytes are not touched.
+ */
+static int migrate_v2(sqlite3 *c, struct gw_err *err)
+{
+	int ret = exec(c,
+		       "BEGIN IMMEDIATE;"
+		       "DROP INDEX IF EXISTS chunks_maxt;"
+		       "DROP TRIGGER IF EXISTS chunks_drop_rollup;"
+		       "CREATE TABLE rollups_v3(chunk_id INTEGER PRIMARY KEY, data BLOB NOT NULL);"
+		       "INSERT INTO rollups_v3(chunk_id, data) SELECT chunk_id, data FROM rollups ORDER BY chunk_id;"
+		       "DROP TABLE rollups;"
+		       "ALTER TABLE rollups_v3 RENAME TO rollups;"
+		       "UPDATE meta SET value = '3' WHERE key = 'format';",
+		       "migrate to format 3", err);
+	if (!ret)
+		ret = exec(c, "COMMIT", "commit migration", err);
+	if (ret)
+		sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
+
 static int check_format(sqlite3 *c, struct gw_err *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -195,6 +218,8 @@ int ts_sql_open(struct gw_tsdb *db, bool writer, sqlite3 **out, struct gw_err *e
 		ret = ret ? ret : exec(c, "PRAGMA cache_size = -512", "cache_size", err);
 		if (!ret && format_of(c) == 1)
 			ret = migrate_v1(c, err);
+		if (!ret && format_of(c) == 2)
+			ret = migrate_v2(c, err);
 		ret = ret ? ret : exec(c, SCHEMA, "schema", err);
 	} else {
 		ret = exec(c, "PRAGMA query_only = 1", "query_only", err);

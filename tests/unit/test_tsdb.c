@@ -417,6 +417,68 @@ static void test_corrupt_chunk_skipped(void)
  * than 1024; both read back exactly, whether flushed every minute (the
  * agent) or all at once (sim record).
  */
+static size_t tier_samples(struct gw_tsdb *db, const char *name, struct gw_arena *a);
+
+/* A format-2 store (rollups repeating their chunk's series and times, an index by time alone) opens as format 3. */
+static void test_migrates_format_2(void)
+{
+	fresh_dir();
+	struct gw_tsdb *db = open_db(NULL);
+	uint64_t a = series(db, "power", "0");
+	unsigned int seed = 3;
+	static double pv[1000];
+	int bad = 0;
+	for (int i = 0; i < 1000; i++) { /* 10 sealed chunks of 100, each with its minute buckets */
+		pv[i] = (double)(610000 + rand_r(&seed) % 80000) / 1000.0;
+		bad += gw_tsdb_append(db, a, 1000 * (int64_t)(i + 1), pv[i]) != 0;
+	}
+	CHECK_INT_EQ(bad, 0);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	struct gw_arena ar;
+	gw_arena_init(&ar, 1 << 24);
+	size_t tier = tier_samples(db, "power", &ar);
+	CHECK(tier > 0 && tier < 1000); /* buckets, not samples */
+	gw_tsdb_close(db);
+	long rollups = sql_count("SELECT count(*) FROM rollups");
+	CHECK(rollups >= 10);
+	sql_exec("BEGIN;"
+		 "DROP TRIGGER chunks_drop_rollup;"
+		 "CREATE TABLE rollups_v2(chunk_id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL,"
+		 " mint INTEGER NOT NULL, maxt INTEGER NOT NULL, data BLOB NOT NULL);"
+		 "INSERT INTO rollups_v2 SELECT r.chunk_id, c.series_id, c.mint, c.maxt, r.data"
+		 " FROM rollups r JOIN chunks c ON c.id = r.chunk_id;"
+		 "DROP TABLE rollups; ALTER TABLE rollups_v2 RENAME TO rollups;"
+		 "CREATE INDEX rollups_series_maxt ON rollups(series_id, maxt);"
+		 "CREATE TRIGGER chunks_drop_rollup AFTER DELETE ON chunks"
+		 " BEGIN DELETE FROM rollups WHERE chunk_id = old.id; END;"
+		 "CREATE INDEX chunks_maxt ON chunks(maxt);"
+		 "UPDATE meta SET value = '2' WHERE key = 'format'; COMMIT;");
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM pragma_table_info('rollups') WHERE name = 'series_id'"), 1);
+
+	db = open_db(NULL);
+	struct gw_matcher m;
+	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", "power", GW_PQ_EQ, NULL), 0);
+	struct gw_querier q = gw_tsdb_querier(db);
+	struct gw_series_set set = {0};
+	CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &ar, &set, NULL), 0);
+	gw_matcher_release(&m);
+	CHECK_INT_EQ(set.n, 1);
+	for (size_t i = 0; set.n == 1 && i < 1000; i++)
+		bad += set.s[0].n != 1000 || set.s[0].v[i] != pv[i];
+	CHECK_INT_EQ(bad, 0);
+	CHECK_INT_EQ(tier_samples(db, "power", &ar), tier);
+	gw_arena_release(&ar);
+	gw_tsdb_close(db);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM meta WHERE key = 'format' AND value = '3'"), 1);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM pragma_table_info('rollups') WHERE name = 'series_id'"), 0);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups"), rollups);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM sqlite_schema WHERE name IN ('chunks_maxt', 'rollups_series_maxt')"),
+		     0);
+	/* Rollups still go with their chunks. */
+	sql_exec("DELETE FROM chunks WHERE id IN (SELECT id FROM chunks ORDER BY id LIMIT 3)");
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups"), rollups - 3);
+}
+
 static void test_chunk_length_follows_bytes(void)
 {
 	for (int big_flush = 0; big_flush < 2; big_flush++) {
@@ -510,7 +572,7 @@ static void test_migrates_format_1(void)
 	uint64_t n = series(db, "new", "1");
 	append_range(db, n, 2, 1000, 5000);
 	gw_tsdb_close(db);
-	CHECK_INT_EQ(sql_count("SELECT count(*) FROM meta WHERE key = 'format' AND value = '2'"), 1);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM meta WHERE key = 'format' AND value = '3'"), 1);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_autoindex_series_1'"), 0);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE kind = 0"), 0);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM series"), 3);
@@ -563,12 +625,12 @@ static void test_same_samples_stored_once(void)
 		     chunks + sql_count("SELECT count(*) FROM chunks WHERE series_id = 5"));
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE series_id = 2 AND length(data) = 0"), chunks);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM chunks WHERE series_id = 3 AND same IS NOT NULL"), 0);
-	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups WHERE series_id = 2"), 0);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups r JOIN chunks c ON c.id = r.chunk_id WHERE c.series_id = 2"), 0);
 	/* the open chunk's rows too */
 	CHECK(sql_count("SELECT count(*) FROM partials WHERE series_id = 2") > 0);
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM partials WHERE series_id = 2 AND same IS NULL"), 0);
-	CHECK(sql_count("SELECT count(*) FROM rollups WHERE series_id = 4") > 0);
-	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups WHERE series_id = 5"), 0);
+	CHECK(sql_count("SELECT count(*) FROM rollups r JOIN chunks c ON c.id = r.chunk_id WHERE c.series_id = 4") > 0);
+	CHECK_INT_EQ(sql_count("SELECT count(*) FROM rollups r JOIN chunks c ON c.id = r.chunk_id WHERE c.series_id = 5"), 0);
 
 	db = open_db(&o);
 	expect_range(db, "twin_a", 0, 0, INT64_MAX, 1000, 300000);
@@ -716,6 +778,7 @@ int main(void)
 	RUN(test_corrupt_chunk_skipped);
 	RUN(test_migrates_format_1);
 	RUN(test_chunk_length_follows_bytes);
+	RUN(test_migrates_format_2);
 	RUN(test_two_writers_share_series);
 	RUN(test_same_samples_stored_once);
 	RUN(test_unwritable_dir);

@@ -443,7 +443,8 @@ static void test_still_series_no_rollups(void)
 	int want_min[2] = {0, 2}, want_max[2] = {0, 2};
 	for (int k = 0; k < 2; k++) {
 		snprintf(q, sizeof(q),
-			 "SELECT count(*) FROM rollups r JOIN series s ON s.id = r.series_id WHERE s.labels LIKE '%%\"%s\"%%'",
+			 "SELECT count(*) FROM rollups r JOIN chunks c ON c.id = r.chunk_id JOIN series s ON s.id = c.series_id"
+			 " WHERE s.labels LIKE '%%\"%s\"%%'",
 			 names[k]);
 		sqlite3_stmt *st = NULL;
 		CHECK_INT_EQ(sqlite3_prepare_v2(c, q, -1, &st, NULL), SQLITE_OK);

@@ -58,7 +58,7 @@ struct gw_tsdb;
 struct gw_tsdb_opts {
 	const char *path;          /* data directory, created if missing (required) */
 	int64_t flush_interval_ms; /* background flush period; default 1000; < 0: no thread, caller flushes */
-	unsigned chunk_samples;    /* samples per sealed chunk, 2..4096; default 1024 */
+	unsigned chunk_samples;    /* samples per sealed chunk, 2..4096; default (0): ~2,600 bytes, 256..4096 */
 	int64_t chunk_span_ms;     /* seal a chunk once it covers this much time; default 6 h */
 	size_t head_max_samples;   /* unflushed (raw, 16 B) samples held at most; default 16 M */
 	int64_t retention_ms;      /* drop chunks older than newest sample minus this; 0: keep */

@@ -51,20 +51,52 @@ static int encode_pieces(const int64_t *t, const double *v, size_t n, struct gw_
 	return rc;
 }
 
+/*
+ * Re-cut the pieces after the leading full ones (TS_PIECE samples each,
+ * kept byte for byte) into TS_PIECE pieces: the cost follows the pieces
+ * added since the last compaction, not the open chunk's length (up to 4096
+ * samples for a series that sits still).
+ */
 void ts_enc_compact(struct ts_series *s)
 {
 	if (s->npieces - s->nfull < COMPACT_PIECES || s->nenc > GW_CHUNK_MAX_SAMPLES)
 		return;
-	int64_t *t = malloc(s->nenc * sizeof(*t));
-	double *v = t ? malloc(s->nenc * sizeof(*v)) : NULL;
+	const uint8_t *p = (const uint8_t *)s->enc.data;
+	size_t off = 0, keep = 0, kept = 0; /* bytes and samples of the full pieces kept */
+	for (size_t i = 0; i < s->nfull; i++) {
+		uint64_t len;
+		if (gw_varint_get(p, s->enc.len, &off, &len) || len > s->enc.len - off ||
+		    gw_chunk_count(p + off, (size_t)len) != TS_PIECE)
+			break;
+		off += (size_t)len;
+		keep = off;
+		kept++;
+	}
+	size_t rest = s->nenc - kept * TS_PIECE;
+	int64_t *t = malloc(rest * sizeof(*t));
+	double *v = t ? malloc(rest * sizeof(*v)) : NULL;
 	struct gw_buf b;
 	gw_buf_init(&b, TS_ENC_LIMIT);
 	size_t n = 0, pieces = 0;
-	if (v && ts_enc_decode(s, t, v, s->nenc, &n) == 0 && encode_pieces(t, v, n, &b, &pieces) == 0) {
-		struct gw_buf old = s->enc;
-		s->enc = b;
-		b = old; /* released below */
-		s->npieces = s->nfull = pieces;
+	int rc = v ? 0 : GW_ENOMEM;
+	for (off = keep; !rc && off < s->enc.len;) {
+		uint64_t len;
+		size_t k = 0;
+		if (gw_varint_get(p, s->enc.len, &off, &len) || len > s->enc.len - off)
+			rc = GW_EPARSE;
+		else
+			rc = gw_chunk_decode(p + off, (size_t)len, t + n, v + n, rest - n, &k);
+		off += (size_t)len;
+		n += k;
+	}
+	size_t need = 0;
+	if (!rc && n == rest && encode_pieces(t, v, n, &b, &pieces) == 0 &&
+	    ((need = keep + b.len > s->enc.len ? keep + b.len - s->enc.len : 0) == 0 ||
+	     gw_buf_reserve(&s->enc, need) == 0)) {
+		s->enc.len = keep;
+		gw_buf_append(&s->enc, b.data, b.len); /* room reserved: cannot fail */
+		s->npieces = kept + pieces;
+		s->nfull = kept + n / TS_PIECE;
 	}
 	gw_buf_release(&b);
 	free(t);
@@ -130,7 +162,7 @@ int ts_enc_absorb_tail(struct ts_series *s)
 			i += k;
 	}
 	gw_buf_release(&b);
-	s->nfull = s->npieces; /* already in TS_PIECE pieces: no compaction due */
+	s->nfull = s->nenc / TS_PIECE; /* already in TS_PIECE pieces: no compaction due */
 	if (i && i < s->n) {
 		memmove(s->t, s->t + i, (s->n - i) * sizeof(*s->t));
 		memmove(s->v, s->v + i, (s->n - i) * sizeof(*s->v));

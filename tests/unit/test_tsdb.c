@@ -411,6 +411,27 @@ static void test_corrupt_chunk_skipped(void)
  * opens as format 2 with every sample, its heads back, and appends going on.
  * The format-1 layout is made from a format-2 store by the inverse steps.
  */
+/* "noisy" holds nv[0..n) and "still" 42 at t = 1 s, 2 s, ... */
+static void check_still_noisy(struct gw_tsdb *db, const double *nv, size_t n)
+{
+	for (int which = 0; which < 2; which++) {
+		struct gw_matcher m;
+		CHECK_INT_EQ(gw_matcher_init(&m, "__name__", which ? "still" : "noisy", GW_PQ_EQ, NULL), 0);
+		struct gw_querier q = gw_tsdb_querier(db);
+		struct gw_arena a;
+		gw_arena_init(&a, 1 << 26);
+		struct gw_series_set set = {0};
+		CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &a, &set, NULL), 0);
+		CHECK_INT_EQ(set.n, 1);
+		size_t wrong = set.n == 1 && set.s[0].n == n ? 0 : 1;
+		for (size_t i = 0; !wrong && i < n; i++)
+			wrong += set.s[0].t[i] != 1000 * (int64_t)(i + 1) || set.s[0].v[i] != (which ? 42.0 : nv[i]);
+		CHECK_INT_EQ(wrong, 0);
+		gw_arena_release(&a);
+		gw_matcher_release(&m);
+	}
+}
+
 /*
  * With the default chunk length a chunk holds about 2,600 bytes: a value
  * that sits still gets the codec's 4096 samples a chunk, a noisy one fewer
@@ -500,6 +521,7 @@ static void test_chunk_length_follows_bytes(void)
 				bad += gw_tsdb_flush(db, NULL) != 0;
 		}
 		CHECK_INT_EQ(bad, 0);
+		check_still_noisy(db, nv, SAMPLES); /* heads in memory, compacted many times */
 		gw_tsdb_close(db);
 		CHECK_INT_EQ(sql_count("SELECT max(c.count) FROM chunks c JOIN series s ON s.id = c.series_id"
 				       " WHERE s.labels LIKE '%still%'"),
@@ -514,20 +536,7 @@ static void test_chunk_length_follows_bytes(void)
 		CHECK(sql_count("SELECT min(length(data)) FROM chunks c JOIN series s ON s.id = c.series_id"
 				" WHERE s.labels LIKE '%noisy%'") > 2000);
 		db = open_db(NULL);
-		struct gw_matcher m;
-		CHECK_INT_EQ(gw_matcher_init(&m, "__name__", "noisy", GW_PQ_EQ, NULL), 0);
-		struct gw_querier q = gw_tsdb_querier(db);
-		struct gw_arena a;
-		gw_arena_init(&a, 1 << 26);
-		struct gw_series_set set = {0};
-		CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &a, &set, NULL), 0);
-		CHECK_INT_EQ(set.n, 1);
-		size_t wrong = set.n == 1 && set.s[0].n == SAMPLES ? 0 : 1;
-		for (size_t i = 0; !wrong && i < SAMPLES; i++)
-			wrong += set.s[0].t[i] != 1000 * (int64_t)(i + 1) || set.s[0].v[i] != nv[i];
-		CHECK_INT_EQ(wrong, 0);
-		gw_arena_release(&a);
-		gw_matcher_release(&m);
+		check_still_noisy(db, nv, SAMPLES);
 		gw_tsdb_close(db);
 	}
 }

@@ -13,6 +13,8 @@
 #include "store/import_smi.h"
 #include "store/tsdb.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,9 +40,10 @@ static void usage(FILE *out)
 		     "read. Values become the series /metrics exposes (DCGM_FI_* and gpuwatch_*).\n\n"
 		     "Options:\n"
 		     "  --storage.path DIR   the data directory (default data/); stop an agent using it first\n"
-		     "  --format smi|openmetrics\n"
-		     "                       nvidia-smi CSV logs (default), or OpenMetrics text with time\n"
-		     "                       stamps (what `gpuwatch export` writes)\n"
+		     "  --format auto|smi|openmetrics\n"
+		     "                       nvidia-smi CSV logs, or OpenMetrics text with time stamps\n"
+		     "                       (what `gpuwatch export` writes); auto (default) tells them\n"
+		     "                       apart by the first line, and takes a pipe for smi\n"
 		     "  --fields LIST        field list of logs written with noheader\n"
 		     "  --instance NAME      instance label (default the file name)\n"
 		     "  --job NAME           job label (default nvidia-smi-import)\n"
@@ -158,9 +161,47 @@ static void on_progress(void *ctx, uint64_t bytes)
 			rate);
 }
 
+/*
+ * Whether a file is OpenMetrics text rather than an nvidia-smi log, by its
+ * first line that is not blank: a comment ("# TYPE", "# HELP", "# EOF"), a
+ * metric name followed by '{', or by a space and a number. nvidia-smi logs
+ * start with a header ("timestamp, ..."), a time stamp, a "=====" block
+ * line or, without header, a field ("NVIDIA H100 80GB HBM3, ..."). The
+ * file is rewound; one that cannot be (a pipe) is taken for a log.
+ */
+static bool looks_openmetrics(FILE *in)
+{
+	char line[4096];
+	bool om = false;
+	long at = ftell(in);
+	if (at < 0)
+		return false;
+	while (fgets(line, sizeof(line), in)) {
+		const char *p = line + strspn(line, " \t\r\n");
+		if (!*p)
+			continue;
+		if (*p == '#') {
+			om = true;
+		} else if (isalpha((unsigned char)*p) || *p == '_' || *p == ':') {
+			size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
+			if (p[n] == '{') {
+				om = true;
+			} else if (p[n] == ' ') {
+				char *end;
+				strtod(p + n + 1, &end);
+				om = end != p + n + 1 && (*end == ' ' || *end == '\n' || *end == '\r' || !*end);
+			}
+		}
+		break;
+	}
+	if (fseek(in, at, SEEK_SET) != 0)
+		return false;
+	return om;
+}
+
 int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 {
-	const char *path = "data", *fields = NULL, *instance = NULL, *job = "nvidia-smi-import", *format = "smi";
+	const char *path = "data", *fields = NULL, *instance = NULL, *job = "nvidia-smi-import", *format = "auto";
 	bool quiet = false;
 	int first = argc;
 	for (int i = 1; i < argc; i++) {
@@ -199,9 +240,9 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 		usage(stderr);
 		return 2;
 	}
-	bool om = strcmp(format, "openmetrics") == 0;
-	if (!om && strcmp(format, "smi") != 0) {
-		fprintf(stderr, "gpuwatch import: --format is smi or openmetrics, not \"%s\"\n", format);
+	bool auto_format = strcmp(format, "auto") == 0, om = strcmp(format, "openmetrics") == 0;
+	if (!auto_format && !om && strcmp(format, "smi") != 0) {
+		fprintf(stderr, "gpuwatch import: --format is auto, smi or openmetrics, not \"%s\"\n", format);
 		return 2;
 	}
 	struct gw_err err;
@@ -235,6 +276,8 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 			im.size = sz > 0 ? (uint64_t)sz : 0;
 			rewind(in);
 		}
+		if (auto_format)
+			om = !fields && looks_openmetrics(in);
 		const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 		struct gw_import_opts o = {.fields = fields, .instance = instance ? instance : base, .job = job,
 					   .emit = emit, .ctx = &im, .on_bad_line = on_bad, .on_progress = on_progress,

@@ -78,6 +78,9 @@ echo "$got" | grep -q '=> 85.21' || fail "memory percentage from the import: $go
 "$BIN" export --storage.path "$tmp/copy" >"$tmp/b.om"
 cmp -s "$tmp/a.om" "$tmp/b.om" || fail "export -> import -> export differs: $(diff "$tmp/a.om" "$tmp/b.om" | head -3)"
 [ "$(wc -l <"$tmp/a.om")" -gt 100 ] || fail "export is nearly empty"
+# without --format the first line tells OpenMetrics from an nvidia-smi log
+"$BIN" import -q --storage.path "$tmp/copy2" "$tmp/a.om" >/dev/null || fail "import of our export, format detected"
+"$BIN" export --storage.path "$tmp/copy2" | cmp -s - "$tmp/a.om" || fail "export -> detected import -> export differs"
 printf '# TYPE x gauge\nx{a="1"} 5 1700000000\nx{a="1" 6 1700000001\nx{a="1"} 7\nx{a="1"} seven 1700000003\nx{a="1"} 8 1700000004.5\n# EOF\n' >"$tmp/bad.om"
 "$BIN" import --format openmetrics --storage.path "$tmp/om" "$tmp/bad.om" >"$tmp/om.out" 2>"$tmp/om.err"
 rc=$?

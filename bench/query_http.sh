@@ -15,6 +15,12 @@
 #
 # Needs prometheus, promtool and curl (scripts/deps.sh test installs them).
 # Usage: bench/query_http.sh [build-dir]
+# Env: DAYS, INTERVAL, RUNS, SIM; RANGES ("3600:15 86400:60 ..." range:step
+# pairs in seconds, default 1 h, 24 h and DAYS); GW_DATA and PROM_DATA: a
+# gpuwatch store and Prometheus blocks of the same samples made before
+# (copied, not changed; skips the recording and the backfill, which for a
+# day at 1 s takes promtool ~11 minutes and 15 GiB), with END the data's
+# last second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${1:-build}
@@ -39,21 +45,36 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_http() { for _ in $(seq 300); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done; echo "no answer from $1" >&2; return 1; }
 
 echo "## $(date -u +%FT%TZ) $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-echo "## data: $sim, ${days} d at $interval"
-t0=$(date +%s.%N)
-"$BIN" --sim "$sim" sim record --duration "${days}d" --interval "$interval" --storage.path "$w/gw" --instance node1:9400 -q
-t1=$(date +%s.%N)
-"$BIN" export --storage.path "$w/gw" >"$w/om.txt" 2>/dev/null
-samples=$(grep -vc '^#' "$w/om.txt")
-t2=$(date +%s.%N)
-promtool tsdb create-blocks-from openmetrics "$w/om.txt" "$w/prom" >/dev/null
-t3=$(date +%s.%N)
-rm -f "$w/om.txt"
-ours=$(du -sb "$w/gw" | cut -f1)
-theirs=$(du -sb "$w/prom" | cut -f1)
-awk -v s="$samples" -v o="$ours" -v t="$theirs" -v r="$(echo "$t1 - $t0" | bc)" -v p="$(echo "$t3 - $t2" | bc)" 'BEGIN {
-	printf "samples: %d; gpuwatch sim record %.1f s; promtool backfill %.1f s\n", s, r, p
-	printf "on disk: gpuwatch %d bytes (%.3f B/sample), prometheus %d bytes (%.3f B/sample): gpuwatch/prometheus %.2f\n",
+if [ -n "${GW_DATA:-}" ] && [ -n "${PROM_DATA:-}" ]; then
+	echo "## data: copies of $GW_DATA and $PROM_DATA, ending at ${END:?END, the last second of the data, is needed with GW_DATA}"
+	cp -r "$GW_DATA" "$w/gw"
+	cp -r "$PROM_DATA" "$w/prom"
+	command -v sqlite3 >/dev/null || { echo "GW_DATA needs sqlite3 (to count the samples)" >&2; exit 1; }
+	samples=$(sqlite3 "$GW_DATA/gpuwatch.db" \
+		"SELECT (SELECT coalesce(sum(count), 0) FROM chunks) + (SELECT coalesce(sum(count), 0) FROM partials)")
+	# the store as the recording left it, without the agent's later writes and journal
+	ours=$(du -sb "$GW_DATA" | cut -f1)
+	theirs=$(du -sb "$PROM_DATA" | cut -f1)
+	now=$((END + 120))
+else
+	echo "## data: $sim, ${days} d at $interval"
+	t0=$(date +%s.%N)
+	"$BIN" --sim "$sim" sim record --duration "${days}d" --interval "$interval" --storage.path "$w/gw" --instance node1:9400 -q
+	t1=$(date +%s.%N)
+	"$BIN" export --storage.path "$w/gw" >"$w/om.txt" 2>/dev/null
+	samples=$(grep -vc '^#' "$w/om.txt")
+	t2=$(date +%s.%N)
+	promtool tsdb create-blocks-from openmetrics "$w/om.txt" "$w/prom" >/dev/null
+	t3=$(date +%s.%N)
+	rm -f "$w/om.txt"
+	ours=$(du -sb "$w/gw" | cut -f1)
+	theirs=$(du -sb "$w/prom" | cut -f1)
+	echo "gpuwatch sim record $(echo "$t1 - $t0" | bc) s; promtool backfill $(echo "$t3 - $t2" | bc) s"
+	now=$(date +%s)
+fi
+awk -v s="$samples" -v o="$ours" -v t="$theirs" 'BEGIN {
+	printf "samples: %d\n", s
+	printf "on disk: gpuwatch %d bytes (%.3f B/sample), prometheus %d bytes (%.3f B/sample): gpuwatch/prometheus %.3f\n",
 		o, o / s, t, t / s, o / t }'
 
 pp=$(free_port)
@@ -64,7 +85,14 @@ pids+=($!)
 ppid=$!
 ap=$(free_port)
 # The agent keeps sampling (every minute, into the same store) while it answers.
-"$BIN" --sim "$sim" agent -a "127.0.0.1:$ap" -c 60000 --storage.path "$w/gw" 2>"$w/agent.err" &
+# Over prepared data that may reach past now, it keeps one field the queries
+# do not ask for, so that its own samples cannot join their answers.
+live=()
+if [ -n "${GW_DATA:-}" ]; then
+	printf 'DCGM_FI_DEV_SM_CLOCK, gauge, SM clock frequency (in MHz).\n' >"$w/one.csv"
+	live=(-f "$w/one.csv" --no-native)
+fi
+"$BIN" --sim "$sim" agent -a "127.0.0.1:$ap" -c 60000 "${live[@]}" --storage.path "$w/gw" 2>"$w/agent.err" &
 pids+=($!)
 apid=$!
 wait_http "http://127.0.0.1:$pp/-/ready"
@@ -78,9 +106,8 @@ queries=(
 	'sum(rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[5m])) / 1000'
 	'sum by (gpu) (DCGM_FI_DEV_FB_USED) / sum by (gpu) (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)'
 )
-now=$(date +%s)
 # range:step pairs, as Grafana picks them for a ~1000 px panel
-ranges=("3600:15" "86400:60" "$((days * 86400)):600")
+read -r -a ranges <<<"${RANGES:-3600:15 86400:60 $((days * 86400)):600}"
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo "# kept-alive connection (as Grafana queries), then a new curl and connection per request; median of $runs each"
 printf "%-8s %-6s %11s %11s %7s   %9s %9s %6s  %s\n" range step gpuwatch prometheus ratio gpuwatch prometheus ratio query

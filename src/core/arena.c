@@ -34,7 +34,7 @@ void gw_arena_release(struct gw_arena *a)
 	gw_arena_init(a, a->limit);
 }
 
-void *gw_arena_alloc(struct gw_arena *a, size_t n)
+void *gw_arena_alloc_uninit(struct gw_arena *a, size_t n)
 {
 	n = (n + 15) & ~(size_t)15;
 	if (n == 0)
@@ -64,7 +64,14 @@ void *gw_arena_alloc(struct gw_arena *a, size_t n)
 	void *p = b->data + b->off;
 	b->off += n;
 	a->used += n;
-	memset(p, 0, n);
+	return p;
+}
+
+void *gw_arena_alloc(struct gw_arena *a, size_t n)
+{
+	void *p = gw_arena_alloc_uninit(a, n);
+	if (p)
+		memset(p, 0, n);
 	return p;
 }
 

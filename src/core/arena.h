@@ -27,6 +27,8 @@ void gw_arena_release(struct gw_arena *a);
 
 /* Zeroed, 16-byte aligned memory, or NULL (a->err says why). */
 void *gw_arena_alloc(struct gw_arena *a, size_t n);
+/* The same, not zeroed: for arrays the caller fills whole (a query's samples). */
+void *gw_arena_alloc_uninit(struct gw_arena *a, size_t n);
 char *gw_arena_strdup(struct gw_arena *a, const char *s);
 char *gw_arena_strndup(struct gw_arena *a, const char *s, size_t n);
 

@@ -51,21 +51,6 @@ void gw_bitr_init(struct gw_bitr *r, const uint8_t *p, size_t len)
 	r->overrun = false;
 }
 
-/* The 64 bits from r->pos on, MSB first; zeros past the end. */
-static inline uint64_t bitr_window(const struct gw_bitr *r)
-{
-	size_t byte = r->pos >> 3;
-	uint64_t w = 0;
-	if (byte + 8 <= r->len) {
-		memcpy(&w, r->p + byte, 8);
-		w = __builtin_bswap64(w);
-	} else {
-		for (size_t i = 0; byte + i < r->len; i++)
-			w |= (uint64_t)r->p[byte + i] << (56 - 8 * i);
-	}
-	return w << (r->pos & 7);
-}
-
 uint64_t gw_bitr_get(struct gw_bitr *r, unsigned int n)
 {
 	if (n == 0)
@@ -78,7 +63,7 @@ uint64_t gw_bitr_get(struct gw_bitr *r, unsigned int n)
 		uint64_t hi = gw_bitr_get(r, n - 32);
 		return (hi << 32) | gw_bitr_get(r, 32);
 	}
-	uint64_t v = bitr_window(r) >> (64 - n);
+	uint64_t v = gw_bitr_window(r) >> (64 - n);
 	r->pos += n;
 	return v;
 }
@@ -92,7 +77,7 @@ unsigned int gw_bitr_ones(struct gw_bitr *r, unsigned int max)
 			r->overrun = true;
 			return k;
 		}
-		uint64_t w = bitr_window(r);
+		uint64_t w = gw_bitr_window(r);
 		unsigned int lim = left < 57 ? (unsigned int)left : 57;
 		unsigned int ones = ~w ? (unsigned int)__builtin_clzll(~w) : 64;
 		if (ones > lim)
@@ -120,6 +105,13 @@ void gw_bitw_gamma(struct gw_bitw *w, uint64_t x)
 
 uint64_t gw_bitr_gamma(struct gw_bitr *r)
 {
+	/* Fast path: the whole code inside one window (runs up to 2^28). */
+	uint64_t w = gw_bitr_window(r);
+	unsigned int lz = w ? (unsigned int)__builtin_clzll(w) : 64;
+	if (lz < 28 && 2 * lz + 1 <= gw_bitr_left(r)) {
+		r->pos += 2 * lz + 1;
+		return w >> (63 - 2 * lz);
+	}
 	unsigned int zeros = 0;
 	while (gw_bitr_get(r, 1) == 0) {
 		if (r->overrun || ++zeros > 62) {

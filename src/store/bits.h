@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct gw_bitw {
 	struct gw_buf *out;
@@ -34,6 +35,27 @@ struct gw_bitr {
 };
 
 void gw_bitr_init(struct gw_bitr *r, const uint8_t *p, size_t len);
+
+/* The 64 bits from r->pos on, MSB first; zeros past the end. For decoders' fast paths. */
+static inline uint64_t gw_bitr_window(const struct gw_bitr *r)
+{
+	size_t byte = r->pos >> 3;
+	uint64_t w = 0;
+	if (byte + 8 <= r->len) {
+		memcpy(&w, r->p + byte, 8);
+		w = __builtin_bswap64(w);
+	} else {
+		for (size_t i = 0; byte + i < r->len; i++)
+			w |= (uint64_t)r->p[byte + i] << (56 - 8 * i);
+	}
+	return w << (r->pos & 7);
+}
+
+/* Bits left to read. */
+static inline size_t gw_bitr_left(const struct gw_bitr *r)
+{
+	return r->overrun ? 0 : r->len * 8 - r->pos;
+}
 uint64_t gw_bitr_get(struct gw_bitr *r, unsigned int n); /* n <= 64; 0 and overrun past the end */
 /* Count leading 1 bits up to max, consuming them and the terminating 0 (if < max). */
 unsigned int gw_bitr_ones(struct gw_bitr *r, unsigned int max);

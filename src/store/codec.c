@@ -100,15 +100,19 @@ void codec_times_decode(struct gw_bitr *r, int64_t *t, size_t n)
 			r->overrun = true;
 			return;
 		}
-		for (uint64_t k = 0; k < run; k++, i++)
-			t[i] = 2 * t[i - 1] - t[i - 2];
+		/* A run keeps the last step: t[i-1] + k * step, each on its own (no chain to wait on);
+		 * unsigned, so corrupt input wraps instead of overflowing. */
+		uint64_t last = (uint64_t)t[i - 1], step = last - (uint64_t)t[i - 2];
+		for (uint64_t k = 1; k <= run; k++)
+			t[i + k - 1] = (int64_t)(last + k * step);
+		i += run;
 		if (i < n) {
 			int64_t dod = get_dod_nz(r);
 			if (dod == 0) { /* never written: corrupt */
 				r->overrun = true;
 				return;
 			}
-			t[i] = 2 * t[i - 1] - t[i - 2] + dod;
+			t[i] = (int64_t)(2 * (uint64_t)t[i - 1] - (uint64_t)t[i - 2] + (uint64_t)dod);
 			i++;
 		}
 	}

@@ -6,8 +6,11 @@
  *
  * Layout: magic | mode | varint n | varint zigzag t0 | [varint zigzag first
  * delta] | varint ncols | per column a mode header (0xFF and XOR's 8-byte
- * first value, or a decimal plan as in GW_CHUNK_DECIMAL_ADAPT) | bit stream:
- * time stamps, then each column's values | CRC-32.
+ * first value; 0xFE and the index of an earlier column whose values it
+ * repeats bit for bit, with no values of its own; or a decimal plan as in
+ * GW_CHUNK_DECIMAL_ADAPT) | bit stream: time stamps, then each column's
+ * values | CRC-32. (A bucket of a value that sits still has first = last =
+ * min = max.)
  */
 #include "core/crc32.h"
 #include "core/err.h"
@@ -15,10 +18,13 @@
 #include "store/codec_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define COL_XOR 0xFF
+#define COL_SAME 0xFE
 
 struct col {
+	int same; /* >= 0: the earlier column this one repeats */
 	bool xor;
 	struct codec_values vals; /* decimal: the planner's scratch */
 	struct codec_plan plan;
@@ -38,11 +44,24 @@ static int xor_bits(const double *v, size_t n, uint64_t *bits)
 	return rc;
 }
 
-static int col_plan(struct col *c, const double *v, size_t n)
+static bool same_bits(const double *a, const double *b, size_t n)
 {
+	return memcmp(a, b, n * sizeof(*a)) == 0;
+}
+
+static int col_plan(struct col *c, const double *const *cols, size_t k, size_t n)
+{
+	const double *v = cols[k];
+	c->same = -1;
+	c->vals = (struct codec_values){0};
+	for (size_t j = 0; j < k; j++) {
+		if (same_bits(cols[j], v, n)) {
+			c->same = (int)j;
+			return 0;
+		}
+	}
 	int scale = codec_pick_scale(v, n);
 	c->xor = scale < 0;
-	c->vals = (struct codec_values){0};
 	if (c->xor)
 		return 0;
 	uint64_t bits, xbits;
@@ -64,7 +83,7 @@ int gw_chunk_encode_cols(const int64_t *t, const double *const *cols, size_t nco
 	size_t planned = 0;
 	int rc = 0;
 	for (; planned < ncols && !rc; planned++)
-		rc = col_plan(&c[planned], cols[planned], n);
+		rc = col_plan(&c[planned], cols, planned, n);
 	size_t start = out->len;
 	uint8_t head[2] = {GW_CHUNK_MAGIC, GW_CHUNK_COLUMNS};
 	rc = rc ? rc : gw_buf_append(out, head, 2);
@@ -74,7 +93,10 @@ int gw_chunk_encode_cols(const int64_t *t, const double *const *cols, size_t nco
 		rc = rc ? rc : gw_varint_put(out, gw_zigzag(t[1] - t[0]));
 	rc = rc ? rc : gw_varint_put(out, ncols);
 	for (size_t k = 0; k < ncols && !rc; k++) {
-		if (c[k].xor) {
+		if (c[k].same >= 0) {
+			uint8_t x[2] = {COL_SAME, (uint8_t)c[k].same};
+			rc = gw_buf_append(out, x, 2);
+		} else if (c[k].xor) {
 			uint8_t x = COL_XOR;
 			rc = gw_buf_append(out, &x, 1);
 			rc = rc ? rc : codec_first_put(out, cols[k][0]);
@@ -87,6 +109,8 @@ int gw_chunk_encode_cols(const int64_t *t, const double *const *cols, size_t nco
 		gw_bitw_init(&w, out);
 		codec_times_encode(&w, t, n);
 		for (size_t k = 0; k < ncols; k++) {
+			if (c[k].same >= 0)
+				continue;
 			if (c[k].xor)
 				codec_xor_encode(&w, cols[k], n);
 			else
@@ -131,15 +155,25 @@ int gw_chunk_decode_cols(const uint8_t *p, size_t len, int64_t *t, double *const
 	struct col c[GW_CHUNK_MAX_COLS];
 	uint64_t first[GW_CHUNK_MAX_COLS];
 	for (size_t k = 0; k < ncols; k++) {
+		c[k].same = -1;
 		c[k].xor = off < end && p[off] == COL_XOR;
-		if (c[k].xor ? (off++, codec_first_get(p, end, &off, &first[k])) : codec_plan_get(p, end, &off, &c[k].plan))
+		if (off + 1 < end && p[off] == COL_SAME) {
+			if (p[off + 1] >= k)
+				return GW_EPARSE; /* only an earlier column */
+			c[k].same = p[off + 1];
+			off += 2;
+		} else if (c[k].xor ? (off++, codec_first_get(p, end, &off, &first[k]))
+				    : codec_plan_get(p, end, &off, &c[k].plan)) {
 			return GW_EPARSE;
+		}
 	}
 	struct gw_bitr r;
 	gw_bitr_init(&r, p + off, end - off);
 	codec_times_decode(&r, t, count);
 	for (size_t k = 0; k < ncols && !r.overrun; k++) {
-		if (c[k].xor)
+		if (c[k].same >= 0)
+			memcpy(cols[k], cols[c[k].same], count * sizeof(*cols[k]));
+		else if (c[k].xor)
 			codec_xor_decode(&r, cols[k], count, first[k]);
 		else
 			codec_rice_decode(&r, cols[k], count, &c[k].plan);

@@ -349,19 +349,34 @@ void codec_rice_decode(struct gw_bitr *r, double *v, size_t n, const struct code
 				r->overrun = true;
 				return;
 			}
-			for (uint64_t j = 0; j < run; j++) {
-				int64_t y = predict(p->pred, y1, y2);
-				y2 = y1;
+			if (run && (p->pred == PRED_PREV || p->pred == PRED_BASE)) {
+				/* the value repeats: y stays y1 (the median's 0 for BASE) */
+				int64_t y = p->pred == PRED_PREV ? y1 : 0;
+				double x = value_of(p, y);
+				for (uint64_t j = 0; j < run; j++)
+					v[i++] = x;
+				y2 = run > 1 ? y : y1;
 				y1 = y;
-				v[i++] = value_of(p, y);
+			} else {
+				for (uint64_t j = 0; j < run; j++) {
+					int64_t y = predict(p->pred, y1, y2);
+					y2 = y1;
+					y1 = y;
+					v[i++] = value_of(p, y);
+				}
 			}
 			if (i == n)
 				break;
 		}
 		unsigned int k = rice_k(&st);
-		unsigned int q = gw_bitr_ones(r, QMAX);
-		uint64_t z;
-		if (q < QMAX) {
+		/* Fast path: prefix, stop bit and k bits inside one 64-bit window
+		 * (a window holds 57 bits past any position). */
+		uint64_t w = gw_bitr_window(r), z;
+		unsigned int q = ~w ? (unsigned int)__builtin_clzll(~w) : 64;
+		if (q < QMAX && q + 1 + k <= 57 && q + 1 + k <= gw_bitr_left(r)) {
+			z = ((uint64_t)q << k) | (k ? (w << (q + 1)) >> (64 - k) : 0);
+			r->pos += q + 1 + k;
+		} else if ((q = gw_bitr_ones(r, QMAX)) < QMAX) {
 			z = ((uint64_t)q << k) | gw_bitr_get(r, k);
 		} else {
 			unsigned int len = (unsigned int)gw_bitr_get(r, 7);

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int64_t gw_rollup_index(int64_t t, int64_t res)
 {
@@ -25,9 +26,16 @@ static double pmax(double a, double b)
 	return (b > a || isnan(a)) ? b : a;
 }
 
-static void rest_add(struct gw_bucket *b, double v)
+static inline bool stale(double v) /* gw_is_stale_nan, inlined: called per sample */
 {
-	if (gw_is_stale_nan(v))
+	uint64_t b;
+	memcpy(&b, &v, sizeof(b));
+	return b == GW_STALE_NAN_BITS;
+}
+
+static inline void rest_add(struct gw_bucket *b, double v)
+{
+	if (stale(v))
 		return;
 	if (!b->count) {
 		b->min = b->max = b->sum = v;
@@ -37,11 +45,6 @@ static void rest_add(struct gw_bucket *b, double v)
 		b->sum += v;
 	}
 	b->count++;
-}
-
-static void bucket_start(struct gw_bucket *b, int64_t t, double v)
-{
-	*b = (struct gw_bucket){.first_t = t, .last_t = t, .first = v, .last = v, .min = NAN, .max = NAN, .sum = NAN};
 }
 
 /* Fold bucket y (later in time) into x. */
@@ -67,17 +70,33 @@ static void bucket_join(struct gw_bucket *x, const struct gw_bucket *y)
 size_t gw_rollup_build(const int64_t *t, const double *v, size_t n, int64_t res, struct gw_bucket *out)
 {
 	size_t k = 0;
-	int64_t cur = 0;
-	for (size_t i = 0; i < n; i++) {
-		int64_t idx = gw_rollup_index(t[i], res);
-		if (k == 0 || idx != cur) {
-			bucket_start(&out[k++], t[i], v[i]);
-			cur = idx;
-		} else {
-			rest_add(&out[k - 1], v[i]);
-			out[k - 1].last_t = t[i];
-			out[k - 1].last = v[i];
+	for (size_t i = 0; i < n;) {
+		int64_t lo, hi; /* the bucket's [lo, hi): no division a sample */
+		if (__builtin_mul_overflow(gw_rollup_index(t[i], res), res, &lo))
+			lo = INT64_MIN;
+		if (__builtin_add_overflow(lo, res, &hi))
+			hi = INT64_MAX;
+		/* The rest's aggregates in registers: through the struct, each
+		 * sample waited on the last one's stores. */
+		double mn = NAN, mx = NAN, sum = NAN;
+		uint64_t count = 0;
+		size_t j = i + 1;
+		for (; j < n && t[j] >= lo && t[j] < hi; j++) {
+			double x = v[j];
+			if (stale(x))
+				continue;
+			if (count) {
+				mn = pmin(mn, x);
+				mx = pmax(mx, x);
+				sum += x;
+			} else {
+				mn = mx = sum = x;
+			}
+			count++;
 		}
+		out[k++] = (struct gw_bucket){.first_t = t[i], .last_t = t[j - 1], .first = v[i], .last = v[j - 1],
+					      .min = mn, .max = mx, .sum = sum, .count = count};
+		i = j;
 	}
 	return k;
 }

@@ -150,7 +150,7 @@ static int normalise(struct vec *x)
 struct reader {
 	struct gw_tsdb *db;
 	sqlite3 *c;
-	sqlite3_stmt *chunks, *any, *tier;
+	sqlite3_stmt *chunks, *any, *tier, *count;
 	int64_t *dt; /* decode scratch, GW_CHUNK_MAX_SAMPLES each */
 	double *dv;
 };
@@ -180,6 +180,12 @@ static int reader_open(struct reader *r, struct gw_err *err)
 	if (!rc)
 		r->any = ts_reader_stmt(r->c, "SELECT 1 FROM chunks WHERE series_id = ?1 AND maxt >= ?2 AND mint <= ?3 LIMIT 1",
 					&rc);
+	/* How many samples the chunks that read_disk reads hold: room for them at once. */
+	if (!rc)
+		r->count = ts_reader_stmt(r->c,
+					  "SELECT coalesce(sum(count), 0) FROM chunks WHERE series_id = ?1 AND kind = 1 "
+					  "AND maxt >= ?2 AND mint <= ?3 AND mint < ?4",
+					  &rc);
 	/* A sealed chunk's minute buckets, or its samples where it has none (sparse
 	 * chunks, older stores); a chunk stored once for two series has them under
 	 * the chunk that holds the bytes. */
@@ -204,6 +210,7 @@ static void reader_close(struct reader *r)
 	sqlite3_reset(r->chunks);
 	sqlite3_reset(r->any);
 	sqlite3_reset(r->tier);
+	sqlite3_reset(r->count);
 	sqlite3_exec(r->c, "COMMIT", NULL, NULL, NULL);
 	ts_reader_put(r->db, r->c);
 	free(r->dt);
@@ -233,7 +240,29 @@ static void bind_range(sqlite3_stmt *st, int64_t id, int64_t mint, int64_t maxt,
 	sqlite3_bind_int64(st, 4, before);
 }
 
-/* Append the series' sealed samples in [mint, maxt] with t < before to x. */
+/* The samples the series' sealed chunks in range hold (read_disk's rows), in *n. */
+static int count_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, size_t *n,
+		      struct gw_err *err)
+{
+	int rc = reader_start(r, err);
+	if (rc)
+		return rc;
+	bind_range(r->count, id, mint, maxt, before);
+	rc = sqlite3_step(r->count);
+	int64_t c = rc == SQLITE_ROW ? sqlite3_column_int64(r->count, 0) : 0;
+	sqlite3_reset(r->count);
+	if (rc != SQLITE_ROW)
+		return ts_sql_err(r->c, rc, "count chunks", err);
+	*n = c > 0 ? (size_t)c : 0;
+	return 0;
+}
+
+/*
+ * Append the series' sealed samples in [mint, maxt] with t < before to x,
+ * whose room count_disk sized: each chunk decodes straight into it (a copy
+ * through a scratch buffer and a growing vector had been half of a day's
+ * query on 1 s data), and only a chunk at an edge of the range moves.
+ */
 static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct vec *x,
 		     struct gw_err *err)
 {
@@ -244,24 +273,28 @@ static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, i
 	bind_range(st, id, mint, maxt, before);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t n = 0;
-		const void *blob = sqlite3_column_blob(st, 0);
-		if (gw_chunk_decode(blob, (size_t)sqlite3_column_bytes(st, 0), r->dt, r->dv, GW_CHUNK_MAX_SAMPLES,
-				    &n) != 0) {
+		const uint8_t *blob = sqlite3_column_blob(st, 0);
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+		long want = gw_chunk_count(blob, len);
+		bool direct = want > 0 && (size_t)want <= x->cap - x->n;
+		int64_t *t = direct ? x->t + x->n : r->dt;
+		double *v = direct ? x->v + x->n : r->dv;
+		if (gw_chunk_decode(blob, len, t, v, direct ? x->cap - x->n : GW_CHUNK_MAX_SAMPLES, &n) != 0) {
 			atomic_fetch_add(&r->db->corrupt, 1); /* skipped; the status shows it */
 			continue;
 		}
-		size_t a = lower_bound(r->dt, n, mint), b = upper_bound(r->dt, n, maxt);
-		if (b > a && vec_reserve(x, b - a) != 0) {
-			ret = gw_err_set(err, GW_ENOMEM, "out of memory");
-			break;
+		size_t a = lower_bound(t, n, mint), b = upper_bound(t, n, maxt);
+		while (b > a && t[b - 1] >= before)
+			b--;
+		if (b - a > x->cap - x->n) { /* more than its row's count said: never written so */
+			atomic_fetch_add(&r->db->corrupt, 1);
+			continue;
 		}
-		for (size_t i = a; i < b; i++) {
-			if (r->dt[i] >= before)
-				break;
-			x->t[x->n] = r->dt[i];
-			x->v[x->n] = r->dv[i];
-			x->n++;
+		if (b > a && (!direct || a > 0)) {
+			memmove(x->t + x->n, t + a, (b - a) * sizeof(*t));
+			memmove(x->v + x->n, v + a, (b - a) * sizeof(*v));
 		}
+		x->n += b > a ? b - a : 0;
 	}
 	sqlite3_reset(st);
 	if (!ret && rc != SQLITE_DONE)
@@ -317,7 +350,7 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 	if (candidates(db, m, nm, &refs, &nc) != 0)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	struct reader r;
-	struct vec x = {0}, h = {0};
+	struct vec h = {0};
 	struct hcopy *hc = calloc(nc ? nc : 1, sizeof(*hc));
 	int rc = hc ? 0 : GW_ENOMEM;
 	reader_init(&r, db);
@@ -332,13 +365,27 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 		rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
 	for (size_t i = 0; i < nc && !rc; i++) {
 		struct ts_series *s = ts_get(db, refs[i]);
-		x.n = 0;
-		if (hc[i].id && mint < hc[i].first)
-			rc = read_disk(&r, hc[i].id, mint, maxt, hc[i].first, &x, err);
-		rc = rc ? rc : vec_reserve(&x, hc[i].n);
+		size_t disk = 0;
+		bool on_disk = hc[i].id && mint < hc[i].first;
+		if (on_disk)
+			rc = count_disk(&r, hc[i].id, mint, maxt, hc[i].first, &disk, err);
 		if (rc)
 			break;
-		if (hc[i].n) {
+		if (disk + hc[i].n == 0)
+			continue;
+		/* The answer's own arrays, sized once: samples are decoded into them. */
+		struct vec x = {gw_arena_alloc_uninit(arena, (disk + hc[i].n) * sizeof(int64_t)), NULL, 0,
+				disk + hc[i].n};
+		x.v = x.t ? gw_arena_alloc_uninit(arena, x.cap * sizeof(double)) : NULL;
+		if (!x.v) {
+			rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
+			break;
+		}
+		if (on_disk && disk)
+			rc = read_disk(&r, hc[i].id, mint, maxt, hc[i].first, &x, err);
+		if (rc)
+			break;
+		if (hc[i].n && x.cap - x.n >= hc[i].n) {
 			memcpy(x.t + x.n, h.t + hc[i].off, hc[i].n * sizeof(*x.t));
 			memcpy(x.v + x.n, h.v + hc[i].off, hc[i].n * sizeof(*x.v));
 			x.n += hc[i].n;
@@ -346,27 +393,12 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 		rc = normalise(&x);
 		if (rc || x.n == 0)
 			continue;
-		struct gw_series *o = &out->s[out->n];
-		int64_t *t = gw_arena_alloc(arena, x.n * sizeof(*t));
-		double *v = t ? gw_arena_alloc(arena, x.n * sizeof(*v)) : NULL;
-		if (!v) {
-			rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
-			break;
-		}
-		memcpy(t, x.t, x.n * sizeof(*t));
-		memcpy(v, x.v, x.n * sizeof(*v));
-		o->labels = (struct gw_labels){s->labels, s->nlabels};
-		o->t = t;
-		o->v = v;
-		o->n = x.n;
-		out->n++;
+		out->s[out->n++] = (struct gw_series){.labels = {s->labels, s->nlabels}, .t = x.t, .v = x.v, .n = x.n};
 	}
 	if (rc == GW_ENOMEM && (!err || !err->msg[0]))
 		gw_err_set(err, rc, "out of memory");
 	reader_close(&r);
 	free(hc);
-	free(x.t);
-	free(x.v);
 	free(h.t);
 	free(h.v);
 	free(refs);
@@ -477,8 +509,8 @@ static int raw_stand_ins(struct vec *raw, int agg, struct gw_arena *arena, struc
 		return 0;
 	if (normalise(raw))
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
-	int64_t *t = gw_arena_alloc(arena, raw->n * sizeof(*t));
-	double *v = t ? gw_arena_alloc(arena, raw->n * sizeof(*v)) : NULL;
+	int64_t *t = gw_arena_alloc_uninit(arena, raw->n * sizeof(*t));
+	double *v = t ? gw_arena_alloc_uninit(arena, raw->n * sizeof(*v)) : NULL;
 	if (!v)
 		return gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
 	size_t n = 0;
@@ -492,6 +524,25 @@ static int raw_stand_ins(struct vec *raw, int agg, struct gw_arena *arena, struc
 	o->v = v;
 	o->n = n;
 	return 0;
+}
+
+/*
+ * Whether samples are many to a minute: then they are folded into buckets
+ * even when none were stored (a series that sits still has chunks too small
+ * to carry buckets, and at 1 s a day of it is 86,400 stand-ins instead of
+ * 2,880).
+ */
+static bool dense(const struct vec *raw)
+{
+	if (raw->n < 8)
+		return false;
+	int64_t lo = raw->t[0], hi = raw->t[0];
+	for (size_t k = 1; k < raw->n; k++) { /* not sorted yet: head and chunks */
+		lo = raw->t[k] < lo ? raw->t[k] : lo;
+		hi = raw->t[k] > hi ? raw->t[k] : hi;
+	}
+	uint64_t minutes = (uint64_t)(hi - lo) / GW_ROLLUP_MINUTE_MS + 1;
+	return raw->n > 4 * minutes;
 }
 
 static int bucket_cmp(const void *a, const void *b)
@@ -538,7 +589,7 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 			rc = GW_ENOMEM;
 		if (rc)
 			continue;
-		if (!rolled) {
+		if (!rolled && !dense(&raw)) {
 			/* Nothing stored as buckets (a sparse series, or the head):
 			 * the samples are their own stand-ins, which folding them
 			 * into buckets first would only copy. */
@@ -562,8 +613,8 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 				break;
 			}
 		size_t nb = gw_rollup_merge(x.b, x.n, res);
-		int64_t *t = gw_arena_alloc(arena, 2 * nb * sizeof(*t));
-		double *v = t ? gw_arena_alloc(arena, 2 * nb * sizeof(*v)) : NULL;
+		int64_t *t = gw_arena_alloc_uninit(arena, 2 * nb * sizeof(*t));
+		double *v = t ? gw_arena_alloc_uninit(arena, 2 * nb * sizeof(*v)) : NULL;
 		if (!v) {
 			rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
 			break;

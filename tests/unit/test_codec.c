@@ -115,6 +115,24 @@ static void test_bits_round_trip(void)
 	CHECK_INT_EQ(r.pos, 10);
 	CHECK_INT_EQ(gw_bitr_get(&r, 14), 0x3fff);
 	CHECK(!r.overrun);
+	/* Elias gamma codes of every size, at shifting alignments (fast and slow reads alike). */
+	gw_buf_reset(&b);
+	gw_bitw_init(&w, &b);
+	uint64_t gv[200];
+	for (int i = 0; i < 200; i++) {
+		gv[i] = ((uint64_t)1 << (i % 63)) + (uint64_t)i * 7919u % ((uint64_t)1 << (i % 63));
+		gw_bitw_put(&w, (uint64_t)i, (unsigned)(i % 5)); /* shift the next code's alignment */
+		gw_bitw_gamma(&w, gv[i]);
+	}
+	CHECK_INT_EQ(gw_bitw_flush(&w), 0);
+	gw_bitr_init(&r, (const uint8_t *)b.data, b.len);
+	bad = 0;
+	for (int i = 0; i < 200; i++) {
+		bad += gw_bitr_get(&r, (unsigned)(i % 5)) != ((uint64_t)i & ((1u << (i % 5)) - 1));
+		bad += gw_bitr_gamma(&r) != gv[i];
+	}
+	CHECK_INT_EQ(bad, 0);
+	CHECK(!r.overrun);
 	gw_buf_release(&b);
 }
 
@@ -390,12 +408,13 @@ static void test_noise_costs_its_entropy(void)
 	CHECK(bytes_per_sample(gen_energy, 4096) * 8 < 11.7 + 1.5);
 }
 
-/* Several columns on one time axis: each coded as it suits (XOR for arbitrary floats), exact, checked. */
+/* Several columns on one time axis: each coded as it suits (XOR for arbitrary floats, a repeat of an
+ * earlier column by reference), exact, checked. */
 static void test_columns(void)
 {
 	enum { M = 500 };
 	int64_t t[M], t2[M];
-	static double a[M], b[M], c[M], a2[M], b2[M], c2[M];
+	static double a[M], b[M], c[M], a2[M], b2[M], c2[M], d2[M];
 	unsigned int seed = 23;
 	regular_times(t, M, 1751580600000, 60000);
 	t[100] += 3;
@@ -405,32 +424,36 @@ static void test_columns(void)
 		c[i] = i % 50 < 40 ? 59 : 60;
 	}
 	c[9] = NAN;
-	const double *cols[3] = {a, b, c};
-	double *out[3] = {a2, b2, c2};
-	struct gw_buf e;
+	const double *cols[4] = {a, b, c, b};
+	double *out[4] = {a2, b2, c2, d2};
+	struct gw_buf e, e3;
 	gw_buf_init(&e, 1 << 20);
-	CHECK_INT_EQ(gw_chunk_encode_cols(t, cols, 3, M, &e), 0);
+	gw_buf_init(&e3, 1 << 20);
+	CHECK_INT_EQ(gw_chunk_encode_cols(t, cols, 3, M, &e3), 0);
+	CHECK_INT_EQ(gw_chunk_encode_cols(t, cols, 4, M, &e), 0);
+	CHECK(e.len <= e3.len + 2); /* the repeat costs its reference only */
+	gw_buf_release(&e3);
 	size_t n = 0, bad = 0;
 	const uint8_t *p = (const uint8_t *)e.data;
-	CHECK_INT_EQ(gw_chunk_decode_cols(p, e.len, t2, out, 3, M, &n), 0);
+	CHECK_INT_EQ(gw_chunk_decode_cols(p, e.len, t2, out, 4, M, &n), 0);
 	CHECK_INT_EQ(n, M);
 	for (size_t i = 0; i < n; i++)
 		bad += t2[i] != t[i] || bits_of(a2[i]) != bits_of(a[i]) || bits_of(b2[i]) != bits_of(b[i]) ||
-		       bits_of(c2[i]) != bits_of(c[i]);
+		       bits_of(c2[i]) != bits_of(c[i]) || bits_of(d2[i]) != bits_of(b[i]);
 	CHECK_INT_EQ(bad, 0);
-	CHECK_INT_EQ(gw_chunk_decode_cols(p, e.len, t2, out, 2, M, &n), GW_EPARSE); /* not the columns asked for */
-	CHECK_INT_EQ(gw_chunk_decode_cols(p, e.len, t2, out, 3, M - 1, &n), GW_EOVERFLOW);
+	CHECK_INT_EQ(gw_chunk_decode_cols(p, e.len, t2, out, 3, M, &n), GW_EPARSE); /* not the columns asked for */
+	CHECK_INT_EQ(gw_chunk_decode_cols(p, e.len, t2, out, 4, M - 1, &n), GW_EOVERFLOW);
 	CHECK(gw_chunk_decode(p, e.len, t2, a2, M, &n) != 0); /* not a one-column chunk */
 	size_t undetected = 0;
 	for (size_t byte = 0; byte < e.len; byte++)
 		for (int bit = 0; bit < 8; bit++) {
 			e.data[byte] ^= (char)(1 << bit);
-			undetected += gw_chunk_decode_cols(p, e.len, t2, out, 3, M, &n) == 0;
+			undetected += gw_chunk_decode_cols(p, e.len, t2, out, 4, M, &n) == 0;
 			e.data[byte] ^= (char)(1 << bit);
 		}
 	CHECK_INT_EQ(undetected, 0);
 	for (size_t len = 0; len < e.len; len++)
-		CHECK(gw_chunk_decode_cols(p, len, t2, out, 3, M, &n) != 0);
+		CHECK(gw_chunk_decode_cols(p, len, t2, out, 4, M, &n) != 0);
 	gw_buf_release(&e);
 }
 

@@ -314,7 +314,7 @@ static void h_query(void *ctx, const struct gw_http_request *req, struct gw_http
 	if (!root)
 		return;
 	struct gw_arena a;
-	gw_arena_init(&a, api->arena_limit ? api->arena_limit : (size_t)512 << 20);
+	gw_arena_init_pool(&a, api->arena_limit ? api->arena_limit : (size_t)512 << 20, api->pool);
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_pq_result res;
@@ -379,7 +379,7 @@ static void h_query_range(void *ctx, const struct gw_http_request *req, struct g
 		return;
 	}
 	struct gw_arena a;
-	gw_arena_init(&a, api->arena_limit ? api->arena_limit : (size_t)512 << 20);
+	gw_arena_init_pool(&a, api->arena_limit ? api->arena_limit : (size_t)512 << 20, api->pool);
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_matrix m;
@@ -475,7 +475,7 @@ static int match_series(struct gw_api *api, const struct gw_http_request *req, s
 static void h_series(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
 {
 	struct gw_arena a;
-	gw_arena_init(&a, (size_t)256 << 20);
+	gw_arena_init_pool(&a, (size_t)256 << 20, ((const struct gw_api *)ctx)->pool);
 	struct gw_series *s;
 	size_t n;
 	if (match_series(ctx, req, r, true, &a, &s, &n) == 0) {
@@ -532,7 +532,7 @@ static void write_distinct(struct gw_http_response *r, struct gw_arena *a, const
 static void h_labels(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
 {
 	struct gw_arena a;
-	gw_arena_init(&a, (size_t)256 << 20);
+	gw_arena_init_pool(&a, (size_t)256 << 20, ((const struct gw_api *)ctx)->pool);
 	struct gw_series *s;
 	size_t n;
 	if (match_series(ctx, req, r, false, &a, &s, &n) == 0)
@@ -567,7 +567,7 @@ static void h_label_values(void *ctx, const struct gw_http_request *req, struct 
 		return;
 	}
 	struct gw_arena a;
-	gw_arena_init(&a, (size_t)256 << 20);
+	gw_arena_init_pool(&a, (size_t)256 << 20, ((const struct gw_api *)ctx)->pool);
 	struct gw_series *s;
 	size_t n;
 	if (match_series(ctx, req, r, false, &a, &s, &n) == 0)

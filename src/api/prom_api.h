@@ -15,6 +15,7 @@
 #ifndef GW_API_PROM_API_H
 #define GW_API_PROM_API_H
 
+#include "core/arena.h"
 #include "http/server.h"
 #include "promql/engine.h"
 
@@ -22,6 +23,7 @@ struct gw_api {
 	struct gw_querier q;
 	struct gw_pq_opts opts; /* lookback, default and maximum timeout */
 	size_t arena_limit;     /* bytes one query may use (default 512 MiB) */
+	struct gw_arena_pool *pool; /* memory kept between queries (NULL: none) */
 	/* Writes the JSON object of /api/v1/metadata's "data" (may be NULL: {}). */
 	void (*metadata)(void *ctx, const char *metric, struct gw_buf *out);
 	void *metadata_ctx;

@@ -143,6 +143,10 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	h->api.metadata = metadata;
 	h->api.metadata_ctx = h;
 	h->api.opts.timeout_ms = 2 * 60 * 1000; /* Prometheus' default query timeout */
+	/* 32 MiB of query memory stays with the agent after a query, already
+	 * paged in: a day of rate() over 1 s data wants ~12 MiB. */
+	gw_arena_pool_init(&h->pool, (size_t)32 << 20);
+	h->api.pool = &h->pool;
 	gw_api_routes(&h->api, h->routes);
 	return 0;
 }
@@ -202,6 +206,9 @@ void agent_history_close(struct agent_history *h)
 		gw_sampler_set_consumer(h->sampler, NULL, NULL); /* no feed runs after this */
 	h->sampler = NULL;
 	gw_tsdb_close(h->db);
+	if (h->api.pool) /* the HTTP server has stopped: no query holds a block */
+		gw_arena_pool_release(h->api.pool);
+	h->api.pool = NULL;
 	for (unsigned int g = 0; h->jobs && g < h->ngpus; g++)
 		free(h->jobs[g].refs);
 	free(h->jobs);

@@ -29,6 +29,7 @@ struct agent_history_jobs {
 struct agent_history {
 	struct gw_tsdb *db;
 	struct gw_api api;
+	struct gw_arena_pool pool; /* the queries' memory, kept between them (api.pool) */
 	struct gw_http_route routes[GW_API_NROUTES];
 	uint64_t *refs; /* [gpu][field][2]: store refs, 0 = not created yet */
 	struct gw_field *fields; /* the table as stored: dcgm NULL where the counters leave the family out */

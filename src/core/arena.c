@@ -15,23 +15,78 @@ struct gw_arena_block {
 	_Alignas(16) unsigned char data[];
 };
 
-void gw_arena_init(struct gw_arena *a, size_t limit)
+void gw_arena_pool_init(struct gw_arena_pool *p, size_t cap)
 {
-	a->head = NULL;
-	a->used = 0;
-	a->limit = limit;
-	a->err = 0;
+	pthread_mutex_init(&p->mu, NULL);
+	p->free = NULL;
+	p->bytes = 0;
+	p->cap = cap;
 }
 
-void gw_arena_release(struct gw_arena *a)
+void gw_arena_pool_release(struct gw_arena_pool *p)
 {
-	struct gw_arena_block *b = a->head;
+	struct gw_arena_block *b = p->free;
 	while (b) {
 		struct gw_arena_block *next = b->next;
 		free(b);
 		b = next;
 	}
-	gw_arena_init(a, a->limit);
+	p->free = NULL;
+	p->bytes = 0;
+	pthread_mutex_destroy(&p->mu);
+}
+
+/* A kept block of at least n bytes (the first that fits), or NULL. */
+static struct gw_arena_block *pool_take(struct gw_arena_pool *p, size_t n)
+{
+	struct gw_arena_block *b = NULL;
+	pthread_mutex_lock(&p->mu);
+	for (struct gw_arena_block **pp = &p->free; *pp; pp = &(*pp)->next) {
+		if ((*pp)->size >= n) {
+			b = *pp;
+			*pp = b->next;
+			p->bytes -= b->size;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->mu);
+	return b;
+}
+
+void gw_arena_init_pool(struct gw_arena *a, size_t limit, struct gw_arena_pool *pool)
+{
+	a->head = NULL;
+	a->used = 0;
+	a->limit = limit;
+	a->err = 0;
+	a->pool = pool;
+}
+
+void gw_arena_init(struct gw_arena *a, size_t limit)
+{
+	gw_arena_init_pool(a, limit, NULL);
+}
+
+void gw_arena_release(struct gw_arena *a)
+{
+	struct gw_arena_pool *p = a->pool;
+	struct gw_arena_block *b = a->head;
+	if (p)
+		pthread_mutex_lock(&p->mu);
+	while (b) {
+		struct gw_arena_block *next = b->next;
+		if (p && p->bytes + b->size <= p->cap) {
+			b->next = p->free;
+			p->free = b;
+			p->bytes += b->size;
+		} else {
+			free(b);
+		}
+		b = next;
+	}
+	if (p)
+		pthread_mutex_unlock(&p->mu);
+	gw_arena_init_pool(a, a->limit, p);
 }
 
 void *gw_arena_alloc_uninit(struct gw_arena *a, size_t n)
@@ -51,8 +106,10 @@ void *gw_arena_alloc_uninit(struct gw_arena *a, size_t n)
 		size_t size = a->used < BLOCK_MIN ? BLOCK_MIN : a->used > BLOCK_MAX ? BLOCK_MAX : a->used;
 		if (size < n)
 			size = n;
-		b = malloc(sizeof(*b) + size);
-		if (!b) {
+		b = a->pool ? pool_take(a->pool, n) : NULL;
+		if (b) {
+			size = b->size;
+		} else if ((b = malloc(sizeof(*b) + size)) == NULL) {
 			a->err = GW_ENOMEM;
 			return NULL;
 		}

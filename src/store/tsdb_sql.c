@@ -94,6 +94,16 @@ static long format_of(sqlite3 *c)
 	return f;
 }
 
+/* Commit a migration that went well (ret 0), else roll it back; ret or the commit's error. */
+static int end_migration(sqlite3 *c, int ret, struct gw_err *err)
+{
+	if (!ret)
+		ret = exec(c, "COMMIT", "commit migration", err);
+	if (ret)
+		sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
+
 /*
  * Format 1 -> 2 in one transaction: the series table loses its UNIQUE
  * label index (the text was kept twice) for a hash column, partial rows
@@ -140,11 +150,7 @@ static int migrate_v1(sqlite3 *c, struct gw_err *err)
 			 "ALTER TABLE chunks ADD COLUMN same INTEGER;"
 			 "UPDATE meta SET value = '2' WHERE key = 'format';",
 			 "migrate", err);
-	if (!ret)
-		ret = exec(c, "COMMIT", "commit migration", err);
-	if (ret)
-		sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
-	return ret;
+	return end_migration(c, ret, err);
 }
 
 /*
@@ -164,11 +170,7 @@ static int migrate_v2(sqlite3 *c, struct gw_err *err)
 		       "ALTER TABLE rollups_v3 RENAME TO rollups;"
 		       "UPDATE meta SET value = '3' WHERE key = 'format';",
 		       "migrate to format 3", err);
-	if (!ret)
-		ret = exec(c, "COMMIT", "commit migration", err);
-	if (ret)
-		sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
-	return ret;
+	return end_migration(c, ret, err);
 }
 
 static int check_format(sqlite3 *c, struct gw_err *err)

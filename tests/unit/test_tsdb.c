@@ -59,18 +59,27 @@ static double val(int64_t t, int k)
 	return (double)((t / 1000) % 97) + k * 0.5;
 }
 
-/* Select name{} over [mint, maxt] and check it holds exactly t = from..to step 1 s with val(). */
-static void expect_range(struct gw_tsdb *db, const char *name, int k, int64_t mint, int64_t maxt, int64_t from,
-			 int64_t to)
+/* name{} over [mint, maxt], in arena a (released by the caller). */
+static struct gw_series_set select_name(struct gw_tsdb *db, const char *name, int64_t mint, int64_t maxt,
+					struct gw_arena *a)
 {
 	struct gw_matcher m;
 	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", name, GW_PQ_EQ, NULL), 0);
 	struct gw_querier q = gw_tsdb_querier(db);
-	struct gw_arena a;
-	gw_arena_init(&a, 1 << 28);
 	struct gw_series_set set = {0};
 	struct gw_err err = {0};
-	CHECK_INT_EQ(q.select(q.ctx, &m, 1, mint, maxt, &a, &set, &err), 0);
+	CHECK_INT_EQ(q.select(q.ctx, &m, 1, mint, maxt, a, &set, &err), 0);
+	gw_matcher_release(&m);
+	return set;
+}
+
+/* Select name{} over [mint, maxt] and check it holds exactly t = from..to step 1 s with val(). */
+static void expect_range(struct gw_tsdb *db, const char *name, int k, int64_t mint, int64_t maxt, int64_t from,
+			 int64_t to)
+{
+	struct gw_arena a;
+	gw_arena_init(&a, 1 << 28);
+	struct gw_series_set set = select_name(db, name, mint, maxt, &a);
 	size_t want = to >= from ? (size_t)((to - from) / 1000 + 1) : 0;
 	CHECK_INT_EQ(set.n, want ? 1 : 0);
 	if (set.n == 1) {
@@ -85,7 +94,6 @@ static void expect_range(struct gw_tsdb *db, const char *name, int k, int64_t mi
 		CHECK_STR_EQ(gw_labels_get(&s->labels, "__name__"), name);
 	}
 	gw_arena_release(&a);
-	gw_matcher_release(&m);
 }
 
 static void append_range(struct gw_tsdb *db, uint64_t ref, int k, int64_t from, int64_t to)
@@ -324,13 +332,9 @@ static void test_retention_size(void)
 	CHECK_INT_EQ(stat(path, &sb), 0);
 	CHECK(sb.st_size < 512 * 1024); /* incremental vacuum gives pages back */
 	/* The newest data is all there, the oldest gone. */
-	struct gw_matcher m;
-	gw_matcher_init(&m, "__name__", "noise", GW_PQ_EQ, NULL);
-	struct gw_querier q = gw_tsdb_querier(db);
 	struct gw_arena ar;
 	gw_arena_init(&ar, 1 << 28);
-	struct gw_series_set set = {0};
-	CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &ar, &set, NULL), 0);
+	struct gw_series_set set = select_name(db, "noise", 0, INT64_MAX, &ar);
 	CHECK_INT_EQ(set.n, 1);
 	if (set.n == 1) {
 		CHECK(set.s[0].t[0] > 1000);
@@ -338,7 +342,6 @@ static void test_retention_size(void)
 		CHECK_INT_EQ((set.s[0].t[set.s[0].n - 1] - set.s[0].t[0]) / 1000 + 1, (int64_t)set.s[0].n);
 	}
 	gw_arena_release(&ar);
-	gw_matcher_release(&m);
 	gw_tsdb_close(db);
 }
 
@@ -385,13 +388,9 @@ static void test_corrupt_chunk_skipped(void)
 		     1);
 
 	db = open_db(NULL);
-	struct gw_matcher m;
-	gw_matcher_init(&m, "__name__", "c", GW_PQ_EQ, NULL);
-	struct gw_querier q = gw_tsdb_querier(db);
 	struct gw_arena ar;
 	gw_arena_init(&ar, 1 << 28);
-	struct gw_series_set set = {0};
-	CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &ar, &set, NULL), 0);
+	struct gw_series_set set = select_name(db, "c", 0, INT64_MAX, &ar);
 	CHECK_INT_EQ(set.n, 1);
 	if (set.n == 1) {
 		CHECK_INT_EQ(set.s[0].n, 200);
@@ -402,7 +401,6 @@ static void test_corrupt_chunk_skipped(void)
 	gw_tsdb_status(db, &st);
 	CHECK_INT_EQ(st.corrupt_chunks, 1);
 	gw_arena_release(&ar);
-	gw_matcher_release(&m);
 	gw_tsdb_close(db);
 }
 
@@ -415,20 +413,15 @@ static void test_corrupt_chunk_skipped(void)
 static void check_still_noisy(struct gw_tsdb *db, const double *nv, size_t n)
 {
 	for (int which = 0; which < 2; which++) {
-		struct gw_matcher m;
-		CHECK_INT_EQ(gw_matcher_init(&m, "__name__", which ? "still" : "noisy", GW_PQ_EQ, NULL), 0);
-		struct gw_querier q = gw_tsdb_querier(db);
 		struct gw_arena a;
 		gw_arena_init(&a, 1 << 26);
-		struct gw_series_set set = {0};
-		CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &a, &set, NULL), 0);
+		struct gw_series_set set = select_name(db, which ? "still" : "noisy", 0, INT64_MAX, &a);
 		CHECK_INT_EQ(set.n, 1);
 		size_t wrong = set.n == 1 && set.s[0].n == n ? 0 : 1;
 		for (size_t i = 0; !wrong && i < n; i++)
 			wrong += set.s[0].t[i] != 1000 * (int64_t)(i + 1) || set.s[0].v[i] != (which ? 42.0 : nv[i]);
 		CHECK_INT_EQ(wrong, 0);
 		gw_arena_release(&a);
-		gw_matcher_release(&m);
 	}
 }
 
@@ -477,12 +470,7 @@ static void test_migrates_format_2(void)
 	CHECK_INT_EQ(sql_count("SELECT count(*) FROM pragma_table_info('rollups') WHERE name = 'series_id'"), 1);
 
 	db = open_db(NULL);
-	struct gw_matcher m;
-	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", "power", GW_PQ_EQ, NULL), 0);
-	struct gw_querier q = gw_tsdb_querier(db);
-	struct gw_series_set set = {0};
-	CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &ar, &set, NULL), 0);
-	gw_matcher_release(&m);
+	struct gw_series_set set = select_name(db, "power", 0, INT64_MAX, &ar);
 	CHECK_INT_EQ(set.n, 1);
 	for (size_t i = 0; set.n == 1 && i < 1000; i++)
 		bad += set.s[0].n != 1000 || set.s[0].v[i] != pv[i];
@@ -738,18 +726,13 @@ static void test_unwritable_dir(void)
 	gw_tsdb_close(db);
 	struct gw_tsdb_opts o2 = {.path = sub, .flush_interval_ms = -1};
 	CHECK_INT_EQ(gw_tsdb_open(&db, &o2, NULL), 0);
-	struct gw_matcher m;
-	gw_matcher_init(&m, "__name__", "u", GW_PQ_EQ, NULL);
-	struct gw_querier q = gw_tsdb_querier(db);
 	struct gw_arena ar;
 	gw_arena_init(&ar, 1 << 24);
-	struct gw_series_set set = {0};
-	CHECK_INT_EQ(q.select(q.ctx, &m, 1, 0, INT64_MAX, &ar, &set, NULL), 0);
+	struct gw_series_set set = select_name(db, "u", 0, INT64_MAX, &ar);
 	CHECK_INT_EQ(set.n, 1);
 	if (set.n)
 		CHECK_INT_EQ(set.s[0].n, 150);
 	gw_arena_release(&ar);
-	gw_matcher_release(&m);
 	gw_tsdb_close(db);
 }
 

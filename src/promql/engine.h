@@ -22,11 +22,20 @@
 #include "promql/labels.h"
 #include "promql/match.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Prometheus' staleness marker: a NaN with this exact bit pattern. */
 #define GW_STALE_NAN_BITS 0x7ff0000000000002ULL
-bool gw_is_stale_nan(double v);
+
+/* Inline: tested for every sample a query selects. */
+static inline bool gw_is_stale_nan(double v)
+{
+	uint64_t b;
+	memcpy(&b, &v, sizeof(b));
+	return b == GW_STALE_NAN_BITS;
+}
 double gw_stale_nan(void);
 
 /* One series over a window: labels and samples ascending in time. */

@@ -11,13 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-bool gw_is_stale_nan(double v)
-{
-	uint64_t b;
-	memcpy(&b, &v, sizeof(b));
-	return b == GW_STALE_NAN_BITS;
-}
-
 double gw_stale_nan(void)
 {
 	uint64_t b = GW_STALE_NAN_BITS;

@@ -26,16 +26,9 @@ static double pmax(double a, double b)
 	return (b > a || isnan(a)) ? b : a;
 }
 
-static inline bool stale(double v) /* gw_is_stale_nan, inlined: called per sample */
-{
-	uint64_t b;
-	memcpy(&b, &v, sizeof(b));
-	return b == GW_STALE_NAN_BITS;
-}
-
 static inline void rest_add(struct gw_bucket *b, double v)
 {
-	if (stale(v))
+	if (gw_is_stale_nan(v))
 		return;
 	if (!b->count) {
 		b->min = b->max = b->sum = v;
@@ -83,7 +76,7 @@ size_t gw_rollup_build(const int64_t *t, const double *v, size_t n, int64_t res,
 		size_t j = i + 1;
 		for (; j < n && t[j] >= lo && t[j] < hi; j++) {
 			double x = v[j];
-			if (stale(x))
+			if (gw_is_stale_nan(x))
 				continue;
 			if (count) {
 				mn = pmin(mn, x);

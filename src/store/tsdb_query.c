@@ -264,7 +264,7 @@ static int count_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, 
  * query on 1 s data), and only a chunk at an edge of the range moves.
  */
 static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct vec *x,
-		     struct gw_err *err)
+		     bool *sorted, struct gw_err *err)
 {
 	int rc = reader_start(r, err), ret = 0;
 	if (rc)
@@ -290,6 +290,8 @@ static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, i
 			atomic_fetch_add(&r->db->corrupt, 1);
 			continue;
 		}
+		if (b > a && x->n && t[a] <= x->t[x->n - 1])
+			*sorted = false; /* chunks overlap (never written so): normalise() sorts */
 		if (b > a && (!direct || a > 0)) {
 			memmove(x->t + x->n, t + a, (b - a) * sizeof(*t));
 			memmove(x->v + x->n, v + a, (b - a) * sizeof(*v));
@@ -381,16 +383,21 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 			rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
 			break;
 		}
+		/* Chunks come in time order and strictly ascending inside, the head
+		 * after them: sorted unless a boundary says otherwise. */
+		bool sorted = true;
 		if (on_disk && disk)
-			rc = read_disk(&r, hc[i].id, mint, maxt, hc[i].first, &x, err);
+			rc = read_disk(&r, hc[i].id, mint, maxt, hc[i].first, &x, &sorted, err);
 		if (rc)
 			break;
 		if (hc[i].n && x.cap - x.n >= hc[i].n) {
+			if (x.n && h.t[hc[i].off] <= x.t[x.n - 1])
+				sorted = false;
 			memcpy(x.t + x.n, h.t + hc[i].off, hc[i].n * sizeof(*x.t));
 			memcpy(x.v + x.n, h.v + hc[i].off, hc[i].n * sizeof(*x.v));
 			x.n += hc[i].n;
 		}
-		rc = normalise(&x);
+		rc = sorted ? 0 : normalise(&x);
 		if (rc || x.n == 0)
 			continue;
 		out->s[out->n++] = (struct gw_series){.labels = {s->labels, s->nlabels}, .t = x.t, .v = x.v, .n = x.n};

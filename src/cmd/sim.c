@@ -41,7 +41,9 @@
 #define ME "gpuwatch sim record"
 #define MAX_FRAMES 1000000000LL /* 31 years at 1 s: beyond this an argument is a mistake */
 #define MIN_INTERVAL_MS 10	/* the sampler's minimum */
-/* The store's chunk_samples: each flush seals one chunk per series and writes no partial rows. */
+/* Frames between flushes: each writes the heads' new samples, sealing the
+ * series whose open chunk reached its ~2,600 bytes (256-4096 samples) and
+ * leaving the rest as partial rows. */
 #define FLUSH_FRAMES 1024
 
 static int sim_record(int argc, char **argv, const struct gw_cli *cli);

@@ -229,6 +229,22 @@ void codec_xor_decode(struct gw_bitr *r, double *v, size_t n, uint64_t first)
 	}
 }
 
+int codec_crc_put(struct gw_buf *out, size_t start)
+{
+	uint32_t crc = gw_crc32(0, out->data + start, out->len - start);
+	uint8_t le[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
+	return gw_buf_append(out, le, 4);
+}
+
+bool codec_crc_ok(const uint8_t *p, size_t len)
+{
+	if (len < 4)
+		return false;
+	uint32_t want = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 |
+			(uint32_t)p[len - 1] << 24;
+	return gw_crc32(0, p, len - 4) == want;
+}
+
 int codec_plan_put(struct gw_buf *out, const struct codec_plan *plan)
 {
 	uint8_t b[2] = {(uint8_t)(plan->scale | plan->pred << 4 | (plan->runs ? 0x40 : 0)), (uint8_t)plan->k0};
@@ -303,9 +319,7 @@ static int encode_as(const int64_t *t, const double *v, size_t n, const struct c
 	rc = gw_bitw_flush(&w);
 	if (rc)
 		return rc;
-	uint32_t crc = gw_crc32(0, out->data + start, out->len - start);
-	uint8_t c[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
-	return gw_buf_append(out, c, 4);
+	return codec_crc_put(out, start);
 }
 
 int gw_chunk_encode(const int64_t *t, const double *v, size_t n, struct gw_buf *out)
@@ -453,9 +467,7 @@ int gw_chunk_decode(const uint8_t *data, size_t len, int64_t *t, double *v, size
 	struct header h;
 	if (read_header(data, len, &h))
 		return GW_EPARSE;
-	uint32_t want = (uint32_t)data[len - 4] | (uint32_t)data[len - 3] << 8 | (uint32_t)data[len - 2] << 16 |
-			(uint32_t)data[len - 1] << 24;
-	if (gw_crc32(0, data, len - 4) != want)
+	if (!codec_crc_ok(data, len))
 		return GW_EPARSE;
 	if (h.n > cap)
 		return GW_EOVERFLOW;

@@ -12,7 +12,6 @@
  * values | CRC-32. (A bucket of a value that sits still has first = last =
  * min = max.)
  */
-#include "core/crc32.h"
 #include "core/err.h"
 #include "store/codec.h"
 #include "store/codec_int.h"
@@ -122,9 +121,7 @@ int gw_chunk_encode_cols(const int64_t *t, const double *const *cols, size_t nco
 		codec_rice_release(&c[k].vals);
 	if (rc)
 		return rc;
-	uint32_t crc = gw_crc32(0, out->data + start, out->len - start);
-	uint8_t le[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
-	return gw_buf_append(out, le, 4);
+	return codec_crc_put(out, start);
 }
 
 int gw_chunk_decode_cols(const uint8_t *p, size_t len, int64_t *t, double *const *cols, size_t ncols, size_t cap,
@@ -133,9 +130,7 @@ int gw_chunk_decode_cols(const uint8_t *p, size_t len, int64_t *t, double *const
 	*n = 0;
 	if (len < 2 + 4 || p[0] != GW_CHUNK_MAGIC || p[1] != GW_CHUNK_COLUMNS || ncols > GW_CHUNK_MAX_COLS)
 		return GW_EPARSE;
-	uint32_t want = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 | (uint32_t)p[len - 2] << 16 |
-			(uint32_t)p[len - 1] << 24;
-	if (gw_crc32(0, p, len - 4) != want)
+	if (!codec_crc_ok(p, len))
 		return GW_EPARSE;
 	size_t off = 2, end = len - 4;
 	uint64_t count, u, nc;

@@ -97,6 +97,10 @@ void codec_xor_decode(struct gw_bitr *r, double *v, size_t n, uint64_t first);
 /* The decimal scale of v[0..n), or -1: XOR suits them better. */
 int codec_pick_scale(const double *v, size_t n);
 
+/* A chunk's trailing CRC-32 (little-endian) of the bytes from start; whether p[0..len) ends with the right one. */
+int codec_crc_put(struct gw_buf *out, size_t start);
+bool codec_crc_ok(const uint8_t *p, size_t len);
+
 /* Mode headers: a decimal plan, or XOR's first value (8 bytes, little-endian). */
 int codec_plan_put(struct gw_buf *out, const struct codec_plan *plan);
 int codec_plan_get(const uint8_t *p, size_t len, size_t *off, struct codec_plan *plan);

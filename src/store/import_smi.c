@@ -31,50 +31,97 @@ static char *trim(char *s)
 	return s;
 }
 
-static int64_t tm_to_ms(struct tm *tm, bool utc, int ms)
+/*
+ * Times an import accepts: 1970-01-01 up to 2200-01-01 (UTC). The store
+ * keeps milliseconds since 1970 and nothing older is a log line; the upper
+ * bound is the simulator's too (docs/SIMULATOR.md), far past any log and
+ * far below what int64 milliseconds or time_t hold.
+ */
+#define DATE_MAX_MS 7258118400000LL /* 2200-01-01T00:00:00Z */
+
+/* ".763" after the seconds: milliseconds (".5" is 500, digits past the third dropped); p moves past it. */
+static int frac_ms(const char **p)
 {
+	const char *s = *p;
+	int ms = 0, digits = 0;
+	if (*s != '.')
+		return 0;
+	for (s++; isdigit((unsigned char)*s); s++, digits++)
+		if (digits < 3)
+			ms = ms * 10 + (*s - '0');
+	for (int i = digits; i < 3; i++)
+		ms *= 10;
+	*p = s;
+	return digits ? ms : -1;
+}
+
+/* tm (local, or UTC minus off_s) to ms; GW_ERANGE for a day the calendar does not have or a time out of range. */
+static int tm_to_ms(struct tm *tm, bool utc, int64_t off_s, int ms, int64_t *out)
+{
+	int mday = tm->tm_mday, mon = tm->tm_mon, year = tm->tm_year;
+	if (ms < 0 || tm->tm_hour > 23 || tm->tm_min > 59 || tm->tm_sec > 60 || year < 0 || year > 300)
+		return GW_ERANGE;
 	time_t t = utc ? timegm(tm) : mktime(tm);
-	return (int64_t)t * 1000 + ms;
+	/* mktime() turns 31 February into 3 March: a date that moved was not a date */
+	if (tm->tm_mday != mday || tm->tm_mon != mon || tm->tm_year != year)
+		return GW_ERANGE;
+	int64_t v = ((int64_t)t - off_s) * 1000 + ms;
+	if (v < 0 || v >= DATE_MAX_MS)
+		return GW_ERANGE;
+	*out = v;
+	return 0;
+}
+
+static bool at_end(const char *p)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	return !*p;
 }
 
 int gw_import_parse_date(const char *s, int64_t *ms)
 {
 	struct tm tm;
 	const char *p;
-	int frac = 0;
+	int frac;
 	/* nvidia-smi's timestamp field: 2026/07/03 22:11:09.763 (local time) */
 	memset(&tm, 0, sizeof(tm));
 	tm.tm_isdst = -1;
 	if ((p = strptime(s, "%Y/%m/%d %H:%M:%S", &tm))) {
-		if (*p == '.')
-			frac = atoi(p + 1);
-		*ms = tm_to_ms(&tm, false, frac);
-		return 0;
+		frac = frac_ms(&p);
+		if (!at_end(p))
+			return GW_EPARSE;
+		return tm_to_ms(&tm, false, 0, frac, ms);
 	}
 	/* ISO: 2026-12-02 17:58:17, 2026-12-02T17:58:17Z, with an optional offset */
 	memset(&tm, 0, sizeof(tm));
 	tm.tm_isdst = -1;
 	if ((p = strptime(s, "%Y-%m-%d", &tm)) && (*p == ' ' || *p == 'T') && (p = strptime(p + 1, "%H:%M:%S", &tm))) {
-		if (*p == '.') {
-			frac = atoi(p + 1);
-			for (p++; isdigit((unsigned char)*p); p++)
-				;
-		}
+		frac = frac_ms(&p);
 		if (*p == 'Z' || *p == '+' || *p == '-') {
 			int64_t off = 0;
 			if (*p != 'Z') {
-				int hh = 0, mm = 0;
-				if (sscanf(p + 1, "%2d:%2d", &hh, &mm) < 1)
+				/* +HH, +HHMM or +HH:MM */
+				const char *q = p + 1;
+				int d[4], nd = 0;
+				for (; nd < 4 && (isdigit((unsigned char)*q) || (nd == 2 && *q == ':')); q++)
+					if (*q != ':')
+						d[nd++] = *q - '0';
+				if ((nd != 2 && nd != 4) || d[0] * 10 + d[1] > 14 || (nd == 4 && d[2] > 5))
 					return GW_EPARSE;
-				off = (int64_t)(hh * 3600 + mm * 60) * (*p == '+' ? 1 : -1);
+				int mm = nd == 4 ? d[2] * 10 + d[3] : 0;
+				off = (int64_t)((d[0] * 10 + d[1]) * 3600 + mm * 60) * (*p == '+' ? 1 : -1);
+				p = q;
+			} else {
+				p++;
 			}
-			*ms = tm_to_ms(&tm, true, frac) - off * 1000;
-			return 0;
+			if (!at_end(p))
+				return GW_EPARSE;
+			return tm_to_ms(&tm, true, off, frac, ms);
 		}
-		if (*p && !isspace((unsigned char)*p))
+		if (!at_end(p))
 			return GW_EPARSE;
-		*ms = tm_to_ms(&tm, false, frac);
-		return 0;
+		return tm_to_ms(&tm, false, 0, frac, ms);
 	}
 	/* date(1) in the C locale: Wed Dec  2 17:58:17 UTC 2026 (zone optional) */
 	char wd[8], mon[8], zone[16] = "";
@@ -94,16 +141,15 @@ int gw_import_parse_date(const char *s, int64_t *ms)
 	for (int i = 0; i < 12; i++)
 		if (strcasecmp(mon, months[i]) == 0)
 			tm.tm_mon = i;
-	if (tm.tm_mon < 0)
-		return GW_EPARSE;
+	if (tm.tm_mon < 0 || day < 1 || day > 31 || hh < 0 || mi < 0 || ss < 0 || year < 1900 || year > 2200)
+		return GW_ERANGE;
 	tm.tm_mday = day;
 	tm.tm_hour = hh;
 	tm.tm_min = mi;
 	tm.tm_sec = ss;
 	tm.tm_year = year - 1900;
 	bool utc = strcmp(zone, "UTC") == 0 || strcmp(zone, "GMT") == 0;
-	*ms = tm_to_ms(&tm, utc, 0);
-	return 0;
+	return tm_to_ms(&tm, utc, 0, 0, ms);
 }
 
 static void bad(struct state *s, const char *why)
@@ -163,17 +209,34 @@ static bool set_columns(struct state *s, char **cells, size_t n)
 	return true;
 }
 
-/* Cells that name a --query-compute-apps header. */
+/* Cells that name a --query-compute-apps header (an empty cell names nothing). */
 static bool apps_header(char **cells, size_t n)
 {
+	static const char *const names[] = {"pid", "process_name", "used_gpu_memory", "used_memory"};
 	for (size_t i = 0; i < n; i++) {
 		char *br = strstr(cells[i], " [");
 		size_t len = br ? (size_t)(br - cells[i]) : strlen(cells[i]);
-		if ((len == 3 && strncmp(cells[i], "pid", 3) == 0) || strncmp(cells[i], "process_name", len) == 0 ||
-		    strncmp(cells[i], "used_gpu_memory", len) == 0 || strncmp(cells[i], "used_memory", len) == 0)
-			return true;
+		for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++)
+			if (len == strlen(names[j]) && strncmp(cells[i], names[j], len) == 0)
+				return true;
 	}
 	return false;
+}
+
+/*
+ * A GPU index is a label; each distinct one makes a set of series (and
+ * their memory), so only what a host can have is taken: indexes are the
+ * driver's dense 0..N-1 numbering of its own GPUs, and the Linux driver
+ * stops at 255 devices (/dev/nvidia0../dev/nvidia254; 255 is nvidiactl).
+ * 1024 leaves room for whatever comes next; 4294967296, -1 or "0x1" are
+ * not GPU indexes.
+ */
+#define GPU_INDEX_MAX 1024
+
+static bool gpu_index_ok(const char *c)
+{
+	size_t n = strspn(c, "0123456789");
+	return n > 0 && n <= 4 && !c[n] && atoi(c) < GPU_INDEX_MAX;
 }
 
 static int counted_emit(void *ctx, const struct gw_lpair *labels, size_t n, int64_t t_ms, double v)
@@ -193,11 +256,25 @@ static void row(struct state *s, char **cells, size_t n)
 	}
 	int64_t t = s->block_ms;
 	if (s->ts_col >= 0 && gw_import_parse_date(cells[s->ts_col], &t) != 0) {
-		bad(s, "bad timestamp");
+		char why[128];
+		snprintf(why, sizeof(why), "bad timestamp \"%.40s\" (want a date and time from 1970 to 2199)",
+			 cells[s->ts_col]);
+		bad(s, why);
 		return;
 	}
 	if (t == INT64_MIN) {
 		bad(s, "no time for this row: log the timestamp field or \"======= $(date) =======\" lines");
+		return;
+	}
+	if (s->index_col >= 0 && !gpu_index_ok(cells[s->index_col])) {
+		char why[96];
+		snprintf(why, sizeof(why), "GPU index \"%.20s\" is not 0..%d", cells[s->index_col], GPU_INDEX_MAX - 1);
+		bad(s, why);
+		return;
+	}
+	/* without an index column a row's place in its block is its GPU */
+	if (s->index_col < 0 && s->row_in_block >= GPU_INDEX_MAX) {
+		bad(s, "more than 1024 GPU rows under one header or date line (log the index field)");
 		return;
 	}
 	char idx[16];

@@ -9,6 +9,7 @@ struct sink {
 	struct gw_memstore *m;
 	size_t bad;
 	size_t bad_lines[16];
+	char why[16][160];
 };
 
 static int to_mem(void *ctx, const struct gw_lpair *l, size_t n, int64_t t, double v)
@@ -21,8 +22,10 @@ static int to_mem(void *ctx, const struct gw_lpair *l, size_t n, int64_t t, doub
 static void on_bad(void *ctx, size_t line, const char *why)
 {
 	struct sink *s = ctx;
-	if (s->bad < 16)
+	if (s->bad < 16) {
 		s->bad_lines[s->bad] = line;
+		snprintf(s->why[s->bad], sizeof(s->why[0]), "%s", why);
+	}
 	s->bad++;
 }
 
@@ -182,6 +185,85 @@ static void test_checkpoint(void)
 	gw_memstore_free(st.s.m);
 }
 
+
+/* A timestamp that is no time is a bad line with its number and the value,
+ * not the start of a process list: an empty cell named no compute-apps
+ * column, so "-1", "" and "1e300" once turned every later line into
+ * "lines skipped (process lists)". */
+static void test_bad_timestamps(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	const char *log = "timestamp, index, temperature.gpu\n"
+			  "2026/07/03 22:11:09.763, 0, 40\n"
+			  "-1, 0, 41\n"
+			  ", 0, 42\n"
+			  "1e300, 0, 43\n"
+			  "2026/02/31 22:11:10.000, 0, 44\n"  /* no such day */
+			  "2200/01/01 00:00:00.000, 0, 45\n"  /* past the range */
+			  "2026/07/03 22:11:10.000x, 0, 46\n" /* trailing junk */
+			  "2026/07/03 22:11:11.5, 0, 47\n";
+	struct sink s = {.m = gw_memstore_new()};
+	struct gw_import_stats st;
+	CHECK_INT_EQ(run(log, NULL, &s, &st), 0);
+	CHECK_INT_EQ(st.rows, 2);
+	CHECK_INT_EQ(st.skipped_lines, 0);
+	CHECK_INT_EQ(st.bad_lines, 6);
+	for (size_t i = 0; i < 6; i++) {
+		CHECK_INT_EQ(s.bad_lines[i], i + 3);
+		CHECK(strstr(s.why[i], "bad timestamp \"") == s.why[i]);
+	}
+	CHECK(strstr(s.why[0], "\"-1\"") != NULL);
+	CHECK(strstr(s.why[1], "\"\"") != NULL);
+	CHECK(strstr(s.why[2], "\"1e300\"") != NULL);
+	/* ".5" is half a second, not 5 ms */
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"}", 1783116671500LL), 47, 0);
+	CHECK_DBL_NEAR(query(s.m, "timestamp(DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"})", 1783116671600LL), 1783116671.5, 1e-9);
+	gw_memstore_free(s.m);
+}
+
+/* A GPU index is 0..1023: anything else would become a label, a set of
+ * series per distinct value. */
+static void test_gpu_index_bound(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	const char *log = "timestamp, index, temperature.gpu\n"
+			  "2026/07/03 22:11:09.000, 4294967296, 40\n"
+			  "2026/07/03 22:11:09.000, -1, 41\n"
+			  "2026/07/03 22:11:09.000, 1024, 42\n"
+			  "2026/07/03 22:11:09.000, 0x1, 43\n"
+			  "2026/07/03 22:11:09.000, , 44\n"
+			  "2026/07/03 22:11:09.000, 1023, 45\n"
+			  "2026/07/03 22:11:09.000, 0, 46\n";
+	struct sink s = {.m = gw_memstore_new()};
+	struct gw_import_stats st;
+	CHECK_INT_EQ(run(log, NULL, &s, &st), 0);
+	CHECK_INT_EQ(st.rows, 2);
+	CHECK_INT_EQ(st.bad_lines, 5);
+	CHECK_INT_EQ(s.bad_lines[0], 2);
+	CHECK_INT_EQ(s.bad_lines[4], 6);
+	CHECK(strstr(s.why[0], "GPU index \"4294967296\" is not 0..1023") != NULL);
+	CHECK(strstr(s.why[1], "GPU index \"-1\"") != NULL);
+	CHECK_DBL_NEAR(query(s.m, "count(DCGM_FI_DEV_GPU_TEMP)", 1783116669000LL), 2, 0); /* GPUs 0 and 1023 */
+	CHECK_DBL_NEAR(query(s.m, "DCGM_FI_DEV_GPU_TEMP{gpu=\"1023\"}", 1783116669000LL), 45, 0);
+	gw_memstore_free(s.m);
+	/* Without an index column a row's place in its block numbers it: bounded the same way. */
+	size_t cap = 64 + 1100 * 8;
+	char *big = malloc(cap), *p = big;
+	p += snprintf(p, cap, "======= 2026-12-02T10:00:00Z =======\n");
+	for (int i = 0; i < 1100; i++)
+		p += snprintf(p, cap - (size_t)(p - big), "40\n");
+	struct sink s2 = {.m = gw_memstore_new()};
+	CHECK_INT_EQ(run(big, "temperature.gpu", &s2, &st), 0);
+	CHECK_INT_EQ(st.rows, 1024);
+	CHECK_INT_EQ(st.bad_lines, 1100 - 1024);
+	CHECK_INT_EQ(s2.bad_lines[0], 1 + 1024 + 1);
+	CHECK(strstr(s2.why[0], "more than 1024 GPU rows") != NULL);
+	gw_memstore_free(s2.m);
+	free(big);
+}
+
 static void test_dates(void)
 {
 	int64_t ms;
@@ -196,6 +278,20 @@ static void test_dates(void)
 	CHECK_INT_EQ(gw_import_parse_date("2026/12/02 17:58:17.250", &ms), 0);
 	CHECK_INT_EQ(ms, 1796234297250LL);
 	CHECK(gw_import_parse_date("yesterday at noon", &ms) != 0);
+	/* fractions are milliseconds by place; zones bounded; days the calendar has */
+	CHECK_INT_EQ(gw_import_parse_date("2026-12-02T17:58:17.5Z", &ms), 0);
+	CHECK_INT_EQ(ms, 1796234297500LL);
+	CHECK_INT_EQ(gw_import_parse_date("2026-12-02T19:58:17.2501+0200", &ms), 0);
+	CHECK_INT_EQ(ms, 1796234297250LL);
+	CHECK(gw_import_parse_date("2026-12-02T17:58:17+99:00", &ms) != 0);
+	CHECK(gw_import_parse_date("2026-02-30 17:58:17", &ms) != 0);
+	CHECK(gw_import_parse_date("2026-12-02 25:58:17", &ms) != 0);
+	CHECK(gw_import_parse_date("Wed Dec 99 17:58:17 UTC 2026", &ms) != 0);
+	CHECK(gw_import_parse_date("Wed Dec  2 17:99:17 UTC 2026", &ms) != 0);
+	CHECK(gw_import_parse_date("1969-12-31T23:59:59Z", &ms) != 0);
+	CHECK(gw_import_parse_date("2200-01-01T00:00:00Z", &ms) != 0);
+	CHECK_INT_EQ(gw_import_parse_date("2199-12-31T23:59:59Z", &ms), 0);
+	CHECK_INT_EQ(ms, 7258118399000LL);
 }
 
 int main(void)
@@ -205,5 +301,7 @@ int main(void)
 	RUN(test_noheader_nounits);
 	RUN(test_checkpoint);
 	RUN(test_dates);
+	RUN(test_bad_timestamps);
+	RUN(test_gpu_index_bound);
 	return harness_done();
 }

@@ -8,6 +8,7 @@
 
 #define LINE_MAX_BYTES (64 * 1024)
 #define MAX_LABELS 64
+#define TS_MAX_S 7258118400.0 /* 2200-01-01T00:00:00Z */
 
 static bool name_char(char c, bool first)
 {
@@ -98,6 +99,17 @@ int gw_import_om_line(char *line, struct gw_lpair *labels, size_t max, size_t *n
 			p++;
 			*ln_end = '\0';
 			*val_end = '\0';
+			/* the store wants each name once; {gpu="0",gpu="1"} is no series */
+			for (size_t i = 1; i <= *n; i++) {
+				if (strcmp(labels[i].name, ln) == 0) {
+					*why = "a label given twice";
+					return GW_EPARSE;
+				}
+			}
+			if (strcmp(ln, GW_METRIC_NAME) == 0) {
+				*why = "__name__ as a label (the name goes before the braces)";
+				return GW_EPARSE;
+			}
 			labels[++*n] = (struct gw_lpair){ln, val};
 		}
 	}
@@ -134,8 +146,10 @@ int gw_import_om_line(char *line, struct gw_lpair *labels, size_t max, size_t *n
 		*why = "sample without a time stamp (history needs one)";
 		return GW_EPARSE;
 	}
-	if (parse_double(ts, &tsec) != 0 || !isfinite(tsec)) {
-		*why = "bad time stamp";
+	/* Seconds since 1970 up to 2200, as the nvidia-smi importer takes: 1e300
+	 * or -1 is no sample's time, and past 2^63 ms llround() has no answer. */
+	if (parse_double(ts, &tsec) != 0 || !(tsec >= 0 && tsec < TS_MAX_S)) {
+		*why = "bad time stamp (want seconds since 1970, before 2200)";
 		return GW_EPARSE;
 	}
 	*t_ms = (int64_t)llround(tsec * 1000.0);

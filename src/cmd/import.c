@@ -77,6 +77,16 @@ static size_t ref_key(const struct gw_lpair *l, size_t n, char *key)
 	return len;
 }
 
+/*
+ * New series one import may create. Each costs the store a head (about
+ * 2 KiB while it is open, measured), so a file that makes a series per
+ * row, e.g. 20,000 made-up GPU indexes or UUIDs, grew to hundreds of MiB
+ * before. 32,768 is 100 hosts' logs of 8 GPUs with 40 fields (320 series
+ * each) with room to spare, about 70 MiB of heads; more stops the import
+ * with a message, and the files can be imported in smaller groups.
+ */
+#define SERIES_MAX ((uint64_t)1 << 15)
+
 /* One import: the store, its refs and write cadence (all files), the file being read. */
 struct imp {
 	struct gw_tsdb *db;
@@ -89,6 +99,8 @@ struct imp {
 	size_t reported;
 	uint64_t size;
 	uint64_t refused;
+	uint64_t nseries;   /* label sets looked up in the store by this import */
+	bool too_many;      /* SERIES_MAX reached: checkpoint() stops the import */
 	struct timespec started;
 };
 
@@ -97,12 +109,19 @@ static int emit(void *ctx, const struct gw_lpair *l, size_t n, int64_t t, double
 	struct imp *im = ctx;
 	char key[REF_KEY_MAX];
 	size_t len = ref_key(l, n, key);
-	long known = len ? gw_strmap_get(&im->refs, key, len) : -1;
+	if (!len) /* over 4 KiB of labels: no GPU series has them, and they could not be counted */
+		return GW_EOVERFLOW;
+	long known = gw_strmap_get(&im->refs, key, len);
 	uint64_t ref = (uint64_t)known;
 	int rc = 0;
 	if (known < 0) {
+		/* a key the map could not keep is counted again: too many, never too few */
+		if (++im->nseries > SERIES_MAX) {
+			im->too_many = true;
+			return GW_EOVERFLOW;
+		}
 		rc = gw_tsdb_series(im->db, l, n, &ref);
-		char *k = rc == 0 && len && im->refs.count < REFS_MAX ? gw_arena_strndup(&im->arena, key, len) : NULL;
+		char *k = rc == 0 && im->refs.count < REFS_MAX ? gw_arena_strndup(&im->arena, key, len) : NULL;
 		if (k) /* best effort: a failure only costs speed */
 			gw_strmap_get_or_put(&im->refs, k, len, (long)ref);
 	}
@@ -120,6 +139,11 @@ static int emit(void *ctx, const struct gw_lpair *l, size_t n, int64_t t, double
 static int checkpoint(void *ctx, struct gw_err *err)
 {
 	struct imp *im = ctx;
+	if (im->too_many)
+		return gw_err_set(err, GW_EOVERFLOW,
+				  "more than %llu new series in one import (a GPU index, UUID or label value per "
+				  "row?); import fewer files at a time",
+				  (unsigned long long)SERIES_MAX);
 	if (im->unflushed < FLUSH_EVERY_SAMPLES)
 		return 0;
 	struct gw_err e;
@@ -258,7 +282,7 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 	struct imp im = {.db = db, .quiet = quiet};
 	gw_arena_init(&im.arena, (size_t)64 << 20); /* REFS_MAX keys and their slots fit */
 	gw_strmap_init(&im.refs, &im.arena);
-	for (int i = first; i < argc && !im.store_failed; i++) {
+	for (int i = first; i < argc && !im.store_failed && !im.too_many; i++) {
 		const char *file = argv[i];
 		FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
 		if (!in) {

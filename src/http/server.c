@@ -29,7 +29,8 @@
 	X(MHD_add_response_header)                                                                \
 	X(MHD_queue_response)                                                                     \
 	X(MHD_destroy_response)                                                                    \
-	X(MHD_is_feature_supported)
+	X(MHD_is_feature_supported)                                                               \
+	X(MHD_get_connection_info)
 
 static struct {
 #define MHD_MEMBER(name) __typeof__(&name) name;
@@ -277,6 +278,10 @@ static enum MHD_Result dispatch(struct gw_http *srv, struct MHD_Connection *conn
 {
 	if (st->too_large)
 		return simple(conn, 413, "request body too large\n", 4096);
+	const union MHD_ConnectionInfo *ti = srv->opts.web && srv->opts.web->client_auth
+		? mhd.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
+	if (srv->opts.web && gw_webcfg_check_client(srv->opts.web, ti ? ti->tls_session : NULL, NULL) != 0)
+		return simple(conn, 403, "a trusted client certificate is required\n", 4096);
 	if (srv->opts.web && srv->opts.web->nusers &&
 	    !gw_webcfg_check_basic(srv->opts.web, mhd.MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 										   MHD_HTTP_HEADER_AUTHORIZATION))) {
@@ -438,7 +443,7 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	/* TLS options go in an array so the plain-HTTP call stays the same. */
-	struct MHD_OptionItem tls[3] = {{MHD_OPTION_END, 0, NULL}};
+	struct MHD_OptionItem tls[5] = {{MHD_OPTION_END, 0, NULL}};
 	bool use_tls = opts->web && opts->web->cert_pem;
 	if (use_tls) {
 		if (mhd.MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
@@ -448,7 +453,9 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 		flags |= MHD_USE_TLS;
 		tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, opts->web->cert_pem};
 		tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, opts->web->key_pem};
-		tls[2] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+		tls[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, opts->web->priorities};
+		tls[3] = (struct MHD_OptionItem){opts->web->trust_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0,
+						 (void *)opts->web->trust_pem};
 	}
 	srv->daemon = mhd.MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,

@@ -92,7 +92,8 @@ bad nocert 'tls_server_config:\n  cert_file: missing.crt\n  key_file: server.key
 bad notpem 'tls_server_config:\n  cert_file: web.yml\n  key_file: server.key\n' 'is not a PEM file'
 bad plainpw 'basic_auth_users:\n  alice: hunter2\n' 'line 2: basic_auth_users values must be bcrypt hashes'
 bad yaml 'basic_auth_users: [a, b\n' 'line'
-bad clientca 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_auth_type: RequireAndVerifyClientCert\n' 'client_auth_type is not supported'
+bad clientca 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_auth_type: RequireAndVerifyClientCert\n' 'it needs client_ca_file'
+bad sans 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_allowed_sans: [a]\n' 'client_allowed_sans is not supported'
 bad notmap '- a\n- b\n' 'must be a mapping'
 timeout 10 "$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --web.config.file "$tmp/none.yml" 2>"$tmp/bad.err"
 rc=$?

@@ -85,7 +85,7 @@ GWSIM_EXPORT int gwsim_clock_set_manual(int manual)
 
 GWSIM_EXPORT int gwsim_clock_set_speed(double speed)
 {
-	if (!(speed > 0))
+	if (!(speed >= GWSIM_SPEED_MIN && speed <= GWSIM_SPEED_MAX))
 		return -1;
 	pthread_mutex_lock(&gwsim.lock);
 	double t = gwsim_now_t();

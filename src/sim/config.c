@@ -118,7 +118,7 @@ int gwsim_ret_parse(const char *s, nvmlReturn_t *out)
 	}
 	char *end;
 	long v = strtol(s, &end, 10);
-	if (*s && !*end && v >= 0) {
+	if (*s && !*end && v >= 0 && v <= NVML_ERROR_UNKNOWN) { /* 999, the largest code NVML has */
 		*out = (nvmlReturn_t)v;
 		return 0;
 	}
@@ -282,6 +282,31 @@ void gwsim_fleet_finish(void)
 	gwsim.configured = true;
 }
 
+/* Values that are each in range but together would wrap NVML's unsigned
+ * arithmetic (free = total - reserved - used) or divide by nothing. */
+static int check_fleet(char *err, size_t elen)
+{
+	for (unsigned int i = 0; i < gwsim.ngpus; i++) {
+		const struct gwsim_static *st = &gwsim.gpus[i].st;
+		if ((unsigned long long)st->mem_reserved_mib + st->mem_base_mib > st->mem_total_mib) {
+			snprintf(err, elen, "GPU %u: mem_reserved_mib %u + mem_base_mib %u exceed mem_total_mib %u", i,
+				 st->mem_reserved_mib, st->mem_base_mib, st->mem_total_mib);
+			return -1;
+		}
+		if (st->bar1_used_mib > st->bar1_total_mib) {
+			snprintf(err, elen, "GPU %u: bar1_used_mib %u exceeds bar1_total_mib %u", i, st->bar1_used_mib,
+				 st->bar1_total_mib);
+			return -1;
+		}
+		if (st->clk_idle_sm > st->clk_max_sm) {
+			snprintf(err, elen, "GPU %u: clock_idle_sm_mhz %u exceeds clock_max_sm_mhz %u", i, st->clk_idle_sm,
+				 st->clk_max_sm);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int is_file(const char *spec)
 {
 	struct stat sb;
@@ -308,6 +333,8 @@ GWSIM_EXPORT int gwsim_configure(const char *spec, char *errbuf, unsigned int er
 	} else {
 		rc = gwsim_spec_parse(spec, err, elen);
 	}
+	if (rc == 0)
+		rc = check_fleet(err, elen);
 	if (rc == 0 && gwsim.ngpus == 0 && gwsim.init_error == NVML_SUCCESS) {
 		snprintf(err, elen, "the scenario defines no GPUs");
 		rc = -1;

@@ -12,8 +12,10 @@
  */
 #include "sim.h"
 #include "gwsim.h"
+#include "scenario.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,7 +300,7 @@ static int location(const char *s)
 	return -1;
 }
 
-/* A positive duration: "0.2", "0.2s" or "200ms". */
+/* A positive duration up to GWSIM_T_MAX: "0.2", "0.2s" or "200ms". */
 static bool seconds(const char *s, double *out)
 {
 	char *end;
@@ -310,7 +312,20 @@ static bool seconds(const char *s, double *out)
 	else if (*end && strcasecmp(end, "s") != 0)
 		return false;
 	*out = v;
-	return v > 0;
+	return v > 0 && v <= GWSIM_T_MAX;
+}
+
+/* The count or code after a fault's name: lo..hi, err naming what and the range. */
+static int count(const char *what, const char *v, double lo, double hi, unsigned long long *out, char *err,
+		 size_t errlen)
+{
+	double x;
+	if (gwsim_parse_range(what, v, lo, hi, &x, err, errlen) != 0)
+		return -1;
+	if (x != floor(x))
+		return snprintf(err, errlen, "%s wants a whole number, not \"%s\"", what, v), -1;
+	*out = (unsigned long long)x;
+	return 0;
 }
 
 /* Parse WHAT (see the top of this file) for GPU gpu (-1 all) at time at. */
@@ -324,7 +339,6 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 	if (n == 0)
 		return snprintf(err, errlen, "empty fault"), -1;
 	struct gwsim_fault f = {.at = at, .gpu = gpu};
-	char *end = NULL;
 	const char *k = w[0];
 	if (strcasecmp(k, "fail") == 0 || strcasecmp(k, "timeout") == 0) {
 		if (n < 3 || gwsim.nrules >= GWSIM_MAX_RULES)
@@ -336,28 +350,37 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 			if (gwsim_ret_parse(w[2], &r.ret) != 0)
 				return snprintf(err, errlen, "unknown NVML return code \"%s\"", w[2]), -1;
 		} else {
+			/* a hung call blocks its caller for real: ten minutes is already a hang */
+			unsigned long long ms;
 			r.ret = NVML_ERROR_TIMEOUT;
-			r.delay_ms = (unsigned int)strtoul(w[2], &end, 10);
-			if (*end)
-				return snprintf(err, errlen, "bad delay \"%s\" (milliseconds)", w[2]), -1;
+			if (count("timeout delay (ms)", w[2], 0, 600000, &ms, err, errlen) != 0)
+				return -1;
+			r.delay_ms = (unsigned int)ms;
 		}
+		double window;
+		if (n >= 4 && !seconds(w[3], &window))
+			return snprintf(err, errlen, "%s window \"%s\" is not 0..%.0f seconds", k, w[3], GWSIM_T_MAX), -1;
 		if (n >= 4)
-			r.until = at + strtod(w[3], NULL);
+			r.until = at + window;
 		gwsim.rules[gwsim.nrules++] = r;
 		return 0;
 	}
 	if (gwsim.nfaults >= GWSIM_MAX_FAULTS)
 		return snprintf(err, errlen, "too many faults (max %d)", GWSIM_MAX_FAULTS), -1;
-	unsigned long long num = n >= 2 ? strtoull(w[1], &end, 0) : 0;
-	bool num_ok = n >= 2 && end && !*end;
+	/* a number after the name (xid N, ecc-sbe [N], pcie-replay [N]) */
+	bool num_ok = n >= 2 && isdigit((unsigned char)w[1][0]);
 	if (strcasecmp(k, "xid") == 0) {
-		if (!num_ok)
+		if (n < 2)
 			return snprintf(err, errlen, "expected \"xid N\""), -1;
 		f.kind = GWSIM_F_XID;
-		f.arg = num;
+		/* the driver's XIDs are below 200; NVML reports an unsigned long long */
+		if (count("xid", w[1], 0, 65535, &f.arg, err, errlen) != 0)
+			return -1;
 	} else if (strcasecmp(k, "ecc-sbe") == 0 || strcasecmp(k, "ecc-dbe") == 0) {
 		f.kind = k[4] == 's' || k[4] == 'S' ? GWSIM_F_ECC_SBE : GWSIM_F_ECC_DBE;
-		f.arg = num_ok ? num : 1;
+		f.arg = 1;
+		if (num_ok && count("ecc error count", w[1], 1, 1000000, &f.arg, err, errlen) != 0)
+			return -1;
 		f.arg2 = location(num_ok ? w[2] : w[1]);
 		if (f.arg2 < 0)
 			return snprintf(err, errlen, "unknown memory location (dram, sram, l1, l2, register)"), -1;
@@ -367,7 +390,9 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 			return snprintf(err, errlen, "expected \"retire-page sbe|dbe [ADDR]\""), -1;
 		f.arg2 = strcasecmp(w[1], "dbe") == 0 ? NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
 						       : NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS;
-		f.arg = n >= 3 ? strtoull(w[2], NULL, 0) : 0;
+		f.arg = 0;
+		if (n >= 3 && gwsim_parse_u64("retire-page address", w[2], &f.arg, err, errlen) != 0)
+			return -1;
 	} else if (strcasecmp(k, "remap-row") == 0) {
 		if (n < 2 || (strcasecmp(w[1], "corr") && strcasecmp(w[1], "unc")))
 			return snprintf(err, errlen, "expected \"remap-row corr|unc\""), -1;
@@ -378,7 +403,9 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 		f.arg2 = 2;
 	} else if (strcasecmp(k, "pcie-replay") == 0) {
 		f.kind = GWSIM_F_PCIE_REPLAY;
-		f.arg = num_ok ? num : 1;
+		f.arg = 1;
+		if (n >= 2 && count("pcie-replay count", w[1], 1, 1000000, &f.arg, err, errlen) != 0)
+			return -1;
 	} else if (strcasecmp(k, "lost") == 0) {
 		f.kind = GWSIM_F_LOST;
 	} else if (strcasecmp(k, "throttle") == 0) {
@@ -388,13 +415,14 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 		for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
 			if (strcasecmp(w[1], reasons[i].name) == 0)
 				f.arg = reasons[i].bits;
-		if (!f.arg)
-			f.arg = strtoull(w[1], NULL, 0);
-		if (!f.arg)
+		char m[8];
+		if (!f.arg && (gwsim_parse_u64("throttle", w[1], &f.arg, m, sizeof(m)) != 0 || !f.arg))
 			return snprintf(err, errlen,
 					"unknown throttle reason \"%s\" (sw-power, hw-slowdown, hw-thermal, "
 					"hw-power-brake, sw-thermal, sync-boost or a bit mask)", w[1]), -1;
-		f.duration = strtod(w[2], NULL);
+		if (!seconds(w[2], &f.duration))
+			return snprintf(err, errlen, "throttle duration \"%s\" is not 0..%.0f seconds", w[2], GWSIM_T_MAX),
+			       -1;
 	} else if (strcasecmp(k, "spike") == 0) {
 		static const char *const of[GWSIM_SPIKE__COUNT] = {"util_gpu", "util_mem", "power_mw"};
 		f.kind = GWSIM_F_SPIKE;
@@ -402,12 +430,14 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 		for (int i = 0; n >= 2 && i < GWSIM_SPIKE__COUNT; i++)
 			if (strcasecmp(w[1], of[i]) == 0)
 				f.arg2 = i;
-		char *vend = NULL;
-		f.arg = n >= 3 ? strtoull(w[2], &vend, 10) : 0;
-		if (f.arg2 < 0 || n < 4 || vend == w[2] || *vend || !seconds(w[3], &f.duration))
+		double sv;
+		if (f.arg2 < 0 || n < 4 || gwsim_parse_num(w[2], &sv) != 0 || !seconds(w[3], &f.duration))
 			return snprintf(err, errlen,
 					"expected \"spike util_gpu|util_mem|power_mw VALUE SECONDS\" (e.g. spike "
-					"util_gpu 100 200ms)"), -1;
+					"util_gpu 100 200ms, at most %.0f s)", GWSIM_T_MAX), -1;
+		/* utilisation in %, power in mW (10 kW at most, as power_mw) */
+		if (count(of[f.arg2], w[2], 0, f.arg2 == GWSIM_SPIKE_POWER ? 1e7 : 100, &f.arg, err, errlen) != 0)
+			return -1;
 	} else {
 		return snprintf(err, errlen,
 				"unknown fault \"%s\" (known: xid, ecc-sbe, ecc-dbe, retire-page, remap-row, "

@@ -51,11 +51,12 @@ static char *trim(char *s)
 	return s;
 }
 
+/* A scenario time: "30", "30s", "5m", "2h", "1d", "200ms"; 0..GWSIM_T_MAX s. */
 static int parse_time(const char *v, double *out)
 {
 	char *end;
 	double x = strtod(v, &end);
-	if (end == v || x < 0)
+	if (end == v || !(x >= 0) || !isfinite(x))
 		return -1;
 	double mul = 1;
 	if (*end == 's')
@@ -68,32 +69,59 @@ static int parse_time(const char *v, double *out)
 		mul = 86400, end++;
 	else if (*end == 'm' && end[1] == 's')
 		mul = 0.001, end += 2;
-	if (*end)
+	if (*end || x * mul > GWSIM_T_MAX)
 		return -1;
 	*out = x * mul;
 	return 0;
 }
 
+/* Unix seconds, or YYYY-MM-DD HH:MM:SS[.ffffff] UTC; 1970 up to GWSIM_EPOCH_MAX_S. */
 static int parse_epoch(const char *v, double *us)
 {
-	struct tm tm;
-	memset(&tm, 0, sizeof(tm));
-	int ms = 0;
-	char *end;
-	double secs = strtod(v, &end);
-	if (*v && !*end) {
+	double secs;
+	if (gwsim_parse_num(v, &secs) == 0) {
+		if (!(secs >= 0 && secs < GWSIM_EPOCH_MAX_S))
+			return -1;
 		*us = secs * 1e6;
 		return 0;
 	}
-	if (sscanf(v, "%d-%d-%d%*[ T]%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-		   &tm.tm_sec) != 6)
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	int used = 0;
+	if (sscanf(v, "%4d-%2d-%2d%*1[ T]%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+		   &tm.tm_min, &tm.tm_sec, &used) != 6 || used == 0)
 		return -1;
-	const char *dot = strchr(v, '.');
-	if (dot)
-		ms = atoi(dot + 1);
+	double frac = 0, scale = 0.1;
+	const char *p = v + used;
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++, scale /= 10)
+			frac += (*p - '0') * scale;
+		if (p == v + used + 1)
+			return -1;
+	}
+	if (*p && strcmp(p, "Z") != 0)
+		return -1;
+	int year = tm.tm_year, mon = tm.tm_mon, mday = tm.tm_mday;
+	if (mon < 1 || mon > 12 || mday < 1 || mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 59)
+		return -1;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	*us = (double)timegm(&tm) * 1e6 + ms * 1000.0;
+	double t = (double)timegm(&tm);
+	/* timegm() turns 31 February into 3 March: a date that moved was no date */
+	if (tm.tm_year != year - 1900 || tm.tm_mon != mon - 1 || tm.tm_mday != mday)
+		return -1;
+	if (!(t >= 0 && t < GWSIM_EPOCH_MAX_S))
+		return -1;
+	*us = t * 1e6 + frac * 1e6;
+	return 0;
+}
+
+/* A number lo..hi for key k, or a FAIL naming key, value and range. */
+static int ranged(struct ctx *c, const char *k, const char *v, double lo, double hi, double *out)
+{
+	char m[GWSIM_ERRLEN];
+	if (gwsim_parse_range(k, v, lo, hi, out, m, sizeof(m)) != 0)
+		FAIL(c, "%s", m);
 	return 0;
 }
 
@@ -101,9 +129,11 @@ static int sim_key(struct ctx *c, const char *k, char *v)
 {
 	double x;
 	if (strcmp(k, "seed") == 0) {
-		if (gwsim_parse_num(v, &x) != 0)
-			FAIL(c, "seed wants a number");
-		gwsim.seed = (uint64_t)x;
+		unsigned long long seed;
+		char m[GWSIM_ERRLEN];
+		if (gwsim_parse_u64("seed", v, &seed, m, sizeof(m)) != 0)
+			FAIL(c, "%s", m);
+		gwsim.seed = seed;
 	} else if (strcmp(k, "clock") == 0) {
 		if (strcasecmp(v, "manual") == 0 || strcasecmp(v, "frozen") == 0)
 			gwsim.clock_mode = GWSIM_CLOCK_MANUAL;
@@ -114,24 +144,31 @@ static int sim_key(struct ctx *c, const char *k, char *v)
 		else
 			FAIL(c, "clock wants real, manual or step, not \"%s\"", v);
 	} else if (strcmp(k, "speed") == 0) {
-		if (gwsim_parse_num(v, &x) != 0 || x <= 0)
-			FAIL(c, "speed wants a positive number");
+		if (ranged(c, k, v, GWSIM_SPEED_MIN, GWSIM_SPEED_MAX, &x) != 0)
+			return -1;
 		gwsim.speed = x;
 	} else if (strcmp(k, "driver") == 0) {
 		snprintf(gwsim.driver, sizeof(gwsim.driver), "%s", v);
 	} else if (strcmp(k, "nvml") == 0) {
 		snprintf(gwsim.nvml, sizeof(gwsim.nvml), "%s", v);
 	} else if (strcmp(k, "cuda") == 0) {
+		/* 13.1 or 13010 (what cudaDriverGetVersion answers): major 1..99, minor 0..99 */
 		unsigned int a, b;
-		if (sscanf(v, "%u.%u", &a, &b) == 2)
+		int used = 0;
+		if (strchr(v, '.')) {
+			if (strspn(v, "0123456789.") != strlen(v) || sscanf(v, "%u.%u%n", &a, &b, &used) != 2 || v[used] ||
+			    a < 1 || a > 99 || b > 99)
+				FAIL(c, "cuda = %s is out of range (1.0..99.99, or 1000..99990)", v);
 			gwsim.cuda = (int)(a * 1000 + b * 10);
-		else if (gwsim_parse_num(v, &x) == 0)
+		} else {
+			if (ranged(c, k, v, 1000, 99990, &x) != 0)
+				return -1;
 			gwsim.cuda = (int)x;
-		else
-			FAIL(c, "cuda wants 13.1 or 13010");
+		}
 	} else if (strcmp(k, "epoch") == 0) {
 		if (parse_epoch(v, &gwsim.epoch_us) != 0)
-			FAIL(c, "epoch wants YYYY-MM-DD HH:MM:SS[.mmm] (UTC) or unix seconds");
+			FAIL(c, "epoch = %s is not a time from 1970-01-01 00:00:00 to 2199-12-31 23:59:59 "
+				"(YYYY-MM-DD HH:MM:SS[.ffffff] UTC, or unix seconds 0..7258118399)", v);
 	} else if (strcmp(k, "init_error") == 0) {
 		if (gwsim_ret_parse(v, &gwsim.init_error) != 0)
 			FAIL(c, "unknown NVML return code \"%s\"", v);
@@ -204,8 +241,9 @@ static int add_process(struct ctx *c, struct gwsim_gpu *g, char *v)
 		FAIL(c, "process wants PID NAME TYPE MEMORY_MIB [sm=PCT] [mem=PCT] [cgroup=PATH] ...");
 	struct gwsim_proc p = {.sm_share = 1.0, .mem_share = 1.0};
 	double x;
-	if (gwsim_parse_num(w[0], &x) != 0 || x <= 0)
-		FAIL(c, "bad pid \"%s\"", w[0]);
+	/* Linux pids stop at 2^22 (PID_MAX_LIMIT) */
+	if (ranged(c, "process pid", w[0], 1, 4194304, &x) != 0)
+		return -1;
 	p.pid = (unsigned int)x;
 	snprintf(p.name, sizeof(p.name), "%s", w[1]);
 	if (strcasecmp(w[2], "C") == 0)
@@ -216,8 +254,8 @@ static int add_process(struct ctx *c, struct gwsim_gpu *g, char *v)
 		p.type = GWSIM_PROC_COMPUTE | GWSIM_PROC_GRAPHICS;
 	else
 		FAIL(c, "process type must be C, G or C+G, not \"%s\"", w[2]);
-	if (gwsim_parse_num(w[3], &p.mem_mib) != 0)
-		FAIL(c, "bad process memory \"%s\" (MiB)", w[3]);
+	if (ranged(c, "process memory (MiB)", w[3], 0, 16777216, &p.mem_mib) != 0)
+		return -1;
 	for (int i = 4; i < n; i++) {
 		char *eq = strchr(w[i], '=');
 		if (!eq)
@@ -234,18 +272,22 @@ static int add_process(struct ctx *c, struct gwsim_gpu *g, char *v)
 			bad = parse_pseq(eq, &p.enc);
 		else if (strcmp(w[i], "dec") == 0)
 			bad = parse_pseq(eq, &p.dec);
-		else if (strcmp(w[i], "share") == 0)
-			bad = gwsim_parse_num(eq, &p.sm_share), p.mem_share = p.sm_share;
-		else if (strcmp(w[i], "leak") == 0)
-			bad = gwsim_parse_num(eq, &p.leak_mib_s);
-		else if (strcmp(w[i], "start") == 0)
-			bad = parse_time(eq, &p.start);
-		else if (strcmp(w[i], "end") == 0)
-			bad = parse_time(eq, &p.end);
-		else
+		else if (strcmp(w[i], "share") == 0) {
+			if (ranged(c, "process share", eq, 0, 1, &p.sm_share) != 0)
+				return -1;
+			p.mem_share = p.sm_share;
+		} else if (strcmp(w[i], "leak") == 0) {
+			if (ranged(c, "process leak (MiB/s)", eq, 0, 1048576, &p.leak_mib_s) != 0)
+				return -1;
+		} else if (strcmp(w[i], "start") == 0 || strcmp(w[i], "end") == 0) {
+			if (parse_time(eq, w[i][0] == 's' ? &p.start : &p.end) != 0)
+				FAIL(c, "process %s = %s is not a time 0..3650d (e.g. 30, 30s, 5m, 2h, 1d)", w[i], eq);
+		} else {
 			FAIL(c, "unknown process option \"%s\" (cgroup, sm, mem, enc, dec, share, leak, start, end)", w[i]);
+		}
 		if (bad)
-			FAIL(c, "bad value for process option %s (sm, mem, enc, dec: PCT[,PCT|-]...)", w[i]);
+			FAIL(c, "bad value for process option %s = %s (PCT[,PCT|-]..., at most %d, each 0..100)", w[i], eq,
+			     GWSIM_SEQ_MAX);
 	}
 	/* A pid listed again (an overlay) replaces the earlier line in place:
 	 * the list's order is the driver's, which --query-compute-apps shows. */
@@ -274,8 +316,11 @@ static int ecc_key(struct ctx *c, struct gwsim_gpu *g, const char *k, const char
 		if (strcmp(loc, locs[i]) == 0)
 			l = i;
 	double x;
-	if (e < 0 || ct < 0 || l < 0 || gwsim_parse_num(v, &x) != 0)
-		FAIL(c, "bad ecc key or value \"%s = %s\"", k, v);
+	if (e < 0 || ct < 0 || l < 0)
+		FAIL(c, "bad ecc key \"%s\"", k);
+	/* counts stay below 2^53: exact in the double they are parsed into */
+	if (ranged(c, k, v, 0, 9007199254740992.0, &x) != 0)
+		return -1;
 	g->h.ecc[e][ct][l] = (unsigned long long)x;
 	return 1;
 }
@@ -292,14 +337,24 @@ static int health_key(struct ctx *c, struct gwsim_gpu *g, const char *k, char *v
 		for (char *save = NULL, *t = strtok_r(v, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
 			if (h->retired_n[cause] >= GWSIM_MAX_RETIRED)
 				FAIL(c, "too many retired pages");
-			h->retired[cause][h->retired_n[cause]++] = strtoull(t, NULL, 0);
+			char m[GWSIM_ERRLEN];
+			if (gwsim_parse_u64(k, t, &h->retired[cause][h->retired_n[cause]], m, sizeof(m)) != 0)
+				FAIL(c, "%s", m);
+			h->retired_n[cause]++;
 		}
 		return 1;
 	}
 	if (strcmp(k, "remap_hist") == 0) {
-		if (sscanf(v, "%u,%u,%u,%u,%u", &h->remap_hist[0], &h->remap_hist[1], &h->remap_hist[2],
-			   &h->remap_hist[3], &h->remap_hist[4]) != 5)
-			FAIL(c, "remap_hist wants MAX,HIGH,PARTIAL,LOW,NONE");
+		char *save = NULL, *t = strtok_r(v, ",", &save);
+		for (int i = 0; i < 5; i++, t = strtok_r(NULL, ",", &save)) {
+			if (!t)
+				FAIL(c, "remap_hist wants MAX,HIGH,PARTIAL,LOW,NONE");
+			if (ranged(c, "remap_hist", trim(t), 0, 1000000, &x) != 0)
+				return -1;
+			h->remap_hist[i] = (unsigned int)x;
+		}
+		if (t)
+			FAIL(c, "remap_hist wants MAX,HIGH,PARTIAL,LOW,NONE (five counts)");
 		return 1;
 	}
 	bool *flag = strcmp(k, "retired_pending") == 0 ? &h->retired_pending
@@ -317,8 +372,9 @@ static int health_key(struct ctx *c, struct gwsim_gpu *g, const char *k, char *v
 			    : strcmp(k, "pcie_replays") == 0 ? &h->pcie_replays
 							     : NULL;
 	if (num || strcmp(k, "last_xid") == 0) {
-		if (gwsim_parse_num(v, &x) != 0 || x < 0)
-			FAIL(c, "%s wants a number", k);
+		/* XIDs the driver documents are below 200; counters up to a billion */
+		if (ranged(c, k, v, 0, num ? 1e9 : 65535, &x) != 0)
+			return -1;
 		if (num)
 			*num = (unsigned int)x;
 		else
@@ -336,7 +392,7 @@ static int fault_line(struct ctx *c, int gpu, char *v)
 	*sp++ = '\0';
 	double at;
 	if (parse_time(v, &at) != 0)
-		FAIL(c, "bad fault time \"%s\" (e.g. 30, 30s, 5m, 2h, 1d)", v);
+		FAIL(c, "bad fault time \"%s\" (0..3650d, e.g. 30, 30s, 5m, 2h, 1d)", v);
 	char m[GWSIM_ERRLEN];
 	if (gwsim_fault_parse(trim(sp), gpu, at, m, sizeof(m)) != 0)
 		FAIL(c, "%s", m);
@@ -351,9 +407,7 @@ static int gpu_key(struct ctx *c, struct gwsim_gpu *g, const char *k, char *v)
 		return 0;
 	}
 	if (strcmp(k, "load") == 0) {
-		if (gwsim_parse_num(v, &g->wl_scale) != 0 || g->wl_scale < 0 || g->wl_scale > 1)
-			FAIL(c, "load wants 0..1");
-		return 0;
+		return ranged(c, k, v, 0, 1, &g->wl_scale);
 	}
 	if (strcmp(k, "process") == 0)
 		return add_process(c, g, v);
@@ -405,12 +459,14 @@ static int section(struct ctx *c, char *s)
 	c->all = strcmp(s, "*") == 0;
 	if (c->all)
 		return 0;
-	if (sscanf(s, "%u-%u", &c->lo, &c->hi) == 2 && c->lo <= c->hi && c->hi < GWSIM_MAX_GPUS)
+	int used = 0;
+	if (strspn(s, "0123456789-") == strlen(s) && sscanf(s, "%u-%u%n", &c->lo, &c->hi, &used) == 2 && !s[used] &&
+	    c->lo <= c->hi && c->hi < GWSIM_MAX_GPUS)
 		return 0;
 	char *e;
 	unsigned long n = strtoul(s, &e, 10);
 	if (!*s || *e || n >= GWSIM_MAX_GPUS)
-		FAIL(c, "bad GPU selector \"%s\" (N, N-M or *)", s);
+		FAIL(c, "bad GPU selector \"%s\" (N, N-M or *, GPUs 0..%d)", s, GWSIM_MAX_GPUS - 1);
 	c->lo = c->hi = (unsigned int)n;
 	return 0;
 }

@@ -44,6 +44,16 @@
 #define GWSIM_ERRLEN 256
 #define GWSIM_SEQ_MAX 16               /* values in one time-sequenced pin */
 #define GWSIM_STEP_GAP 0.2             /* s of real silence that ends a poll (step clock) */
+/* Virtual seconds per real second. A real clock integrates one step per
+ * virtual second per GPU to catch up: 64 GPUs keep up at 10,000 (a day in
+ * 9 s) and fall behind for good at 100,000, so every call waits longer. */
+#define GWSIM_SPEED_MIN 0.001
+#define GWSIM_SPEED_MAX 10000.0
+/* Times a scenario names (faults, process start and end): up to 10 years. */
+#define GWSIM_T_MAX (3650.0 * 86400.0)
+/* Epochs: 1970 up to 2200-01-01, where microseconds since 1970 still fit a
+ * double exactly (2^53 us is the year 2255). */
+#define GWSIM_EPOCH_MAX_S 7258118400.0
 
 /* ---- workloads ----------------------------------------------------------- */
 enum gwsim_workload {

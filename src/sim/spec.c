@@ -7,6 +7,7 @@
  * scenario file (scenario.c).
  */
 #include "sim.h"
+#include "scenario.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -19,19 +20,18 @@ static int parse_option(const char *item, char *err, size_t errlen)
 	const char *eq = strchr(item, '=');
 	size_t klen = (size_t)(eq - item);
 	const char *v = eq + 1;
-	char *end;
 	if (klen == 4 && strncasecmp(item, "seed", 4) == 0) {
-		unsigned long long seed = strtoull(v, &end, 0);
-		if (*v && !*end) {
-			gwsim.seed = seed;
-			return 0;
-		}
+		unsigned long long seed;
+		if (gwsim_parse_u64("seed", v, &seed, err, errlen) != 0)
+			return -1;
+		gwsim.seed = seed;
+		return 0;
 	} else if (klen == 5 && strncasecmp(item, "speed", 5) == 0) {
-		double sp = strtod(v, &end);
-		if (*v && !*end && sp > 0) {
-			gwsim.speed = sp;
-			return 0;
-		}
+		double sp;
+		if (gwsim_parse_range("speed", v, GWSIM_SPEED_MIN, GWSIM_SPEED_MAX, &sp, err, errlen) != 0)
+			return -1;
+		gwsim.speed = sp;
+		return 0;
 	} else if (klen == 5 && strncasecmp(item, "clock", 5) == 0) {
 		if (strcasecmp(v, "manual") == 0 || strcasecmp(v, "frozen") == 0) {
 			gwsim.clock_mode = GWSIM_CLOCK_MANUAL;
@@ -62,9 +62,14 @@ static int parse_item(const char *item, char *err, size_t errlen)
 	if (isdigit((unsigned char)*p)) {
 		char *end;
 		count = strtoul(p, &end, 10);
-		if ((*end != 'x' && *end != 'X') || count == 0 || count > GWSIM_MAX_GPUS) {
+		if (*end != 'x' && *end != 'X') {
 			snprintf(err, errlen, "bad GPU spec \"%s\" (expected COUNTxMODEL[:WORKLOAD], e.g. 8xH200:training)",
 				 item);
+			return -1;
+		}
+		if (count == 0 || count > GWSIM_MAX_GPUS) {
+			snprintf(err, errlen, "GPU count %.*s in \"%s\" is out of range (1..%d)", (int)(end - p), p, item,
+				 GWSIM_MAX_GPUS);
 			return -1;
 		}
 		p = end + 1;

@@ -68,6 +68,132 @@ static void test_scenario_errors(void)
 	unlink(path);
 }
 
+/* Every number the short spec takes is bounded, and the error names the
+ * key, the value and the range: speed=1e9 hung every call (a real clock
+ * integrates each virtual second), a seed of -1 wrapped. */
+static void test_spec_bounds(void)
+{
+	static const struct {
+		const char *spec, *want;
+	} cases[] = {
+		{"1xH200,speed=1e9", "speed = 1e9 is out of range (0.001..10000)"},
+		{"1xH200,speed=0", "speed = 0 is out of range (0.001..10000)"},
+		{"1xH200,speed=inf", "speed wants a number 0.001..10000, not \"inf\""},
+		{"1xH200,speed=nan", "speed wants a number 0.001..10000, not \"nan\""},
+		{"1xH200,seed=-1", "seed wants a number 0..18446744073709551615, not \"-1\""},
+		{"1xH200,seed=99999999999999999999", "seed = 99999999999999999999 is out of range"},
+		{"99999999999999999999xH200", "GPU count 99999999999999999999 in \"99999999999999999999xH200\" is out of range (1..64)"},
+		{"65xH200", "GPU count 65 in \"65xH200\" is out of range (1..64)"},
+	};
+	struct gw_err err;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(open_sim(cases[i].spec, &err) == NULL);
+		if (!strstr(err.msg, cases[i].want))
+			fprintf(stderr, "  %s: got \"%s\"\n", cases[i].spec, err.msg);
+		CHECK(strstr(err.msg, cases[i].want) != NULL);
+	}
+	struct gw_nvml *nv = open_sim("1xH200,speed=10000,seed=18446744073709551615", &err);
+	CHECK(nv != NULL);
+	gw_nvml_close(nv);
+}
+
+/* The same in a scenario file: each key's value is checked against its
+ * range, with FILE:LINE, the key, the value and the range. */
+static void test_scenario_bounds(void)
+{
+	char path[] = "/tmp/gwsim_test_XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	static const struct {
+		const char *line, *want;
+	} cases[] = {
+		{"mem_total_mib = 99999999999999999999", "mem_total_mib = 99999999999999999999 is out of range (1..16777216)"},
+		{"mem_total_mib = -1", "mem_total_mib = -1 is out of range (1..16777216)"},
+		{"power_limit_mw = 1e12", "power_limit_mw = 1e12 is out of range (0..10000000)"},
+		{"temp_ambient_c = nan", "temp_ambient_c wants a number -50..100, not \"nan\""},
+		{"thermal_tau_s = 0", "thermal_tau_s = 0 is out of range (0.01..3600)"},
+		{"clock_max_sm_mhz = 0", "clock_max_sm_mhz = 0 is out of range (1..50000)"},
+		{"nvlinks = 4294967296", "nvlinks = 4294967296 is out of range (0..18)"},
+		{"pstate_busy = 16", "pstate_busy = 16 is out of range (0..15)"},
+		{"cc = -1.5", "cc wants MAJOR.MINOR, each 0..99, not \"-1.5\""},
+		{"temp_c = 50 1e999", "temp_c wants a number 0..200, not \"1e999\""},
+		{"util_gpu = 101", "util_gpu = 101 is out of range (0..100)"},
+		{"energy_mj = 1e30", "energy_mj = 1e30 is out of range (0..9007199254740992)"},
+		{"supported_reasons = 0x1ffffffffffffffff", "supported_reasons = 0x1ffffffffffffffff is out of range"},
+		{"load = nan", "load wants a number 0..1, not \"nan\""},
+		{"ecc.corr.vol.dram = 1e300", "ecc.corr.vol.dram = 1e300 is out of range (0..9007199254740992)"},
+		{"retired.sbe = 0x1000, junk", "retired.sbe wants a number 0..18446744073709551615, not \"junk\""},
+		{"remap_hist = 1,2,3,4,-1", "remap_hist = -1 is out of range (0..1000000)"},
+		{"remap_corr = 5e9", "remap_corr = 5e9 is out of range (0..1000000000)"},
+		{"last_xid = 70000", "last_xid = 70000 is out of range (0..65535)"},
+		{"process = 0 python C 100", "process pid = 0 is out of range (1..4194304)"},
+		{"process = 12 python C 1e300", "process memory (MiB) = 1e300 is out of range (0..16777216)"},
+		{"process = 12 python C 100 share=2", "process share = 2 is out of range (0..1)"},
+		{"process = 12 python C 100 start=1e300", "process start = 1e300 is not a time 0..3650d"},
+		{"process = 12 python C 100 sm=101", "bad value for process option sm = 101"},
+		{"fault = 1e300s xid 79", "bad fault time \"1e300s\" (0..3650d"},
+		{"fault = 3651d xid 79", "bad fault time \"3651d\""},
+		{"fault = 1s xid 70000", "xid = 70000 is out of range (0..65535)"},
+		{"fault = 1s xid -1", "xid = -1 is out of range (0..65535)"},
+		{"fault = 1s ecc-sbe 1e9", "ecc error count = 1e9 is out of range (1..1000000)"},
+		{"fault = 1s pcie-replay 0", "pcie-replay count = 0 is out of range (1..1000000)"},
+		{"fault = 1s retire-page sbe 0xfffffffffffffffff", "retire-page address = 0xfffffffffffffffff is out of range"},
+		{"fault = 1s throttle sw-power 1e300", "throttle duration \"1e300\" is not 0..315360000 seconds"},
+		{"fault = 1s spike power_mw 1e12 1s", "power_mw = 1e12 is out of range (0..10000000)"},
+		{"fault = 1s spike util_gpu 50.5 1s", "util_gpu wants a whole number, not \"50.5\""},
+		{"fault = 1s timeout nvmlDeviceGetTemperature 1e12", "timeout delay (ms) = 1e12 is out of range (0..600000)"},
+		{"fault = 1s fail nvmlDeviceGetTemperature NOT_SUPPORTED nan", "fail window \"nan\" is not 0..315360000 seconds"},
+		{"fault = 1s fail nvmlDeviceGetTemperature 4294967296", "unknown NVML return code \"4294967296\""},
+		{"mem_reserved_mib = 200000", "GPU 0: mem_reserved_mib 200000 + mem_base_mib"},
+	};
+	struct gw_err err;
+	char text[512];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[gpu 0]\nmodel = H200\n%s\n", cases[i].line);
+		write_file(path, text);
+		CHECK(open_sim(path, &err) == NULL);
+		if (!strstr(err.msg, cases[i].want))
+			fprintf(stderr, "  %s: got \"%s\"\n", cases[i].line, err.msg);
+		CHECK(strstr(err.msg, cases[i].want) != NULL);
+	}
+	static const struct {
+		const char *text, *want;
+	} sim[] = {
+		{"[sim]\nepoch = 99999-99-99\n", ":2: epoch = 99999-99-99 is not a time from 1970-01-01 00:00:00 to 2199-12-31"},
+		{"[sim]\nepoch = 2026-02-30 00:00:00\n", "epoch = 2026-02-30 00:00:00 is not a time"},
+		{"[sim]\nepoch = 2026-01-01 24:00:00\n", "epoch = 2026-01-01 24:00:00 is not a time"},
+		{"[sim]\nepoch = 2200-01-01 00:00:00\n", "epoch = 2200-01-01 00:00:00 is not a time"},
+		{"[sim]\nepoch = 1e300\n", "epoch = 1e300 is not a time"},
+		{"[sim]\nepoch = -5\n", "epoch = -5 is not a time"},
+		{"[sim]\nepoch = 2026-01-01 00:00:00junk\n", "epoch = 2026-01-01 00:00:00junk is not a time"},
+		{"[sim]\nspeed = 1e9\n", ":2: speed = 1e9 is out of range (0.001..10000)"},
+		{"[sim]\nseed = 1e300\n", "seed wants a number 0..18446744073709551615, not \"1e300\""},
+		{"[sim]\ncuda = 4294967.1\n", "cuda = 4294967.1 is out of range (1.0..99.99, or 1000..99990)"},
+		{"[sim]\ncuda = 1e12\n", "cuda = 1e12 is out of range (1000..99990)"},
+		{"[sim]\nfleet = 1xH200,speed=1e9\n", "speed = 1e9 is out of range"},
+		{"[sim]\nfleet = 2xH200\n[gpu 0-1x]\nload = 1\n", "bad GPU selector \"0-1x\" (N, N-M or *, GPUs 0..63)"},
+		{"[sim]\nfleet = 1xH200\n[gpu 99999999999]\nload = 1\n", "bad GPU selector \"99999999999\""},
+	};
+	for (size_t i = 0; i < sizeof(sim) / sizeof(sim[0]); i++) {
+		write_file(path, sim[i].text);
+		CHECK(open_sim(path, &err) == NULL);
+		if (!strstr(err.msg, sim[i].want))
+			fprintf(stderr, "  %s: got \"%s\"\n", sim[i].text, err.msg);
+		CHECK(strstr(err.msg, sim[i].want) != NULL);
+	}
+	/* The edges themselves are accepted. */
+	write_file(path, "[sim]\nepoch = 2199-12-31 23:59:59.999999\nspeed = 0.001\ncuda = 13.1\n"
+			 "[gpu 0]\nmodel = H200\nmem_total_mib = 16777216\nfault = 3650d xid 65535\n"
+			 "process = 4194304 python C 0 share=1 start=0 end=3650d\n");
+	struct gw_nvml *nv = open_sim(path, &err);
+	if (!nv)
+		fprintf(stderr, "  edges: %s\n", err.msg);
+	CHECK(nv != NULL);
+	gw_nvml_close(nv);
+	unlink(path);
+}
+
 static void test_aliases_and_identity(void)
 {
 	struct gw_err err;
@@ -196,6 +322,8 @@ int main(void)
 {
 	RUN(test_spec_errors);
 	RUN(test_scenario_errors);
+	RUN(test_spec_bounds);
+	RUN(test_scenario_bounds);
 	RUN(test_aliases_and_identity);
 	RUN(test_determinism);
 	RUN(test_capture_scenario);

@@ -20,6 +20,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How deep a query may nest (parentheses, operators, calls, subqueries),
+ * counted as levels of its tree. Evaluating, printing and freeing a tree
+ * recurse once per level, so without a bound one request of nested
+ * parentheses would overflow a server thread's stack. 256 levels is far past
+ * any query a person or Grafana writes (a 200-term "a or b or ..." chain
+ * still fits) and costs well under a megabyte of stack in every walk. */
+#define GW_PQ_MAX_DEPTH 256
+
+/* Bounds on times and durations, in ms, so that every sum the engine forms
+ * (a time less an offset, a range and a step) stays inside int64_t: 2^61 ms
+ * is 73 million years either side of 1970, 2^60 ms half that as a span.
+ * Times and durations past them are refused where they are parsed. */
+#define GW_PQ_MAX_TIME_MS (INT64_MAX / 4)
+#define GW_PQ_MAX_DURATION_MS (INT64_MAX / 8)
+
 enum gw_pq_type { GW_PQ_T_NONE, GW_PQ_T_SCALAR, GW_PQ_T_VECTOR, GW_PQ_T_MATRIX, GW_PQ_T_STRING };
 
 enum gw_pq_kind {
@@ -89,6 +104,7 @@ struct gw_pq_node {
 	enum gw_pq_kind kind;
 	enum gw_pq_type type; /* result type */
 	size_t pos;           /* byte offset in the query, for messages */
+	unsigned height;      /* levels in this subtree, at most GW_PQ_MAX_DEPTH (0 = a leaf) */
 	union {
 		double number;
 		char *string;

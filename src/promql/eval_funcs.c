@@ -4,6 +4,7 @@
  * histogram_quantile) and the dispatch of every call; the range-vector
  * functions are in eval_range.c.
  */
+#include "core/sort.h"
 #include "promql/eval_int.h"
 
 #include "core/buf.h"
@@ -79,9 +80,14 @@ static double math1(enum gw_pq_func_id id, double v)
 
 static double date_part(enum gw_pq_func_id id, double secs)
 {
+	/* A time that is NaN, infinite or past what gmtime_r can express (its year
+	 * must fit an int) has no calendar date: NaN, never a guessed one. */
+	if (!(secs > -9.2e18 && secs < 9.2e18))
+		return NAN;
 	time_t t = (time_t)secs;
 	struct tm tm;
-	gmtime_r(&t, &tm);
+	if (!gmtime_r(&t, &tm))
+		return NAN;
 	switch (id) {
 	case GW_PQ_F_DAY_OF_MONTH:
 		return tm.tm_mday;
@@ -277,7 +283,7 @@ static double bucket_quantile(double q, struct bucket *b, size_t n)
 		return -INFINITY;
 	if (q > 1)
 		return INFINITY;
-	qsort(b, n, sizeof(*b), bucket_cmp);
+	gw_qsort(b, n, sizeof(*b), bucket_cmp);
 	if (n == 0 || !isinf(b[n - 1].upper))
 		return NAN;
 	size_t w = 0; /* merge equal bounds */
@@ -356,7 +362,7 @@ static int histogram_quantile(struct ev *e, double q, const struct gw_vector *in
 			if (!nb)
 				return ev_fail(e, GW_ENOMEM, "out of memory");
 			if (h->n)
-				memcpy(nb, h->b, h->n * sizeof(*nb));
+				gw_memcpy(nb, h->b, h->n * sizeof(*nb));
 			h->b = nb;
 			h->cap = cap;
 		}
@@ -489,7 +495,7 @@ int ev_call(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val 
 	case GW_PQ_F_SORT:
 	case GW_PQ_F_SORT_DESC:
 		*out = vals[0];
-		qsort(out->vec.s, out->vec.n, sizeof(*out->vec.s), id == GW_PQ_F_SORT ? sort_cmp_asc : sort_cmp_desc);
+		gw_qsort(out->vec.s, out->vec.n, sizeof(*out->vec.s), id == GW_PQ_F_SORT ? sort_cmp_asc : sort_cmp_desc);
 		for (size_t i = 0; i < out->vec.n; i++)
 			out->vec.s[i].t = ts;
 		return 0;

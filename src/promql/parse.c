@@ -120,6 +120,57 @@ struct gw_pq_node *pq_node_new(struct parser *p, enum gw_pq_kind kind, size_t po
 	return n;
 }
 
+static unsigned height_of(const struct gw_pq_node *n)
+{
+	return n ? (n->height ? n->height : 1) : 0;
+}
+
+/* Records the height of a node whose children are complete, and refuses it
+ * (freeing it) when the tree grows past GW_PQ_MAX_DEPTH. Every node with
+ * children passes through here once, children first, so heights are exact. */
+struct gw_pq_node *pq_seal(struct parser *p, struct gw_pq_node *n)
+{
+	if (!n)
+		return NULL;
+	unsigned h = 0;
+	switch (n->kind) {
+	case GW_PQ_MATRIX_SEL:
+	case GW_PQ_SUBQUERY:
+		h = height_of(n->u.range.vs);
+		break;
+	case GW_PQ_CALL:
+		for (size_t i = 0; i < n->u.call.nargs; i++)
+			if (height_of(n->u.call.args[i]) > h)
+				h = height_of(n->u.call.args[i]);
+		break;
+	case GW_PQ_AGGREGATE:
+		h = height_of(n->u.agg.expr);
+		if (height_of(n->u.agg.param) > h)
+			h = height_of(n->u.agg.param);
+		break;
+	case GW_PQ_BINARY:
+		h = height_of(n->u.bin.lhs);
+		if (height_of(n->u.bin.rhs) > h)
+			h = height_of(n->u.bin.rhs);
+		break;
+	case GW_PQ_UNARY:
+		h = height_of(n->u.unary.expr);
+		break;
+	case GW_PQ_PAREN:
+		h = height_of(n->u.paren);
+		break;
+	default:
+		break;
+	}
+	n->height = h + 1;
+	if (n->height > GW_PQ_MAX_DEPTH) {
+		size_t pos = n->pos;
+		gw_promql_free(n);
+		return pq_fail(p, pos, "query is nested too deeply: more than %d levels", GW_PQ_MAX_DEPTH);
+	}
+	return n;
+}
+
 char *pq_tok_strdup(const struct parser *p)
 {
 	return strndup(p->q + p->tok.pos, p->tok.len);
@@ -174,14 +225,14 @@ static struct gw_pq_node *primary(struct parser *p)
 		}
 		n->type = inner->type;
 		n->u.paren = inner;
-		return n;
+		return pq_seal(p, n);
 	}
 	case TK_LBRACE:
 		return pq_vector_selector(p, NULL, pos);
 	case TK_IDENT: {
 		int agg = pq_aggop_of(p);
 		if (agg >= 0)
-			return pq_aggregate(p, (enum gw_pq_aggop)agg, pos);
+			return pq_seal(p, pq_aggregate(p, (enum gw_pq_aggop)agg, pos));
 		for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
 			if (pq_is_ident(p, reserved[i]))
 				return pq_unexpected(p, NULL);
@@ -195,7 +246,7 @@ static struct gw_pq_node *primary(struct parser *p)
 				return NULL;
 			}
 			free(name);
-			return pq_call(p, f, pos);
+			return pq_seal(p, pq_call(p, f, pos));
 		}
 		return pq_vector_selector(p, name, pos);
 	}
@@ -229,7 +280,7 @@ static bool at_modifier(struct parser *p, enum gw_pq_at *at, int64_t *at_ms)
 		return false;
 	}
 	double v = sign * p->tok.number;
-	if (!(v == v) || v > 9.2e15 || v < -9.2e15) {
+	if (!(v >= -(double)GW_PQ_MAX_TIME_MS / 1000 && v <= (double)GW_PQ_MAX_TIME_MS / 1000)) {
 		pq_fail(p, pos, "timestamp out of bounds for @ modifier: %g", v);
 		return false;
 	}
@@ -256,6 +307,10 @@ static bool offset_modifier(struct parser *p, int64_t *offset, bool *seen)
 		pq_unexpected(p, "offset, expected duration");
 		return false;
 	}
+	if (p->tok.ms > GW_PQ_MAX_DURATION_MS) {
+		pq_fail(p, p->tok.pos, "duration out of range: \"%.*s\"", (int)p->tok.len, p->q + p->tok.pos);
+		return false;
+	}
 	*offset = sign * p->tok.ms;
 	*seen = true;
 	pq_next(p);
@@ -272,6 +327,7 @@ static struct gw_pq_node *range_suffix(struct parser *p, struct gw_pq_node *n)
 		return pq_unexpected(p, "range, expected duration");
 	}
 	int64_t range = p->tok.ms, step = 0;
+	size_t range_pos = p->tok.pos, step_pos = 0;
 	pq_next(p);
 	bool sub = false;
 	if (p->tok.kind == TK_COLON) {
@@ -279,8 +335,13 @@ static struct gw_pq_node *range_suffix(struct parser *p, struct gw_pq_node *n)
 		pq_next(p);
 		if (p->tok.kind == TK_DURATION) {
 			step = p->tok.ms;
+			step_pos = p->tok.pos;
 			pq_next(p);
 		}
+	}
+	if (range > GW_PQ_MAX_DURATION_MS || step > GW_PQ_MAX_DURATION_MS) {
+		gw_promql_free(n);
+		return pq_fail(p, range > GW_PQ_MAX_DURATION_MS ? range_pos : step_pos, "duration out of range");
 	}
 	if (!pq_expect(p, TK_RBRACKET, sub ? "subquery selector" : "range selector")) {
 		gw_promql_free(n);
@@ -314,7 +375,7 @@ static struct gw_pq_node *range_suffix(struct parser *p, struct gw_pq_node *n)
 		gw_promql_free(r);
 		return pq_fail(p, pos, "range must be positive");
 	}
-	return r;
+	return pq_seal(p, r);
 }
 
 static struct gw_pq_node *postfix(struct parser *p, struct gw_pq_node *n)
@@ -480,6 +541,11 @@ static bool bin_check(struct parser *p, struct gw_pq_node *n)
 
 struct gw_pq_node *pq_expr(struct parser *p, int min_prec)
 {
+	/* Parentheses, unary operators and right operands recurse through here
+	 * before any node is sealed: bound the recursion itself too. */
+	if (p->depth >= GW_PQ_MAX_DEPTH)
+		return pq_fail(p, p->tok.pos, "query is nested too deeply: more than %d levels", GW_PQ_MAX_DEPTH);
+	p->depth++;
 	struct gw_pq_node *lhs = unary(p);
 	while (lhs && !p->failed) {
 		const struct opinfo *oi = peek_op(p);
@@ -498,7 +564,9 @@ struct gw_pq_node *pq_expr(struct parser *p, int min_prec)
 		n->u.bin.rhs = pq_expr(p, oi->op == GW_PQ_POW ? oi->prec : oi->prec + 1);
 		if (!n->u.bin.rhs || !bin_check(p, n))
 			break;
+		lhs = pq_seal(p, n);
 	}
+	p->depth--;
 	if (p->failed) {
 		gw_promql_free(lhs);
 		return NULL;
@@ -537,7 +605,7 @@ static struct gw_pq_node *unary(struct parser *p)
 		n->type = inner->type;
 		n->u.unary.op = op;
 		n->u.unary.expr = inner;
-		return n;
+		return pq_seal(p, n);
 	}
 	struct gw_pq_node *n = primary(p);
 	return n ? postfix(p, n) : NULL;

@@ -15,6 +15,7 @@ struct parser {
 	const char *q;
 	struct gw_err *err;
 	bool failed;
+	unsigned depth; /* pq_expr calls now on the stack */
 };
 
 struct gw_pq_node *pq_fail(struct parser *p, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -25,6 +26,7 @@ bool pq_expect(struct parser *p, enum gw_pq_tok kind, const char *where);
 struct gw_pq_node *pq_node_new(struct parser *p, enum gw_pq_kind kind, size_t pos);
 char *pq_tok_strdup(const struct parser *p);
 struct gw_pq_node *pq_expr(struct parser *p, int min_prec);
+struct gw_pq_node *pq_seal(struct parser *p, struct gw_pq_node *n);
 
 bool pq_label_list(struct parser *p, char ***out, size_t *n, const char *where);
 struct gw_pq_node *pq_vector_selector(struct parser *p, char *name, size_t pos);

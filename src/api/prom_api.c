@@ -4,6 +4,7 @@
 #include "api/prom_api.h"
 
 #include "api/json.h"
+#include "core/sort.h"
 #include "promql/print.h"
 
 #include <math.h>
@@ -26,13 +27,28 @@ static int64_t now_of(const struct gw_api *api)
 	return api->now_ms ? api->now_ms() : default_now();
 }
 
+static bool two_digits(const char *p, int *v)
+{
+	if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9')
+		return false;
+	*v = (p[0] - '0') * 10 + (p[1] - '0');
+	return true;
+}
+
+/* Seconds as a float (Prometheus rounds to the millisecond) or RFC 3339 with
+ * a 'Z' or a "+hh:mm" / "-hh:mm" offset. GW_ERANGE for a time the engine
+ * cannot represent (past GW_PQ_MAX_TIME_MS), GW_EINVAL for anything else. */
 int gw_api_parse_time(const char *s, int64_t *ms)
 {
 	if (!s || !*s)
 		return GW_EINVAL;
 	char *end;
 	double v = strtod(s, &end);
-	if (*end == '\0' && isfinite(v)) {
+	if (*end == '\0') {
+		if (isnan(v))
+			return GW_EINVAL;
+		if (!(v >= -(double)GW_PQ_MAX_TIME_MS / 1000 && v <= (double)GW_PQ_MAX_TIME_MS / 1000))
+			return GW_ERANGE;
 		*ms = (int64_t)llround(v * 1000.0);
 		return 0;
 	}
@@ -48,6 +64,8 @@ int gw_api_parse_time(const char *s, int64_t *ms)
 		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
 			if (digits < 3)
 				frac = frac * 10 + (*p - '0');
+		if (digits == 0)
+			return GW_EINVAL;
 		while (digits > 0 && digits < 3) {
 			frac *= 10;
 			digits++;
@@ -57,8 +75,9 @@ int gw_api_parse_time(const char *s, int64_t *ms)
 	if (*p == 'Z' || *p == 'z') {
 		p++;
 	} else if (*p == '+' || *p == '-') {
+		/* Exactly "+hh:mm": each byte is checked before the next is read. */
 		int hh, mm;
-		if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2)
+		if (!two_digits(p + 1, &hh) || p[3] != ':' || !two_digits(p + 4, &mm) || hh > 23 || mm > 59)
 			return GW_EINVAL;
 		off = (int64_t)(hh * 3600 + mm * 60) * (*p == '+' ? 1 : -1);
 		p += 6;
@@ -77,13 +96,15 @@ int gw_api_parse_duration(const char *s, int64_t *ms)
 		return GW_EINVAL;
 	char *end;
 	double v = strtod(s, &end);
-	if (*end == '\0' && isfinite(v)) {
-		if (v * 1000 > 9.2e18 || v * 1000 < -9.2e18)
+	if (*end == '\0') {
+		if (!(v >= -(double)GW_PQ_MAX_DURATION_MS / 1000 && v <= (double)GW_PQ_MAX_DURATION_MS / 1000))
 			return GW_EINVAL;
 		*ms = (int64_t)llround(v * 1000.0);
 		return 0;
 	}
-	return gw_promql_duration(s, strlen(s), ms) == 0 ? 0 : GW_EINVAL;
+	if (gw_promql_duration(s, strlen(s), ms) != 0 || *ms > GW_PQ_MAX_DURATION_MS)
+		return GW_EINVAL;
+	return 0;
 }
 
 /* ---- responses --------------------------------------------------------------- */
@@ -190,7 +211,7 @@ static int series_cmp(const void *a, const void *b)
 
 void gw_api_json_matrix(struct gw_buf *b, struct gw_matrix *m)
 {
-	qsort(m->s, m->n, sizeof(*m->s), series_cmp);
+	gw_qsort(m->s, m->n, sizeof(*m->s), series_cmp);
 	struct tref tr = {0}, *trp = NULL;
 	if (m->n > 1 && m->s[0].n) {
 		tr.t = m->s[0].t;
@@ -276,10 +297,15 @@ static bool time_param(const struct gw_http_request *req, struct gw_http_respons
 		*out = def;
 		return true;
 	}
-	if (gw_api_parse_time(s, out) == 0)
+	int rc = gw_api_parse_time(s, out);
+	if (rc == 0)
 		return true;
-	char why[160];
-	snprintf(why, sizeof(why), "cannot parse \"%.100s\" to a valid timestamp", s);
+	char why[200];
+	if (rc == GW_ERANGE)
+		snprintf(why, sizeof(why), "timestamp \"%.100s\" out of range: times are limited to +-%lld s", s,
+			 (long long)(GW_PQ_MAX_TIME_MS / 1000));
+	else
+		snprintf(why, sizeof(why), "cannot parse \"%.100s\" to a valid timestamp", s);
 	bad_param(r, name, why);
 	return false;
 }
@@ -479,7 +505,7 @@ static void h_series(void *ctx, const struct gw_http_request *req, struct gw_htt
 	struct gw_series *s;
 	size_t n;
 	if (match_series(ctx, req, r, true, &a, &s, &n) == 0) {
-		qsort(s, n, sizeof(*s), series_cmp);
+		gw_qsort(s, n, sizeof(*s), series_cmp);
 		success_begin(r);
 		gw_buf_putc(&r->body, '[');
 		for (size_t i = 0; i < n; i++) {
@@ -517,7 +543,7 @@ static void write_distinct(struct gw_http_response *r, struct gw_arena *a, const
 				v[nv++] = str;
 		}
 	}
-	qsort(v, nv, sizeof(*v), str_cmp);
+	gw_qsort(v, nv, sizeof(*v), str_cmp);
 	success_begin(r);
 	gw_buf_putc(&r->body, '[');
 	for (size_t i = 0; i < nv; i++) {

@@ -3,6 +3,7 @@
  * (which `promtool tsdb create-blocks-from openmetrics` backfills into
  * Prometheus) or as CSV.
  */
+#include "core/sort.h"
 #include "cmd/cmd.h"
 
 #include "api/json.h"
@@ -126,7 +127,7 @@ int gw_cmd_export(int argc, char **argv, const struct gw_cli *cli)
 	if (rc) {
 		fprintf(stderr, "gpuwatch export: %s\n", err.msg);
 	} else {
-		qsort(set.s, set.n, sizeof(*set.s), series_cmp);
+		gw_qsort(set.s, set.n, sizeof(*set.s), series_cmp);
 		struct gw_buf b;
 		gw_buf_init(&b, (size_t)1 << 30);
 		if (csv)

@@ -4,6 +4,7 @@
  * operators live in eval_funcs.c, eval_agg.c and eval_bin.c.
  */
 #include "promql/eval_int.h"
+#include "core/sort.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -48,7 +49,7 @@ int vb_push(struct ev *e, struct vbuild *b, struct gw_labels l, int64_t t, doubl
 		if (!s)
 			return arena_fail(e);
 		if (b->n)
-			memcpy(s, b->s, b->n * sizeof(*s));
+			gw_memcpy(s, b->s, b->n * sizeof(*s));
 		b->s = s;
 		b->cap = cap;
 	}
@@ -187,7 +188,7 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 		if (!c)
 			return arena_fail(e);
 		if (e->ncache)
-			memcpy(c, e->cache, e->ncache * sizeof(*c));
+			gw_memcpy(c, e->cache, e->ncache * sizeof(*c));
 		e->cache = c;
 		e->capcache = cap;
 	}
@@ -477,7 +478,7 @@ static int mb_add(struct ev *e, struct mbuild *m, const struct gw_labels *l, int
 			if (!s)
 				return arena_fail(e);
 			if (m->n)
-				memcpy(s, m->s, m->n * sizeof(*s));
+				gw_memcpy(s, m->s, m->n * sizeof(*s));
 			m->s = s;
 			m->cap = cap;
 		}
@@ -495,8 +496,8 @@ static int mb_add(struct ev *e, struct mbuild *m, const struct gw_labels *l, int
 		if (!nt || !nv)
 			return arena_fail(e);
 		if (sb->n) {
-			memcpy(nt, sb->t, sb->n * sizeof(*nt));
-			memcpy(nv, sb->v, sb->n * sizeof(*nv));
+			gw_memcpy(nt, sb->t, sb->n * sizeof(*nt));
+			gw_memcpy(nv, sb->v, sb->n * sizeof(*nv));
 		}
 		sb->t = nt;
 		sb->v = nv;
@@ -657,8 +658,8 @@ static int direct_put(struct ev *e, struct gw_matrix *out, struct gw_labels labe
 	double *nv = gw_arena_alloc(e->a, n * sizeof(*nv));
 	if (!nt || !nv)
 		return arena_fail(e);
-	memcpy(nt, t, n * sizeof(*nt));
-	memcpy(nv, v, n * sizeof(*nv));
+	gw_memcpy(nt, t, n * sizeof(*nt));
+	gw_memcpy(nv, v, n * sizeof(*nv));
 	out->s[out->n++] = (struct gw_series){labels, nt, nv, n};
 	return 0;
 }

@@ -4,6 +4,7 @@
  * Prometheus 2.42 computes them (incremental mean, Welford variance, NaN
  * handling of min/max, quantile interpolation).
  */
+#include "core/sort.h"
 #include "promql/eval_int.h"
 
 #include "api/json.h"
@@ -40,7 +41,7 @@ double pq_quantile(double q, double *v, size_t n)
 		return -INFINITY;
 	if (q > 1)
 		return INFINITY;
-	qsort(v, n, sizeof(*v), cmp_double);
+	gw_qsort(v, n, sizeof(*v), cmp_double);
 	double rank = q * (double)(n - 1);
 	double lower = fmax(0, floor(rank));
 	double upper = fmin((double)(n - 1), lower + 1);

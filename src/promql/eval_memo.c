@@ -12,6 +12,7 @@
  * changed, so their address stands for their content.
  */
 #include "promql/eval_int.h"
+#include "core/sort.h"
 
 #include <string.h>
 
@@ -185,7 +186,7 @@ static int marks_grow(struct ev *e, struct ev_seen **arr, size_t *cap, size_t ne
 		return GW_ENOMEM;
 	memset(s, 0, c * sizeof(*s));
 	if (*cap)
-		memcpy(s, *arr, *cap * sizeof(*s));
+		gw_memcpy(s, *arr, *cap * sizeof(*s));
 	*arr = s;
 	*cap = c;
 	return 0;

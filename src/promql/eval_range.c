@@ -5,6 +5,7 @@
  * *_over_time family, and absent()/absent_over_time() labels.
  */
 #include "promql/eval_int.h"
+#include "core/sort.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -238,7 +239,7 @@ static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, d
 		double *vals = gw_arena_alloc(e->a, s->n * sizeof(double));
 		if (!vals)
 			return false;
-		memcpy(vals, s->v, s->n * sizeof(double));
+		gw_memcpy(vals, s->v, s->n * sizeof(double));
 		*out = pq_quantile(r->arg, vals, s->n);
 		return true;
 	}
@@ -299,7 +300,7 @@ int ev_slide_mark(struct ev *e, const struct gw_pq_node *n)
 		if (!s)
 			return ev_fail(e, GW_ENOMEM, "out of memory");
 		if (e->nslides)
-			memcpy(s, e->slides, e->nslides * sizeof(*s));
+			gw_memcpy(s, e->slides, e->nslides * sizeof(*s));
 		e->slides = s;
 		e->capslides = cap;
 	}

@@ -1,5 +1,7 @@
 #include "promql/labels.h"
 
+#include "core/sort.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +42,8 @@ struct gw_labels gw_labels_from(struct gw_arena *a, const struct gw_lpair *p, si
 	struct gw_lpair *q = gw_arena_alloc(a, (n ? n : 1) * sizeof(*q));
 	if (!q)
 		return l;
-	memcpy(q, p, n * sizeof(*q));
-	qsort(q, n, sizeof(*q), pair_cmp);
+	gw_memcpy(q, p, n * sizeof(*q));
+	gw_qsort(q, n, sizeof(*q), pair_cmp);
 	l.p = q;
 	l.n = n;
 	return l;
@@ -54,7 +56,7 @@ void gw_lb_init(struct gw_lbuilder *b, struct gw_arena *a, const struct gw_label
 	b->cap = b->n + 4;
 	b->p = gw_arena_alloc(a, b->cap * sizeof(*b->p));
 	if (b->p && base)
-		memcpy(b->p, base->p, base->n * sizeof(*b->p));
+		gw_memcpy(b->p, base->p, base->n * sizeof(*b->p));
 	if (!b->p)
 		b->n = b->cap = 0;
 }
@@ -88,7 +90,7 @@ void gw_lb_set(struct gw_lbuilder *b, const char *name, const char *value)
 		if (!p)
 			return;
 		if (b->n)
-			memcpy(p, b->p, b->n * sizeof(*p));
+			gw_memcpy(p, b->p, b->n * sizeof(*p));
 		b->p = p;
 		b->cap = cap;
 	}
@@ -112,7 +114,7 @@ void gw_lb_keep(struct gw_lbuilder *b, char *const *names, size_t n)
 
 struct gw_labels gw_lb_done(struct gw_lbuilder *b)
 {
-	qsort(b->p, b->n, sizeof(*b->p), pair_cmp);
+	gw_qsort(b->p, b->n, sizeof(*b->p), pair_cmp);
 	struct gw_labels l = {b->p, b->n};
 	return l;
 }

@@ -47,15 +47,20 @@ static inline char *http_get(unsigned short port, const char *path)
 	return http_roundtrip(port, req, (size_t)n);
 }
 
-/* POST a form body to path. */
+/* POST a form body (of any size) to path. */
 static inline char *http_post_form(unsigned short port, const char *path, const char *body)
 {
-	char req[16384];
-	int n = snprintf(req, sizeof(req),
+	size_t blen = strlen(body), cap = strlen(path) + blen + 256;
+	char *req = malloc(cap);
+	if (!req)
+		return NULL;
+	int n = snprintf(req, cap,
 			 "POST %s HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
 			 "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %zu\r\n\r\n%s",
-			 path, strlen(body), body);
-	return http_roundtrip(port, req, (size_t)n);
+			 path, blen, body);
+	char *r = http_roundtrip(port, req, (size_t)n);
+	free(req);
+	return r;
 }
 
 static inline int http_status(const char *resp)

@@ -180,6 +180,149 @@ static void test_time_parsing(void)
 	CHECK_INT_EQ(gw_api_parse_duration("0.5", &ms), 0);
 	CHECK_INT_EQ(ms, 500);
 	CHECK(gw_api_parse_duration("5parsecs", &ms) != 0);
+	/* An offset must be exactly +hh:mm; nothing past the string is read. */
+	CHECK(gw_api_parse_time("2015-07-01T20:10:51+1:2", &ms) != 0);
+	CHECK(gw_api_parse_time("2015-07-01T20:10:51+01:2", &ms) != 0);
+	CHECK(gw_api_parse_time("2015-07-01T20:10:51+01", &ms) != 0);
+	CHECK(gw_api_parse_time("2015-07-01T20:10:51+24:00", &ms) != 0);
+	CHECK(gw_api_parse_time("2015-07-01T20:10:51.Z", &ms) != 0);
+	CHECK_INT_EQ(gw_api_parse_time("2015-07-01T20:10:51-00:30", &ms), 0);
+	CHECK_INT_EQ(ms, 1435783251000LL);
+	/* Out of the engine's range: GW_ERANGE, not a wrapped number. */
+	CHECK_INT_EQ(gw_api_parse_time("1e300", &ms), GW_ERANGE);
+	CHECK_INT_EQ(gw_api_parse_time("-1e300", &ms), GW_ERANGE);
+	CHECK_INT_EQ(gw_api_parse_time("inf", &ms), GW_ERANGE);
+	CHECK(gw_api_parse_time("nan", &ms) != 0);
+	CHECK_INT_EQ(gw_api_parse_time("-9e15", &ms), GW_ERANGE);
+	CHECK_INT_EQ(gw_api_parse_time("2e15", &ms), 0);
+	CHECK_INT_EQ(ms, 2000000000000000000LL);
+	CHECK(gw_api_parse_duration("1e300", &ms) != 0);
+	CHECK(gw_api_parse_duration("nan", &ms) != 0);
+	CHECK(gw_api_parse_duration("100000000000y", &ms) != 0);
+}
+
+/* A POST body "query=" + pre + n * unit + mid + n * close, form-encoded. */
+static char *nested_body(const char *unit, size_t n, const char *mid, const char *close)
+{
+	size_t lu = strlen(unit), lm = strlen(mid), lc = strlen(close);
+	char *b = malloc(6 + n * (lu + lc) + lm + 1), *w = b;
+	memcpy(w, "query=", 6);
+	w += 6;
+	for (size_t i = 0; i < n; i++, w += lu)
+		memcpy(w, unit, lu);
+	memcpy(w, mid, lm);
+	w += lm;
+	for (size_t i = 0; i < n; i++, w += lc)
+		memcpy(w, close, lc);
+	*w = '\0';
+	return b;
+}
+
+static void expect_post_error(struct fixture *f, char *body, const char *want)
+{
+	char *r = http_post_form(f->port, "/api/v1/query", body);
+	CHECK_INT_EQ(http_status(r), 400);
+	CHECK(strstr(http_body(r), want) != NULL);
+	if (!strstr(http_body(r), want))
+		fprintf(stderr, "  body: %.300s\n", http_body(r));
+	free(r);
+	free(body);
+}
+
+/* Requests that once took the server down or misbehaved: each answers with a
+ * clear error (or Prometheus' result) and the server keeps answering. */
+static void test_hostile_requests(void)
+{
+	struct fixture f;
+	CHECK_INT_EQ(setup(&f), 0);
+	/* Date functions of times with no calendar date: NaN, not a crash. */
+	const char *nan_dates[] = {"days_in_month(vector(NaN))", "year(vector(1e300))", "month(vector(-1e300))",
+				   "hour(vector(%2BInf))", "day_of_week(vector(-Inf))", "minute(vector(9.3e18))"};
+	for (size_t i = 0; i < sizeof(nan_dates) / sizeof(nan_dates[0]); i++) {
+		char path[200];
+		snprintf(path, sizeof(path), "/api/v1/query?query=%s&time=10", nan_dates[i]);
+		expect(&f, path, 200,
+		       "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},"
+		       "\"value\":[10,\"NaN\"]}]}}");
+	}
+	expect(&f, "/api/v1/query?query=year(vector(1435781451))&time=10", 200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},"
+	       "\"value\":[10,\"2015\"]}]}}");
+
+	/* Nesting past GW_PQ_MAX_DEPTH, every way the parser recurses or a tree
+	 * grows: parentheses, unary minus, right operands, left chains, calls. */
+	const char *deep = "parse error: query is nested too deeply: more than 256 levels";
+	expect_post_error(&f, nested_body("(", 100000, "1", ")"), deep);
+	expect_post_error(&f, nested_body("-", 900000, "1", ""), deep);
+	expect_post_error(&f, nested_body("1%2B(", 100000, "1", ""), deep);
+	expect_post_error(&f, nested_body("1%2B", 100000, "1", ""), deep);
+	expect_post_error(&f, nested_body("abs(", 50000, "gpu_temp", ")"), deep);
+	expect_post_error(&f, nested_body("sum(", 50000, "gpu_temp", ")"), deep);
+	/* Just inside the bound: evaluated, not refused. */
+	char *r, *ok = nested_body("abs(", 250, "gpu_temp%7Bgpu%3D%221%22%7D", ")");
+	r = http_post_form(f.port, "/api/v1/query?time=500", ok);
+	CHECK_INT_EQ(http_status(r), 200);
+	CHECK(strstr(http_body(r), "\"value\":[500,\"80.5\"]") != NULL);
+	free(r);
+	free(ok);
+	ok = nested_body("gpu_temp%20or%20", 250, "gpu_temp", "");
+	r = http_post_form(f.port, "/api/v1/query?time=500", ok);
+	CHECK_INT_EQ(http_status(r), 200);
+	free(r);
+	free(ok);
+
+	/* Times: a malformed offset is refused without reading past it; times
+	 * and durations past what int64 ms can carry through the engine are
+	 * refused, never wrapped. */
+	expect(&f, "/api/v1/query?query=1&time=2015-07-01T20:10:51%2B1:2", 400,
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"time\\\": "
+	       "cannot parse \\\"2015-07-01T20:10:51+1:2\\\" to a valid timestamp\"}");
+	const char *too_far = "/api/v1/query?query=time()&time=1e300";
+	r = http_get(f.port, too_far);
+	CHECK_INT_EQ(http_status(r), 400);
+	CHECK(strstr(http_body(r), "timestamp \\\"1e300\\\" out of range") != NULL);
+	free(r);
+	r = http_get(f.port, "/api/v1/query?query=time()&time=-1e300");
+	CHECK_INT_EQ(http_status(r), 400);
+	free(r);
+	r = http_get(f.port, "/api/v1/query_range?query=1&start=-9.2e15&end=9.2e15&step=1e12");
+	CHECK_INT_EQ(http_status(r), 400);
+	free(r);
+	r = http_get(f.port, "/api/v1/query_range?query=1&start=-2e15&end=2e15&step=1");
+	CHECK_INT_EQ(http_status(r), 400);
+	CHECK(strstr(http_body(r), "exceeded maximum resolution of 11,000 points") != NULL);
+	free(r);
+	r = http_get(f.port, "/api/v1/query?query=gpu_temp%20offset%2050000000y&time=10");
+	CHECK_INT_EQ(http_status(r), 400);
+	CHECK(strstr(http_body(r), "duration out of range") != NULL);
+	free(r);
+	r = http_get(f.port, "/api/v1/query?query=max_over_time(gpu_temp%5B50000000y%5D)&time=10");
+	CHECK_INT_EQ(http_status(r), 400);
+	free(r);
+	r = http_get(f.port, "/api/v1/query?query=gpu_temp%20%40%201e300&time=10");
+	CHECK_INT_EQ(http_status(r), 400);
+	CHECK(strstr(http_body(r), "timestamp out of bounds for @ modifier") != NULL);
+	free(r);
+
+	/* Empty results through sorts and copies (UBSan once aborted on them). */
+	expect(&f, "/api/v1/series?match[]=nothing_here", 200, "{\"status\":\"success\",\"data\":[]}");
+	const char *empties[] = {"sort(nothing_here)", "sort_desc(gpu_temp%20%3E%201e9)", "sum(nothing_here)",
+				 "topk(2,%20nothing_here)", "quantile(0.5,%20nothing_here)",
+				 "count_values(%22v%22,%20nothing_here)", "rate(nothing_here%5B5m%5D)"};
+	for (size_t i = 0; i < sizeof(empties) / sizeof(empties[0]); i++) {
+		char path[200];
+		snprintf(path, sizeof(path), "/api/v1/query?query=%s&time=10", empties[i]);
+		expect(&f, path, 200,
+		       "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}");
+	}
+	expect(&f, "/api/v1/query?query=vector(1)%2Bvector(2)&time=10", 200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},"
+	       "\"value\":[10,\"3\"]}]}}");
+
+	/* Still serving after all of it. */
+	expect(&f, "/api/v1/query?query=1%2B1&time=10", 200,
+	       "{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[10,\"2\"]}}");
+	teardown(&f);
 }
 
 /* The matrix writer: series that share, skip and add time stamps (the
@@ -209,6 +352,7 @@ int main(void)
 	RUN(test_errors);
 	RUN(test_series_and_labels);
 	RUN(test_time_parsing);
+	RUN(test_hostile_requests);
 	RUN(test_matrix_json);
 	return harness_done();
 }

@@ -108,6 +108,11 @@ int ev_labels_distinct(struct ev *e, const struct gw_labels *l, size_t n)
 	return 1;
 }
 
+static int too_many_samples(struct ev *e)
+{
+	return ev_fail(e, GW_EOVERFLOW, "query processing would load too many samples into memory in query execution");
+}
+
 int64_t ev_ref_time(const struct ev *e, enum gw_pq_at at, int64_t at_ms, int64_t ts, int64_t offset)
 {
 	switch (at) {
@@ -172,6 +177,8 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 		rc = e->q->select(e->q->ctx, m, k, mint, maxt, e->a, &set, e->err);
 	for (size_t i = 0; i < k; i++)
 		gw_matcher_release(&m[i]);
+	if (rc == GW_EOVERFLOW && e->a->err == GW_EOVERFLOW)
+		return too_many_samples(e); /* the samples alone filled the query's memory */
 	if (rc) {
 		if (!e->rc)
 			e->rc = rc;
@@ -180,8 +187,7 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 	for (size_t i = 0; i < set.n; i++)
 		e->samples += set.s[i].n;
 	if (e->samples > e->max_samples)
-		return ev_fail(e, GW_EOVERFLOW, "query processing would load too many samples into memory in "
-						"query execution");
+		return too_many_samples(e);
 	if (e->ncache == e->capcache) {
 		size_t cap = e->capcache ? e->capcache * 2 : 8;
 		struct sel_cache *c = gw_arena_alloc(e->a, cap * sizeof(*c));
@@ -748,6 +754,14 @@ int gw_promql_range(const struct gw_pq_node *root, const struct gw_querier *q, i
 	if (prepare(&e, root, start, end, true))
 		return e.rc;
 	int rc = direct_range(&e, root, start, step, (size_t)((end - start) / step) + 1, out);
+	if (rc == 0) {
+		for (size_t i = 0; i < out->n; i++)
+			e.samples += out->s[i].n;
+		if (e.samples > e.max_samples) {
+			out->n = 0;
+			return too_many_samples(&e);
+		}
+	}
 	if (rc != 1) {
 		if (rc)
 			out->n = 0;
@@ -760,6 +774,11 @@ int gw_promql_range(const struct gw_pq_node *root, const struct gw_querier *q, i
 		struct pq_val v;
 		if (step_check(&e) || ev_eval(&e, root, t, &v))
 			return e.rc;
+		/* The answer's points count against the limit as they gather, as
+		 * Prometheus counts them: a range answer is held whole in memory. */
+		e.samples += v.type == GW_PQ_T_SCALAR ? 1 : v.vec.n;
+		if (e.samples > e.max_samples)
+			return too_many_samples(&e);
 		if (v.type == GW_PQ_T_SCALAR) {
 			if (mb_add(&e, &m, &none, t, v.scalar))
 				return e.rc;

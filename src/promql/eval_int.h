@@ -43,7 +43,9 @@ struct ev {
 	size_t naggpos;
 	struct sel_cache *cache;
 	size_t ncache, capcache;
-	size_t samples, max_samples;
+	size_t samples, max_samples; /* loaded, plus a range query's answer points so far */
+	double *scratch;             /* quantile_over_time's copy of a window, reused at every step */
+	size_t scratch_cap;
 	int64_t deadline_ms; /* CLOCK_MONOTONIC ms, 0 = none */
 	unsigned int steps;  /* evaluations since the last clock check */
 	int64_t tier_res;    /* every evaluation time is a multiple of it; 0: no tier */

@@ -236,11 +236,21 @@ static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, d
 		return true;
 	}
 	case GW_PQ_F_QUANTILE_OVER_TIME: {
-		double *vals = gw_arena_alloc(e->a, s->n * sizeof(double));
-		if (!vals)
-			return false;
-		gw_memcpy(vals, s->v, s->n * sizeof(double));
-		*out = pq_quantile(r->arg, vals, s->n);
+		/* One buffer for the whole query, grown by doubling: a copy per
+		 * step would cost steps x window of arena (a 6 h window at 1 s
+		 * over a day at 1 min is 2 GB) where the largest window suffices. */
+		if (s->n > e->scratch_cap) {
+			size_t cap = e->scratch_cap ? e->scratch_cap : 1024;
+			while (cap < s->n)
+				cap *= 2;
+			double *nb = gw_arena_alloc_uninit(e->a, cap * sizeof(double));
+			if (!nb)
+				return false;
+			e->scratch = nb;
+			e->scratch_cap = cap;
+		}
+		gw_memcpy(e->scratch, s->v, s->n * sizeof(double));
+		*out = pq_quantile(r->arg, e->scratch, s->n);
 		return true;
 	}
 	default:

@@ -325,6 +325,36 @@ static void test_hostile_requests(void)
 	teardown(&f);
 }
 
+/* Query memory: samples loaded plus a range answer's points count against
+ * max_samples with Prometheus' message; a window function over many steps
+ * needs memory for one window, not one per step. */
+static void test_query_limits(void)
+{
+	struct fixture f;
+	CHECK_INT_EQ(setup(&f), 0);
+	const char *too_many = "{\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"query processing "
+			       "would load too many samples into memory in query execution\"}";
+	f.api.opts.max_samples = 250; /* 303 samples are stored */
+	expect(&f, "/api/v1/query?query=count_over_time(%7B__name__%3D~%22.%2B%22%7D%5B2000s%5D)&time=1000", 422,
+	       too_many);
+	/* 2 series x 101 steps = 202 answer points (plus 202 loaded): over. */
+	expect(&f, "/api/v1/query_range?query=gpu_temp&start=0&end=1000&step=10", 422, too_many);
+	/* 2 x 11 points, 22 + loaded, fits. */
+	char *r = http_get(f.port, "/api/v1/query_range?query=gpu_temp&start=0&end=1000&step=100");
+	CHECK_INT_EQ(http_status(r), 200);
+	free(r);
+	f.api.opts.max_samples = 0;
+	/* 1,001 steps over a 1,000 s window of 101 samples, two series: a copy
+	 * per step would need 1.6 MB; 512 KiB is plenty for one reused buffer. */
+	f.api.arena_limit = 512 << 10;
+	r = http_get(f.port, "/api/v1/query_range?query=quantile_over_time(0.5%2Cgpu_temp%5B1000s%5D)&start=0&end=1000"
+			     "&step=1");
+	CHECK_INT_EQ(http_status(r), 200);
+	CHECK(strstr(http_body(r), "[1000,\"51\"]") != NULL);
+	free(r);
+	teardown(&f);
+}
+
 /* The matrix writer: series that share, skip and add time stamps (the
  * later series copy the first one's text where the stamps are equal). */
 static void test_matrix_json(void)
@@ -353,6 +383,7 @@ int main(void)
 	RUN(test_series_and_labels);
 	RUN(test_time_parsing);
 	RUN(test_hostile_requests);
+	RUN(test_query_limits);
 	RUN(test_matrix_json);
 	return harness_done();
 }

@@ -141,6 +141,32 @@ static void success_end(struct gw_http_response *r)
 		error_reply(r, 422, "execution", "response too large");
 }
 
+/* The querier for one query, telling w what it skipped (damaged data). */
+static struct gw_querier warning_querier(const struct gw_api *api, struct gw_pq_warnings *w, struct gw_arena *a)
+{
+	struct gw_querier q = api->q;
+	w->n = w->more = 0;
+	if (api->q.with_warnings && api->q.with_warnings(api->q.ctx, w, a, &q) != 0)
+		q = api->q;
+	return q;
+}
+
+/* Prometheus' "warnings" beside "data", then the answer's end. */
+static void success_end_warnings(struct gw_http_response *r, const struct gw_pq_warnings *w)
+{
+	if (w->n) {
+		gw_buf_puts(&r->body, ",\"warnings\":[");
+		for (size_t i = 0; i < w->n; i++) {
+			gw_buf_puts(&r->body, i ? "," : "");
+			gw_json_str(&r->body, w->msg[i]);
+		}
+		if (w->more)
+			gw_buf_printf(&r->body, ",\"store: %zu more warnings left out\"", w->more);
+		gw_buf_puts(&r->body, "]");
+	}
+	success_end(r);
+}
+
 static void eval_error(struct gw_http_response *r, int rc, const struct gw_err *err)
 {
 	if (rc == GW_ETIMEOUT)
@@ -360,13 +386,15 @@ static void h_query(void *ctx, const struct gw_http_request *req, struct gw_http
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_pq_result res;
-	int rc = gw_promql_instant(root, &api->q, t, &o, &a, &res, &err);
+	struct gw_pq_warnings w;
+	struct gw_querier q = warning_querier(api, &w, &a);
+	int rc = gw_promql_instant(root, &q, t, &o, &a, &res, &err);
 	if (rc) {
 		eval_error(r, rc, &err);
 	} else {
 		success_begin(r);
 		gw_api_json_result(&r->body, &res);
-		success_end(r);
+		success_end_warnings(r, &w);
 	}
 	gw_promql_free(root);
 	query_arena_release(&a);
@@ -425,13 +453,15 @@ static void h_query_range(void *ctx, const struct gw_http_request *req, struct g
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_matrix m;
-	int rc = gw_promql_range(root, &api->q, start, end, step, &o, &a, &m, &err);
+	struct gw_pq_warnings w;
+	struct gw_querier q = warning_querier(api, &w, &a);
+	int rc = gw_promql_range(root, &q, start, end, step, &o, &a, &m, &err);
 	if (rc) {
 		eval_error(r, rc, &err);
 	} else {
 		success_begin(r);
 		gw_api_json_matrix(&r->body, &m);
-		success_end(r);
+		success_end_warnings(r, &w);
 	}
 	gw_promql_free(root);
 	query_arena_release(&a);

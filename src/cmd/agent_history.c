@@ -87,19 +87,39 @@ static void flushed(void *arg, int rc, const struct gw_err *e)
 	if (!h->log)
 		return;
 	if (rc) {
+		/* once per kind of failure (a full disk, then damage), then once a minute while it goes on */
 		int64_t now = gw_now_ms();
-		if (h->failing++ == 0 || now - h->fail_logged_ms >= 60000) {
+		if (h->failing++ == 0 || rc != h->fail_kind || now - h->fail_logged_ms >= 60000) {
 			h->log("error",
 			       "msg=\"cannot write the history store; new samples wait in memory and are written once "
-			       "it works again\" path=%s failed_flushes=%llu err=\"%s\"",
-			       h->path, (unsigned long long)h->failing, e->msg);
+			       "it works again\" path=%s failed_flushes=%llu kind=%s err=\"%s\"",
+			       h->path, (unsigned long long)h->failing, gw_strerror_name(rc), e->msg);
 			h->fail_logged_ms = now;
+			h->fail_kind = rc;
 		}
 	} else if (h->failing) {
 		h->log("info", "msg=\"writing the history store again\" path=%s failed_flushes=%llu", h->path,
 		       (unsigned long long)h->failing);
 		h->failing = 0;
+		h->fail_kind = 0;
 	}
+}
+
+/* What the store's open did about damage, said loudly: where the old file went, or what will be skipped. */
+static void log_recovery(struct agent_history *h)
+{
+	struct gw_tsdb_status st;
+	gw_tsdb_status(h->db, &st);
+	if (st.moved_to[0])
+		h->log("error",
+		       "msg=\"the history store could not be used; moved it aside and started a fresh one\" path=%s "
+		       "moved_to=%s why=\"%s\" hint=\"sqlite3 FILE .recover may still read rows from the old file\"",
+		       h->path, st.moved_to, st.moved_why);
+	else if (st.corrupt_chunks)
+		h->log("warn",
+		       "msg=\"the history store is damaged; kept it, and queries skip the damaged chunks with a "
+		       "warning\" path=%s damaged_chunks=%llu",
+		       h->path, (unsigned long long)st.corrupt_chunks);
 }
 
 int agent_history_open(struct agent_history *h, const struct agent_history_opts *o, struct gw_nvml *nv,
@@ -114,10 +134,13 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 				  .flush_interval_ms = o->flush_interval_ms,
 				  .stagger = o->stagger,
 				  .on_flush = flushed,
-				  .on_flush_arg = h};
+				  .on_flush_arg = h,
+				  .recover = true};
 	int rc = gw_tsdb_open(&h->db, &to, err);
 	if (rc)
 		return rc;
+	if (h->log)
+		log_recovery(h);
 	h->ngpus = ngpus;
 	h->nfields = gw_fields_count();
 	h->refs = calloc((size_t)ngpus * h->nfields * 2 + 1, sizeof(uint64_t));
@@ -179,8 +202,11 @@ void agent_history_render(void *arg, struct gw_expfmt *w)
 	       (double)st.flush_errors);
 	family(w, "gpuwatch_store_chunks_written_total", "Sealed chunks written.", C, (double)st.chunks_written);
 	family(w, "gpuwatch_store_chunks_deleted_total", "Chunks removed by retention.", C, (double)st.chunks_deleted);
-	family(w, "gpuwatch_store_corrupt_chunks_total", "Chunks skipped because they failed their checksum or decoding.",
-	       C, (double)st.corrupt_chunks);
+	family(w, "gpuwatch_store_corrupt_chunks_total",
+	       "Damaged chunks: found at open, or skipped by queries because they failed their checksum or decoding.", C,
+	       (double)st.corrupt_chunks);
+	family(w, "gpuwatch_store_moved_aside", "1 if the store found at start could not be used and was moved aside.", G,
+	       st.moved_to[0] ? 1 : 0);
 	family(w, "gpuwatch_store_size_bytes", "Size of the history store's database, as of the last write.", G,
 	       (double)st.db_bytes);
 	if (st.last_flush_t != INT64_MIN && st.flushes)

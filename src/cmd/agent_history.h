@@ -51,6 +51,7 @@ struct agent_history {
 	void (*log)(const char *level, const char *fmt, ...);
 	char path[512];         /* for the log lines */
 	uint64_t failing;	 /* failed flushes in a row */
+	int fail_kind;          /* GW_E* of the last failure logged */
 	int64_t fail_logged_ms; /* when the last failure was logged */
 };
 

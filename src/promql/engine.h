@@ -52,6 +52,18 @@ struct gw_series_set {
 };
 
 /*
+ * What a query answered without (damaged chunks a store skipped), for the
+ * API's "warnings": one per query, written on the query's thread only.
+ */
+#define GW_PQ_WARN_MAX 8
+#define GW_PQ_WARN_LEN 400
+struct gw_pq_warnings {
+	size_t n;    /* in msg, distinct */
+	size_t more; /* left out once msg was full */
+	char msg[GW_PQ_WARN_MAX][GW_PQ_WARN_LEN];
+};
+
+/*
  * The store side. select() returns every series that all matchers accept,
  * with its samples in [mint, maxt] (ms, inclusive), allocated from arena or
  * borrowed from the store for the arena's life.
@@ -78,6 +90,12 @@ struct gw_querier {
 	int (*select_tier)(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
 			   int64_t res, int agg, struct gw_arena *arena, struct gw_series_set *out,
 			   struct gw_err *err);
+	/*
+	 * Optional: this querier for one query, its calls adding to w what
+	 * they skipped; the copy's context lives in arena. NULL: the querier
+	 * reports nothing (what it cannot read fails the call or is left out).
+	 */
+	int (*with_warnings)(void *ctx, struct gw_pq_warnings *w, struct gw_arena *arena, struct gw_querier *out);
 };
 
 /* What a tiered selection stands in for. */

@@ -157,6 +157,6 @@ static int mem_select(void *ctx, const struct gw_matcher *mt, size_t nm, int64_t
 
 struct gw_querier gw_memstore_querier(struct gw_memstore *m)
 {
-	struct gw_querier q = {m, mem_select, NULL, NULL};
+	struct gw_querier q = {m, mem_select, NULL, NULL, NULL};
 	return q;
 }

@@ -8,6 +8,7 @@
 #include "store/tsdb_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -306,6 +307,8 @@ void gw_tsdb_status(struct gw_tsdb *db, struct gw_tsdb_status *out)
 	out->last_error = db->last_error;
 	memcpy(out->last_error_msg, db->last_error_msg, sizeof(out->last_error_msg));
 	pthread_mutex_unlock(&db->stat_mu);
+	memcpy(out->moved_to, db->moved_to, sizeof(out->moved_to));
+	memcpy(out->moved_why, db->moved_why, sizeof(out->moved_why));
 }
 
 /* mkdir -p: the data directory and its missing parents. */
@@ -343,6 +346,70 @@ static void apply_defaults(struct gw_tsdb_opts *o)
 		o->chunk_span_ms = DEF_SPAN_MS;
 	if (o->head_max_samples == 0)
 		o->head_max_samples = DEF_HEAD_MAX;
+}
+
+/* The writer connection; with opts.recover a database that cannot be used is moved aside first. */
+static int open_checked(struct gw_tsdb *db, struct gw_err *e)
+{
+	int rc = db->o.recover ? ts_check(db, e) : 0;
+	if (rc == GW_EPARSE) {
+		char why[GW_ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		rc = ts_move_aside(db, why, e);
+	}
+	rc = rc ? rc : ts_sql_open(db, true, &db->w, e);
+	if (rc == GW_EPARSE && db->o.recover && !db->moved_to[0]) {
+		/* damage the check did not see, found by the writer's first reads */
+		char why[GW_ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		rc = ts_move_aside(db, why, e);
+		rc = rc ? rc : ts_sql_open(db, true, &db->w, e);
+	}
+	return rc;
+}
+
+/*
+ * Forget what a load that failed half-way put in memory: the series stay
+ * registered (labels only), without ids on disk, heads or last times.
+ */
+static void forget_loaded(struct gw_tsdb *db)
+{
+	size_t ns = atomic_load(&db->nseries);
+	for (size_t i = 0; i < ns; i++) {
+		struct ts_series *s = ts_get(db, i);
+		s->id = 0;
+		s->n = s->nenc = s->npieces = s->nfull = 0;
+		gw_buf_reset(&s->enc);
+		s->last_t = INT64_MIN;
+	}
+	atomic_store(&db->head_samples, 0);
+	atomic_store(&db->max_t, INT64_MIN);
+	atomic_store(&db->last_flush_t, INT64_MIN);
+}
+
+/*
+ * The store read back into memory. With opts.recover, damage SQLite meets
+ * only now moves the database aside like damage at the check, and chunks
+ * whose bytes fail their CRC are counted (queries skip them and say so).
+ */
+static int load_checked(struct gw_tsdb *db, struct gw_err *err)
+{
+	struct gw_err e = {0};
+	int rc = ts_load(db, &e);
+	if (!rc && db->o.recover)
+		rc = ts_scan_chunks(db, &e);
+	if (rc == GW_EPARSE && db->o.recover && !db->moved_to[0]) {
+		sqlite3_close(db->w);
+		db->w = NULL;
+		forget_loaded(db);
+		char why[GW_ERR_MSG_MAX];
+		snprintf(why, sizeof(why), "%s", e.msg);
+		rc = ts_move_aside(db, why, &e);
+		rc = rc ? rc : ts_sql_open(db, true, &db->w, &e);
+	}
+	if (rc && err)
+		*err = e;
+	return rc;
 }
 
 int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct gw_err *err)
@@ -383,9 +450,10 @@ int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct g
 	pthread_cond_init(&db->stop_cv, NULL);
 	atomic_store(&db->max_t, INT64_MIN);
 	atomic_store(&db->last_flush_t, INT64_MIN);
+	db->qctx = (struct ts_qctx){db, NULL};
 	struct gw_err e = {0};
 	int rc = ts_make_dirs(db->dir, &e);
-	rc = rc ? rc : ts_sql_open(db, true, &db->w, &e);
+	rc = rc ? rc : open_checked(db, &e);
 	if (rc && rc != GW_EPERM && rc != GW_EIO && err)
 		*err = e;
 	if (rc == GW_EPERM || rc == GW_EIO) {
@@ -394,7 +462,7 @@ int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct g
 		atomic_fetch_add(&db->flush_errors, 1);
 		rc = 0;
 	} else if (!rc) {
-		rc = ts_load(db, err);
+		rc = load_checked(db, err);
 		db->loaded = !rc;
 	}
 	if (!rc && db->o.flush_interval_ms > 0) {

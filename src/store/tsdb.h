@@ -29,7 +29,13 @@
  * and the drop counter), each failed flush is recorded in the status, and
  * the next flush tries again from scratch (reopening the database), so
  * writing resumes by itself. A chunk whose checksum fails is skipped and
- * counted, never returned.
+ * counted, never returned; a query says so through its warnings
+ * (gw_querier.with_warnings), and a damaged row count or a damaged page
+ * costs the query that chunk or the rest of that series, not its answer.
+ * With opts.recover a database SQLite cannot use (a broken header, a
+ * truncated file, damaged b-tree pages) is moved aside at open as
+ * <file>.corrupt-<UTC time> with its -wal and -shm, and a fresh one is
+ * started; the status says so (moved_to, moved_why).
  *
  * Ownership: the caller opens and closes the store; labels passed in are
  * copied. Series returned by queries borrow the store's label strings
@@ -72,6 +78,11 @@ struct gw_tsdb_opts {
 	 * the failure with e saying why. NULL: nobody is told (the status is). */
 	void (*on_flush)(void *arg, int rc, const struct gw_err *e);
 	void *on_flush_arg;
+	/* At open, check the database (its header, SQLite's quick_check, the
+	 * format, every chunk's CRC) and move one that cannot be used aside
+	 * instead of failing (the agent: history must not stop it). Without
+	 * it a damaged database fails the open (query, export, import). */
+	bool recover;
 };
 
 struct gw_tsdb_status {
@@ -90,6 +101,11 @@ struct gw_tsdb_status {
 	int64_t last_flush_t;      /* newest sample time (ms) covered by the last good flush */
 	int last_error;            /* GW_E* of the last failure, 0 if the last flush worked */
 	char last_error_msg[GW_ERR_MSG_MAX];
+	/* opts.recover: where a database that could not be used went at open
+	 * ("" if none) and why; corrupt_chunks counts the damaged chunks an
+	 * open that kept the database found */
+	char moved_to[GW_ERR_MSG_MAX];
+	char moved_why[GW_ERR_MSG_MAX];
 };
 
 int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct gw_err *err);

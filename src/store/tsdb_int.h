@@ -113,8 +113,16 @@ struct ts_hslot {
 	uint32_t ref1; /* ref + 1; 0 = empty */
 };
 
+/* The querier's context: the store, and where one query's warnings go
+ * (NULL: the shared querier of gw_tsdb_querier, which warns nobody). */
+struct ts_qctx {
+	struct gw_tsdb *db;
+	struct gw_pq_warnings *w;
+};
+
 struct gw_tsdb {
 	struct gw_tsdb_opts o;
+	struct ts_qctx qctx; /* {this store, NULL} */
 	char *dbpath;
 	char *dir;
 	bool loaded;     /* the database was read at open; false after a degraded open */
@@ -150,6 +158,7 @@ struct gw_tsdb {
 	pthread_mutex_t stat_mu;
 	int last_error;
 	char last_error_msg[GW_ERR_MSG_MAX];
+	char moved_to[GW_ERR_MSG_MAX], moved_why[GW_ERR_MSG_MAX]; /* written at open only */
 
 	pthread_t flusher;
 	bool has_flusher, stop;
@@ -186,6 +195,17 @@ int ts_series_add(struct gw_tsdb *db, struct gw_lpair *sorted, size_t n, char *k
  */
 int ts_index_name(struct gw_tsdb *db, const char *name, size_t **out, size_t *n);
 void ts_set_error(struct gw_tsdb *db, const struct gw_err *e);
+
+/* tsdb_check.c (opts.recover, at open, before the writer connects) */
+/* 0 if the database can be used (or is new); GW_EPARSE with why if SQLite
+ * reports it damaged or our header checks fail; other errors (busy,
+ * permissions, I/O) as they come: those are not the file's fault. */
+int ts_check(struct gw_tsdb *db, struct gw_err *why);
+/* Rename the database and its -wal and -shm to <file>.corrupt-<UTC time>;
+ * notes the new name and why in db->moved_to/moved_why. */
+int ts_move_aside(struct gw_tsdb *db, const char *why, struct gw_err *err);
+/* Count (db->corrupt) the sealed and partial chunks that fail their CRC. */
+int ts_scan_chunks(struct gw_tsdb *db, struct gw_err *err);
 
 /* tsdb_flush.c */
 void *ts_flusher_main(void *arg);

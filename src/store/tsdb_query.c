@@ -11,9 +11,12 @@
  * duplicate time stamp (keeping the older, on-disk one).
  */
 #include "store/codec.h"
+#include "store/codec_int.h"
 #include "store/rollup.h"
 #include "store/tsdb_int.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,12 +156,77 @@ struct reader {
 	sqlite3_stmt *chunks, *any, *tier, *count;
 	int64_t *dt; /* decode scratch, GW_CHUNK_MAX_SAMPLES each */
 	double *dv;
+	/* What the current series lost to damage, told to w (may be NULL) by
+	 * tell(): chunks failing their CRC or decoding, rows whose count was
+	 * wrong (read in full all the same), SQLite's error if a damaged page
+	 * ended the series' rows early. */
+	struct gw_pq_warnings *w;
+	size_t bad_crc, bad_code, bad_count;
+	char broken[160];
 };
 
-static void reader_init(struct reader *r, struct gw_tsdb *db)
+static void reader_init(struct reader *r, const struct ts_qctx *qc)
 {
 	memset(r, 0, sizeof(*r));
-	r->db = db;
+	r->db = qc->db;
+	r->w = qc->w;
+}
+
+static void warn(struct gw_pq_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(struct gw_pq_warnings *w, const char *fmt, ...)
+{
+	char m[GW_PQ_WARN_LEN];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < w->n; i++)
+		if (strcmp(w->msg[i], m) == 0)
+			return;
+	if (w->n == GW_PQ_WARN_MAX)
+		w->more++;
+	else
+		memcpy(w->msg[w->n++], m, sizeof(m));
+}
+
+/* The series' losses, in the query's warnings; the tallies start again. */
+static void tell(struct reader *r, const struct ts_series *s)
+{
+	if (r->w && r->bad_crc)
+		warn(r->w, "store: %zu chunks of series %.300s skipped: crc mismatch", r->bad_crc, s->key);
+	if (r->w && r->bad_code)
+		warn(r->w, "store: %zu chunks of series %.300s skipped: cannot decode", r->bad_code, s->key);
+	if (r->w && r->bad_count)
+		warn(r->w, "store: %zu chunks of series %.300s have a damaged sample count", r->bad_count, s->key);
+	if (r->w && r->broken[0])
+		warn(r->w, "store: series %.300s read in part: %s", s->key, r->broken);
+	r->bad_crc = r->bad_code = r->bad_count = 0;
+	r->broken[0] = '\0';
+}
+
+/* A chunk that would not decode: counted for the status and for tell(). */
+static void bad_chunk(struct reader *r, const uint8_t *p, size_t len)
+{
+	atomic_fetch_add(&r->db->corrupt, 1);
+	if (p && codec_crc_ok(p, len))
+		r->bad_code++;
+	else
+		r->bad_crc++;
+}
+
+/*
+ * SQLite's error rc on a read: damage (SQLITE_CORRUPT, NOTADB) ends this
+ * series' reading with what was read, noted for tell(), and returns 0;
+ * anything else (busy, out of memory) fails the query.
+ */
+static int read_failed(struct reader *r, int rc, const char *what, struct gw_err *err)
+{
+	if ((rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB)
+		return ts_sql_err(r->c, rc, what, err);
+	atomic_fetch_add(&r->db->corrupt, 1);
+	snprintf(r->broken, sizeof(r->broken), "%s: %s", what, sqlite3_errstr(rc));
+	return 0;
 }
 
 /* Opened on first use: series never flushed need no disk at all. */
@@ -173,17 +241,22 @@ static int reader_open(struct reader *r, struct gw_err *err)
 	int rc = sqlite3_exec(r->c, "BEGIN", NULL, NULL, NULL);
 	if (!rc)
 		r->chunks = ts_reader_stmt(r->c,
-					   "SELECT coalesce(d.data, c.data) FROM chunks c LEFT JOIN chunks d ON d.id = c.same "
+					   "SELECT coalesce(d.data, c.data), c.count FROM chunks c LEFT JOIN chunks d ON d.id = c.same "
 					   "WHERE c.series_id = ?1 AND c.kind = 1 AND c.maxt >= ?2 "
 					   "AND c.mint <= ?3 AND c.mint < ?4 ORDER BY c.maxt",
 					   &rc);
 	if (!rc)
 		r->any = ts_reader_stmt(r->c, "SELECT 1 FROM chunks WHERE series_id = ?1 AND maxt >= ?2 AND mint <= ?3 LIMIT 1",
 					&rc);
-	/* How many samples the chunks that read_disk reads hold: room for them at once. */
+	/* How many samples the chunks that read_disk reads hold: room for them
+	 * at once. A count out of 1..4096 (damage) stands for a full chunk, so
+	 * it can neither ask for the arena's limit nor hide a series' rows;
+	 * read_disk grows past one that is too low. */
+	_Static_assert(GW_CHUNK_MAX_SAMPLES == 4096, "the count query's bound");
 	if (!rc)
 		r->count = ts_reader_stmt(r->c,
-					  "SELECT coalesce(sum(count), 0) FROM chunks WHERE series_id = ?1 AND kind = 1 "
+					  "SELECT coalesce(sum(CASE WHEN count BETWEEN 1 AND 4096 THEN count ELSE 4096 END), 0) "
+					  "FROM chunks WHERE series_id = ?1 AND kind = 1 "
 					  "AND maxt >= ?2 AND mint <= ?3 AND mint < ?4",
 					  &rc);
 	/* A sealed chunk's minute buckets, or its samples where it has none (sparse
@@ -251,9 +324,26 @@ static int count_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, 
 	rc = sqlite3_step(r->count);
 	int64_t c = rc == SQLITE_ROW ? sqlite3_column_int64(r->count, 0) : 0;
 	sqlite3_reset(r->count);
-	if (rc != SQLITE_ROW)
-		return ts_sql_err(r->c, rc, "count chunks", err);
 	*n = c > 0 ? (size_t)c : 0;
+	/* a damaged index page: read_disk finds what it can, growing from 0 */
+	return rc == SQLITE_ROW ? 0 : read_failed(r, rc, "count chunks", err);
+}
+
+/* Room for more samples after x's n in the answer's arena (a row's count was low). */
+static int vec_grow_arena(struct vec *x, size_t more, struct gw_arena *arena, struct gw_err *err)
+{
+	size_t cap = x->cap * 2 > x->n + more ? x->cap * 2 : x->n + more;
+	int64_t *t = gw_arena_alloc_uninit(arena, cap * sizeof(*t));
+	double *v = t ? gw_arena_alloc_uninit(arena, cap * sizeof(*v)) : NULL;
+	if (!v)
+		return gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
+	if (x->n) {
+		memcpy(t, x->t, x->n * sizeof(*t));
+		memcpy(v, x->v, x->n * sizeof(*v));
+	}
+	x->t = t;
+	x->v = v;
+	x->cap = cap;
 	return 0;
 }
 
@@ -261,10 +351,12 @@ static int count_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, 
  * Append the series' sealed samples in [mint, maxt] with t < before to x,
  * whose room count_disk sized: each chunk decodes straight into it (a copy
  * through a scratch buffer and a growing vector had been half of a day's
- * query on 1 s data), and only a chunk at an edge of the range moves.
+ * query on 1 s data), and only a chunk at an edge of the range moves. A
+ * row whose count disagrees with its chunk (damage: the chunk's own count
+ * is under its CRC) is read all the same, x growing in the arena.
  */
 static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct vec *x,
-		     bool *sorted, struct gw_err *err)
+		     bool *sorted, struct gw_arena *arena, struct gw_err *err)
 {
 	int rc = reader_start(r, err), ret = 0;
 	if (rc)
@@ -276,20 +368,22 @@ static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, i
 		const uint8_t *blob = sqlite3_column_blob(st, 0);
 		size_t len = (size_t)sqlite3_column_bytes(st, 0);
 		long want = gw_chunk_count(blob, len);
+		if (want > 0 && want != sqlite3_column_int64(st, 1))
+			r->bad_count++;
+		if (want > 0 && (size_t)want > x->cap - x->n && (ret = vec_grow_arena(x, (size_t)want, arena, err)))
+			break;
 		bool direct = want > 0 && (size_t)want <= x->cap - x->n;
 		int64_t *t = direct ? x->t + x->n : r->dt;
 		double *v = direct ? x->v + x->n : r->dv;
 		if (gw_chunk_decode(blob, len, t, v, direct ? x->cap - x->n : GW_CHUNK_MAX_SAMPLES, &n) != 0) {
-			atomic_fetch_add(&r->db->corrupt, 1); /* skipped; the status shows it */
+			bad_chunk(r, blob, len); /* skipped; the status and the answer's warnings show it */
 			continue;
 		}
 		size_t a = lower_bound(t, n, mint), b = upper_bound(t, n, maxt);
 		while (b > a && t[b - 1] >= before)
 			b--;
-		if (b - a > x->cap - x->n) { /* more than its row's count said: never written so */
-			atomic_fetch_add(&r->db->corrupt, 1);
-			continue;
-		}
+		if (b - a > x->cap - x->n && (ret = vec_grow_arena(x, b - a, arena, err)))
+			break;
 		if (b > a && x->n && t[a] <= x->t[x->n - 1])
 			*sorted = false; /* chunks overlap (never written so): normalise() sorts */
 		if (b > a && (!direct || a > 0)) {
@@ -299,8 +393,8 @@ static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, i
 		x->n += b > a ? b - a : 0;
 	}
 	sqlite3_reset(st);
-	if (!ret && rc != SQLITE_DONE)
-		ret = ts_sql_err(r->c, rc, "read chunks", err);
+	if (!ret && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		ret = read_failed(r, rc, "read chunks", err);
 	return ret;
 }
 
@@ -345,7 +439,8 @@ struct hcopy {
 static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
 		       struct gw_arena *arena, struct gw_series_set *out, struct gw_err *err)
 {
-	struct gw_tsdb *db = ctx;
+	const struct ts_qctx *qc = ctx;
+	struct gw_tsdb *db = qc->db;
 	size_t *refs = NULL, nc = 0;
 	out->s = NULL;
 	out->n = 0;
@@ -355,7 +450,7 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 	struct vec h = {0};
 	struct hcopy *hc = calloc(nc ? nc : 1, sizeof(*hc));
 	int rc = hc ? 0 : GW_ENOMEM;
-	reader_init(&r, db);
+	reader_init(&r, qc);
 	/* Every head before the snapshot (see the top of the file). */
 	for (size_t i = 0; i < nc && !rc; i++) {
 		hc[i].off = h.n;
@@ -373,11 +468,12 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 			rc = count_disk(&r, hc[i].id, mint, maxt, hc[i].first, &disk, err);
 		if (rc)
 			break;
-		if (disk + hc[i].n == 0)
+		/* a count the damage made unreadable: read_disk looks all the same */
+		if (disk + hc[i].n == 0 && !r.broken[0])
 			continue;
 		/* The answer's own arrays, sized once: samples are decoded into them. */
-		struct vec x = {gw_arena_alloc_uninit(arena, (disk + hc[i].n) * sizeof(int64_t)), NULL, 0,
-				disk + hc[i].n};
+		size_t room = disk + hc[i].n ? disk + hc[i].n : 1;
+		struct vec x = {gw_arena_alloc_uninit(arena, room * sizeof(int64_t)), NULL, 0, room};
 		x.v = x.t ? gw_arena_alloc_uninit(arena, x.cap * sizeof(double)) : NULL;
 		if (!x.v) {
 			rc = gw_err_set(err, arena->err ? arena->err : GW_ENOMEM, "query too large");
@@ -386,11 +482,15 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 		/* Chunks come in time order and strictly ascending inside, the head
 		 * after them: sorted unless a boundary says otherwise. */
 		bool sorted = true;
-		if (on_disk && disk)
-			rc = read_disk(&r, hc[i].id, mint, maxt, hc[i].first, &x, &sorted, err);
+		if (on_disk && (disk || r.broken[0])) {
+			rc = read_disk(&r, hc[i].id, mint, maxt, hc[i].first, &x, &sorted, arena, err);
+		}
+		tell(&r, s);
+		if (!rc && hc[i].n && x.cap - x.n < hc[i].n)
+			rc = vec_grow_arena(&x, hc[i].n, arena, err);
 		if (rc)
 			break;
-		if (hc[i].n && x.cap - x.n >= hc[i].n) {
+		if (hc[i].n) {
 			if (x.n && h.t[hc[i].off] <= x.t[x.n - 1])
 				sorted = false;
 			memcpy(x.t + x.n, h.t + hc[i].off, hc[i].n * sizeof(*x.t));
@@ -474,7 +574,7 @@ static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t ma
 			}
 			if (gw_rollup_decode(roll, (size_t)sqlite3_column_bytes(st, 0), x->b + x->n,
 					     GW_CHUNK_MAX_SAMPLES, &n) != 0) {
-				atomic_fetch_add(&r->db->corrupt, 1);
+				bad_chunk(r, roll, (size_t)sqlite3_column_bytes(st, 0));
 				continue;
 			}
 			/* Whole buckets only: keep those inside [mint, maxt] by index. */
@@ -491,7 +591,7 @@ static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t ma
 		const void *blob = sqlite3_column_blob(st, 1);
 		if (!blob || gw_chunk_decode(blob, (size_t)sqlite3_column_bytes(st, 1), r->dt, r->dv,
 					     GW_CHUNK_MAX_SAMPLES, &n) != 0) {
-			atomic_fetch_add(&r->db->corrupt, 1);
+			bad_chunk(r, blob, (size_t)sqlite3_column_bytes(st, 1));
 			continue;
 		}
 		if (keep_samples(r->dt, r->dv, n, mint, maxt, before, raw))
@@ -499,7 +599,7 @@ static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t ma
 	}
 	sqlite3_reset(st);
 	if (!ret && rc != SQLITE_DONE)
-		ret = ts_sql_err(r->c, rc, "read rollups", err);
+		ret = read_failed(r, rc, "read rollups", err);
 	return ret;
 }
 
@@ -562,7 +662,8 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 			    int64_t res, int agg, struct gw_arena *arena, struct gw_series_set *out,
 			    struct gw_err *err)
 {
-	struct gw_tsdb *db = ctx;
+	const struct ts_qctx *qc = ctx;
+	struct gw_tsdb *db = qc->db;
 	size_t *refs = NULL, nc = 0;
 	out->s = NULL;
 	out->n = 0;
@@ -575,7 +676,7 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 	struct bvec x = {0};
 	struct hcopy *hc = calloc(nc ? nc : 1, sizeof(*hc));
 	int rc = hc ? 0 : GW_ENOMEM;
-	reader_init(&r, db);
+	reader_init(&r, qc);
 	for (size_t i = 0; i < nc && !rc; i++) {
 		hc[i].off = h.n;
 		rc = read_head(ts_get(db, refs[i]), mint, maxt, &h, &hc[i].first, &hc[i].id);
@@ -591,6 +692,7 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 		raw.n = 0;
 		if (hc[i].id && mint < hc[i].first)
 			rc = read_disk_tier(&r, hc[i].id, mint, maxt, hc[i].first, &x, &raw, &rolled, err);
+		tell(&r, s);
 		if (!rc && hc[i].n && keep_samples(h.t + hc[i].off, h.v + hc[i].off, hc[i].n, mint, maxt, INT64_MAX,
 						   &raw))
 			rc = GW_ENOMEM;
@@ -665,16 +767,17 @@ static bool head_has(struct ts_series *s, int64_t mint, int64_t maxt, int64_t *i
 }
 
 /* Series with a sample in [mint, maxt], labels only; *refs is malloc'd. */
-static int list_series(struct gw_tsdb *db, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
-		       size_t **refs, size_t *n, struct gw_err *err)
+static int list_series(const struct ts_qctx *qc, const struct gw_matcher *m, size_t nm, int64_t mint,
+		       int64_t maxt, size_t **refs, size_t *n, struct gw_err *err)
 {
+	struct gw_tsdb *db = qc->db;
 	size_t nc = 0;
 	if (candidates(db, m, nm, refs, &nc) != 0)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	struct reader r;
 	int rc = 0;
 	size_t k = 0;
-	reader_init(&r, db);
+	reader_init(&r, qc);
 	int64_t *ids = malloc((nc ? nc : 1) * sizeof(*ids));
 	if (!ids)
 		rc = gw_err_set(err, GW_ENOMEM, "out of memory");
@@ -691,8 +794,9 @@ static int list_series(struct gw_tsdb *db, const struct gw_matcher *m, size_t nm
 			int sr = sqlite3_step(r.any);
 			yes = sr == SQLITE_ROW;
 			if (sr != SQLITE_ROW && sr != SQLITE_DONE)
-				rc = ts_sql_err(r.c, sr, "list series", err);
+				rc = read_failed(&r, sr, "list series", err);
 			sqlite3_reset(r.any);
+			tell(&r, ts_get(db, (*refs)[i]));
 		}
 		if (yes)
 			(*refs)[k++] = (*refs)[i];
@@ -706,11 +810,12 @@ static int list_series(struct gw_tsdb *db, const struct gw_matcher *m, size_t nm
 static int tsdb_series(void *ctx, const struct gw_matcher *m, size_t nm, int64_t mint, int64_t maxt,
 		       struct gw_arena *arena, struct gw_series_set *out, struct gw_err *err)
 {
-	struct gw_tsdb *db = ctx;
+	const struct ts_qctx *qc = ctx;
+	struct gw_tsdb *db = qc->db;
 	size_t *refs = NULL, n = 0;
 	out->s = NULL;
 	out->n = 0;
-	int rc = list_series(db, m, nm, mint, maxt, &refs, &n, err);
+	int rc = list_series(qc, m, nm, mint, maxt, &refs, &n, err);
 	if (!rc) {
 		out->s = gw_arena_alloc(arena, (n ? n : 1) * sizeof(*out->s));
 		if (!out->s)
@@ -724,9 +829,21 @@ static int tsdb_series(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 	return rc;
 }
 
+static int tsdb_with_warnings(void *ctx, struct gw_pq_warnings *w, struct gw_arena *arena, struct gw_querier *out)
+{
+	const struct ts_qctx *qc = ctx;
+	struct ts_qctx *c = gw_arena_alloc(arena, sizeof(*c));
+	if (!c)
+		return arena->err ? arena->err : GW_ENOMEM;
+	*c = (struct ts_qctx){qc->db, w};
+	*out = gw_tsdb_querier(qc->db);
+	out->ctx = c;
+	return 0;
+}
+
 struct gw_querier gw_tsdb_querier(struct gw_tsdb *db)
 {
-	struct gw_querier q = {db, tsdb_select, tsdb_series, tsdb_select_tier};
+	struct gw_querier q = {&db->qctx, tsdb_select, tsdb_series, tsdb_select_tier, tsdb_with_warnings};
 	return q;
 }
 
@@ -742,7 +859,7 @@ static int collect(struct gw_tsdb *db, const char *name, const struct gw_matcher
 	size_t *refs = NULL, ns = 0, total = 0, k = 0;
 	*out = NULL;
 	*n = 0;
-	int rc = list_series(db, m, nm, mint, maxt, &refs, &ns, err);
+	int rc = list_series(&db->qctx, m, nm, mint, maxt, &refs, &ns, err);
 	for (size_t i = 0; i < ns && !rc; i++)
 		total += name ? 1 : ts_get(db, refs[i])->nlabels;
 	const char **v = rc ? NULL : malloc((total ? total : 1) * sizeof(*v));

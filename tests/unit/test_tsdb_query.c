@@ -220,7 +220,7 @@ static void test_tiers_match_raw(void)
 	sqlite3_close(c);
 
 	struct counting cq = {gw_tsdb_querier(db), 0};
-	struct gw_querier q = {&cq, c_select, NULL, c_tier};
+	struct gw_querier q = {&cq, c_select, NULL, c_tier, NULL};
 	static const char *const queries[] = {
 		"gauge",
 		"counter",

@@ -1,10 +1,14 @@
 #include "http/server.h"
 
+#include "http/conns.h"
+#include "http/workq.h"
+
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,8 @@
 	X(MHD_start_daemon)                                                                       \
 	X(MHD_stop_daemon)                                                                        \
 	X(MHD_get_daemon_info)                                                                    \
+	X(MHD_suspend_connection)                                                                 \
+	X(MHD_resume_connection)                                                                  \
 	X(MHD_lookup_connection_value)                                                            \
 	X(MHD_get_connection_values)                                                              \
 	X(MHD_create_response_from_buffer)                                                        \
@@ -62,12 +68,24 @@ struct gw_http {
 	struct MHD_Daemon *daemon;
 	struct gw_http_opts opts;
 	unsigned short port;
+	struct gw_conns *conns; /* per-IP limit, request deadlines */
+	struct gw_workq *pool;  /* pooled routes; NULL: none configured */
+	_Atomic uint64_t refused; /* pooled requests answered without running */
 };
 
 /* Per-request state, from the first callback to the completion callback. */
 struct conn_state {
 	struct gw_buf body;
 	bool too_large;
+	/* a pooled request, from its hand-over to the pool until its answer is sent */
+	struct gw_http *srv;
+	struct MHD_Connection *conn;
+	const struct gw_http_route *route;
+	const char *method, *url; /* libmicrohttpd's, valid while the request lives */
+	struct gw_http_arg *args;
+	size_t nargs;
+	struct gw_http_response resp;
+	bool answered; /* resp is filled and waits to be sent (written by the pool before the resume) */
 };
 
 const char *gw_http_arg(const struct gw_http_request *req, const char *name)
@@ -273,6 +291,87 @@ static bool is_form(struct MHD_Connection *conn)
 	return ct && strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0;
 }
 
+static void refuse(struct gw_http *srv, struct conn_state *st, enum gw_http_refusal why)
+{
+	st->resp.status = 503;
+	if (srv->opts.pool_refuse)
+		srv->opts.pool_refuse(srv->opts.ctx, why, &st->resp);
+	else
+		gw_http_reply_text(&st->resp, 503,
+				   why == GW_HTTP_POOL_STOPPING ? "server stopping\n" : "too many requests in flight\n");
+	if (why != GW_HTTP_POOL_STOPPING)
+		atomic_fetch_add(&srv->refused, 1);
+}
+
+/* On a pool thread: answer the request, then let its connection go on. */
+static void run_pooled(void *arg, int64_t waited_ms)
+{
+	struct conn_state *st = arg;
+	struct gw_http *srv = st->srv;
+	if (srv->opts.pool_wait_ms && waited_ms > (int64_t)srv->opts.pool_wait_ms) {
+		refuse(srv, st, GW_HTTP_POOL_TIMEOUT);
+	} else {
+		struct gw_http_request req = {st->method, st->url, st->args, st->nargs, st->conn};
+		st->route->fn(st->route->ctx ? st->route->ctx : srv->opts.ctx, &req, &st->resp);
+	}
+	st->answered = true;
+	/* libmicrohttpd's resume takes a lock its worker takes too: what was written above is seen there */
+	mhd.MHD_resume_connection(st->conn);
+}
+
+static void drop_pooled(void *arg)
+{
+	struct conn_state *st = arg;
+	refuse(st->srv, st, GW_HTTP_POOL_STOPPING);
+	st->answered = true;
+	mhd.MHD_resume_connection(st->conn);
+}
+
+/*
+ * Suspend the connection and queue the request; the connection thread goes
+ * back to other connections (a scrape) at once. Suspending before queueing
+ * means the pool's resume always finds the connection suspended.
+ */
+static enum MHD_Result hand_to_pool(struct gw_http *srv, struct MHD_Connection *conn,
+				    const struct gw_http_route *route, const char *url, const char *method,
+				    struct conn_state *st, struct gw_http_arg *args, size_t nargs)
+{
+	st->srv = srv;
+	st->conn = conn;
+	st->route = route;
+	st->url = url;
+	st->method = method;
+	st->args = args;
+	st->nargs = nargs;
+	st->resp = (struct gw_http_response){.status = 200};
+	gw_buf_init(&st->resp.body, srv->opts.max_response);
+	mhd.MHD_suspend_connection(conn);
+	if (gw_workq_push(srv->pool, run_pooled, st) != 0) {
+		refuse(srv, st, GW_HTTP_POOL_FULL);
+		st->answered = true;
+		mhd.MHD_resume_connection(conn);
+	}
+	return MHD_YES;
+}
+
+/* The pooled request's answer, on its connection's thread after the resume. */
+static enum MHD_Result send_answer(struct MHD_Connection *conn, struct conn_state *st)
+{
+	st->answered = false;
+	enum MHD_Result ret = send_resp(conn, &st->resp);
+	gw_buf_release(&st->resp.body);
+	free_args(st->args, st->nargs);
+	st->args = NULL;
+	st->nargs = 0;
+	return ret;
+}
+
+static struct gw_conn *tracked(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = mhd.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
 static enum MHD_Result dispatch(struct gw_http *srv, struct MHD_Connection *conn, const char *url,
 				const char *method, struct conn_state *st)
 {
@@ -306,6 +405,8 @@ static enum MHD_Result dispatch(struct gw_http *srv, struct MHD_Connection *conn
 	mhd.MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &c);
 	if (c.rc == 0 && st->body.len && is_form(conn))
 		c.rc = gw_http_parse_form(st->body.data, st->body.len, &args, &nargs, MAX_ARGS);
+	if (c.rc == 0 && (route->methods & GW_HTTP_POOLED) && srv->pool)
+		return hand_to_pool(srv, conn, route, url, method, st, args, nargs);
 	enum MHD_Result ret;
 	if (c.rc != 0) {
 		ret = simple(conn, 400, c.rc == GW_EOVERFLOW ? "too many arguments\n" : "malformed arguments\n",
@@ -334,26 +435,72 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			return MHD_NO;
 		gw_buf_init(&st->body, srv->opts.max_body);
 		*con_cls = st;
+		gw_conns_mark(srv->conns, tracked(conn), GW_CONN_BODY);
 		return MHD_YES;
 	}
+	if (st->answered)
+		return send_answer(conn, st);
 	if (*upload_data_size) {
 		if (!st->too_large && gw_buf_append(&st->body, upload_data, *upload_data_size) != 0)
 			st->too_large = true;
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	gw_conns_mark(srv->conns, tracked(conn), GW_CONN_HANDLING);
 	return dispatch(srv, conn, url, method, st);
 }
 
 static void on_complete(void *cls, struct MHD_Connection *conn, void **con_cls,
 			enum MHD_RequestTerminationCode toe)
 {
+	struct gw_http *srv = cls;
 	struct conn_state *st = *con_cls;
 	if (st) {
+		/* an answer never sent: the connection closed (or the server stopped) first */
+		if (st->answered && st->resp.shared)
+			st->resp.shared_release(st->resp.shared_cls);
+		gw_buf_release(&st->resp.body);
+		free_args(st->args, st->nargs);
 		gw_buf_release(&st->body);
 		free(st);
 		*con_cls = NULL;
 	}
+	gw_conns_mark(srv->conns, tracked(conn), GW_CONN_IDLE);
+}
+
+/* Before a connection is set up: refuse a source address at its limit. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct gw_http *srv = cls;
+	(void)addrlen;
+	return gw_conns_admit(srv->conns, addr) ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct gw_http *srv = cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fd = mhd.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *addr =
+			mhd.MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		/* untracked when out of memory: no per-IP count, no deadline; the idle timeout still holds */
+		if (fd)
+			*socket_context = gw_conns_add(srv->conns, fd->connect_fd, addr ? addr->client_addr : NULL);
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		/* called before libmicrohttpd closes the socket (conns.h) */
+		gw_conns_remove(srv->conns, *socket_context);
+		*socket_context = NULL;
+	}
+}
+
+/* The request line is in: its head is due within head_timeout_ms from now, at the latest. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct gw_http *srv = cls;
+	(void)uri;
+	gw_conns_mark(srv->conns, tracked(conn), GW_CONN_REQUEST_LINE);
+	return NULL;
 }
 
 /* "host:port", ":port", "port", "[v6]:port" -> sockaddr. */
@@ -429,9 +576,36 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 	if (!srv->opts.timeout_s)
 		srv->opts.timeout_s = 30;
 	if (!srv->opts.max_conns)
-		srv->opts.max_conns = 256;
+		srv->opts.max_conns = 1024;
+	if (!srv->opts.max_conns_per_ip)
+		srv->opts.max_conns_per_ip = 64;
+	if (!srv->opts.head_timeout_ms)
+		srv->opts.head_timeout_ms = 10000;
+	/*
+	 * Connections are polled, so a thread is never held by a slow client;
+	 * what holds one is work: a TLS handshake, a bcrypt check, a big
+	 * exposition being rendered. Four keep a scrape from queueing behind
+	 * a few of those, and the query API has its own threads (pool).
+	 */
 	if (!srv->opts.threads)
-		srv->opts.threads = 2;
+		srv->opts.threads = 4;
+	if (!srv->opts.pool_threads)
+		srv->opts.pool_threads = 4;
+	if (!srv->opts.pool_queue)
+		srv->opts.pool_queue = 16 * srv->opts.pool_threads;
+	struct gw_conns_opts co = {
+		.per_ip = srv->opts.max_conns_per_ip == GW_HTTP_UNLIMITED ? 0 : srv->opts.max_conns_per_ip,
+		.head_timeout_ms = srv->opts.head_timeout_ms == GW_HTTP_UNLIMITED ? 0 : srv->opts.head_timeout_ms,
+		.idle_timeout_ms = srv->opts.timeout_s * 1000};
+	bool pooled = false;
+	for (size_t i = 0; i < opts->nroutes; i++)
+		pooled |= (opts->routes[i].methods & GW_HTTP_POOLED) != 0;
+	if (gw_conns_new(&srv->conns, &co) != 0 ||
+	    (pooled && gw_workq_new(&srv->pool, srv->opts.pool_threads, srv->opts.pool_queue) != 0)) {
+		gw_conns_free(srv->conns);
+		free(srv);
+		return gw_err_set(err, GW_ENOMEM, "cannot start the server's threads");
+	}
 	/*
 	 * Each connection's pool holds its request line and headers. 32 KiB is
 	 * four times nginx's default limit for them; from 64 KiB up
@@ -439,7 +613,7 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 	 * connection (a curl scrape) cost the agent about a tenth of its CPU.
 	 */
 	enum { GW_HTTP_CONN_MEMORY = 32 * 1024 };
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	/* TLS options go in an array so the plain-HTTP call stays the same. */
@@ -447,6 +621,8 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 	bool use_tls = opts->web && opts->web->cert_pem;
 	if (use_tls) {
 		if (mhd.MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			gw_workq_free(srv->pool, NULL);
+			gw_conns_free(srv->conns);
 			free(srv);
 			return gw_err_set(err, GW_ENOTSUP, "%s was built without TLS support", MHD_SONAME);
 		}
@@ -458,12 +634,15 @@ int gw_http_start(struct gw_http **out, const struct gw_http_opts *opts, struct 
 						 (void *)opts->web->trust_pem};
 	}
 	srv->daemon = mhd.MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_NOTIFY_COMPLETED, on_complete, srv, MHD_OPTION_CONNECTION_TIMEOUT,
+		flags, 0, on_accept, srv, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_NOTIFY_COMPLETED, on_complete, srv, MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned int)srv->opts.timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)srv->opts.max_conns,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->opts.threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 		(size_t)GW_HTTP_CONN_MEMORY, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (!srv->daemon) {
+		gw_workq_free(srv->pool, NULL);
+		gw_conns_free(srv->conns);
 		free(srv);
 		return gw_err_set(err, GW_EIO,
 				  use_tls ? "cannot listen on %s (address in use or not permitted, or the TLS "
@@ -481,8 +660,28 @@ void gw_http_stop(struct gw_http *srv)
 {
 	if (!srv)
 		return;
+	/* every suspended connection resumed first: libmicrohttpd cannot stop with one */
+	gw_workq_free(srv->pool, drop_pooled);
 	mhd.MHD_stop_daemon(srv->daemon);
+	gw_conns_free(srv->conns); /* after the daemon: its "closed" notifications use it */
 	free(srv);
+}
+
+void gw_http_stats(struct gw_http *srv, struct gw_http_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct gw_conns_stats cs;
+	gw_conns_stats(srv->conns, &cs);
+	out->conns = cs.open;
+	out->conns_rejected = cs.rejected;
+	out->head_timeouts = cs.timed_out;
+	if (srv->pool) {
+		struct gw_workq_stats ws;
+		gw_workq_stats(srv->pool, &ws);
+		out->pool_queued = ws.queued;
+		out->pool_running = ws.running;
+	}
+	out->pool_refused = atomic_load(&srv->refused);
 }
 
 unsigned short gw_http_port(const struct gw_http *srv)

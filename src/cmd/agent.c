@@ -26,8 +26,10 @@
 #include <malloc.h>
 #endif
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +47,7 @@ struct agent {
 	struct gw_webcfg web;          /* --web.config.file; empty: plain HTTP, no auth */
 	struct gw_cgroup_src attr_src; /* where process attribution reads from */
 	struct agent_history history;  /* the store and the query API; db NULL with --no-history */
+	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
 };
 
 static void logf_(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -207,6 +210,45 @@ static const struct gw_http_route routes[] = {
 	{"/", GW_HTTP_GET, false, h_root, NULL},
 };
 
+/* The store's families, then the server's: connections refused and cut, queries queued. */
+static void render_extra(void *arg, struct gw_expfmt *w)
+{
+	struct agent *a = arg;
+	agent_history_render(&a->history, w);
+	struct gw_http *srv = atomic_load(&a->http);
+	if (!srv)
+		return;
+	struct gw_http_stats st;
+	gw_http_stats(srv, &st);
+	static const struct {
+		const char *name, *help;
+		enum gw_metric_type type;
+		bool query; /* only with the query API */
+	} fams[] = {
+		{"gpuwatch_http_connections", "Open HTTP connections.", GW_METRIC_GAUGE, false},
+		{"gpuwatch_http_connections_rejected_total",
+		 "HTTP connections refused at accept: their source address held --web.max-connections-per-ip.",
+		 GW_METRIC_COUNTER, false},
+		{"gpuwatch_http_read_header_timeouts_total",
+		 "HTTP connections closed because a request was not received within --web.read-header-timeout.",
+		 GW_METRIC_COUNTER, false},
+		{"gpuwatch_query_queue_length", "Queries waiting for one of --query.max-concurrency slots.",
+		 GW_METRIC_GAUGE, true},
+		{"gpuwatch_query_running", "Queries running now.", GW_METRIC_GAUGE, true},
+		{"gpuwatch_query_rejected_total",
+		 "Queries answered 503 without running: the queue was full, or they waited longer than --query.timeout.",
+		 GW_METRIC_COUNTER, true},
+	};
+	const double v[] = {st.conns, (double)st.conns_rejected, (double)st.head_timeouts, (double)st.pool_queued,
+			    st.pool_running, (double)st.pool_refused};
+	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
+		if (fams[i].query && !a->history.db)
+			continue;
+		gw_expfmt_family(w, fams[i].name, fams[i].help, fams[i].type);
+		gw_expfmt_sample(w, NULL, 0, v[i]);
+	}
+}
+
 /* Build the new counters and metrics aside, then swap them in under the lock. */
 static int load_counters(struct agent *a, struct gw_nvml *nv, struct gw_err *err)
 {
@@ -218,6 +260,11 @@ static int load_counters(struct agent *a, struct gw_nvml *nv, struct gw_err *err
 		free(c);
 		return rc;
 	}
+	for (size_t i = 0; i < c->nwarnings && i < GW_COUNTERS_WARNINGS_MAX; i++)
+		logf_("warn", "msg=\"counters file: line skipped\" err=\"%s\"", c->warnings[i]);
+	if (c->nwarnings > GW_COUNTERS_WARNINGS_MAX)
+		logf_("warn", "msg=\"counters file: more lines skipped\" count=%zu",
+		      c->nwarnings - GW_COUNTERS_WARNINGS_MAX);
 	struct gw_metrics m;
 	if (gw_metrics_prepare(&m, c, nv) != 0) {
 		gw_counters_release(c);
@@ -226,8 +273,8 @@ static int load_counters(struct agent *a, struct gw_nvml *nv, struct gw_err *err
 	}
 	m.version = GW_VERSION;
 	m.native = a->native;
-	m.extra = agent_history_render; /* nothing while no history is kept */
-	m.extra_arg = &a->history;
+	m.extra = render_extra; /* the store's part is empty while no history is kept */
+	m.extra_arg = a;
 	pthread_rwlock_wrlock(&a->lock);
 	struct gw_counters *old_c = a->counters;
 	struct gw_metrics old_m = a->metrics;
@@ -323,10 +370,43 @@ static int start_history(struct agent *a, struct gw_nvml *nv, unsigned int ngpus
 		      o->storage_path, err.msg);
 		return 1;
 	}
+	a->history.api.opts.timeout_ms = o->query_timeout_ms; /* --query.timeout */
 	agent_history_start(&a->history, a->sampler);
 	logf_("info", "msg=\"keeping history\" path=%s retention_ms=%lld flush_interval_ms=%lld", o->storage_path,
 	      (long long)o->retention_ms, (long long)flush_ms);
 	return 0;
+}
+
+/* A query the pool does not run, answered as Prometheus answers one (503, errorType "unavailable"/"timeout"). */
+static void refuse_query(void *ctx, enum gw_http_refusal why, struct gw_http_response *resp)
+{
+	(void)ctx;
+	resp->status = 503;
+	resp->content_type = "application/json";
+	gw_buf_reset(&resp->body);
+	gw_buf_puts(&resp->body,
+		    why == GW_HTTP_POOL_TIMEOUT ? "{\"status\":\"error\",\"errorType\":\"timeout\",\"error\":\"query "
+						   "timed out waiting for a free slot (--query.timeout)\"}"
+		    : why == GW_HTTP_POOL_FULL ? "{\"status\":\"error\",\"errorType\":\"unavailable\",\"error\":\"too "
+						  "many queries waiting (--query.max-concurrency); try again later\"}"
+					       : "{\"status\":\"error\",\"errorType\":\"unavailable\",\"error\":\"the "
+						 "agent is stopping\"}");
+}
+
+/*
+ * Connections beyond the open-file limit would fail at accept() with EMFILE
+ * while the store, too, needs files: keep a margin of 128 for the rest.
+ */
+static unsigned int fit_max_conns(unsigned int want)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)want + 128)
+		return want;
+	unsigned int fit = rl.rlim_cur > 128 + 16 ? (unsigned int)(rl.rlim_cur - 128) : 16;
+	logf_("warn", "msg=\"fewer connections than asked: the open-file limit is low\" max_connections=%u asked=%u "
+		      "nofile=%llu hint=\"raise it (ulimit -n, LimitNOFILE=)\"",
+	      fit, want, (unsigned long long)rl.rlim_cur);
+	return fit;
 }
 
 static int serve(struct agent *a, struct gw_nvml *nv, const struct agent_args *o)
@@ -339,14 +419,38 @@ static int serve(struct agent *a, struct gw_nvml *nv, const struct agent_args *o
 	size_t nroutes = 0;
 	for (size_t i = 0; i < 3; i++)
 		all[nroutes++] = routes[i];
+	/*
+	 * The routes that read the store run on the server's query pool (at
+	 * most --query.max-concurrency at once), never on the threads that
+	 * answer /metrics and /health; metadata and buildinfo read no samples.
+	 */
 	if (a->history.db)
-		for (size_t i = 0; i < GW_API_NROUTES; i++)
-			all[nroutes++] = a->history.routes[i];
-	struct gw_http_opts ho = {.listen = o->address, .routes = all, .nroutes = nroutes, .ctx = a, .web = &a->web};
+		for (size_t i = 0; i < GW_API_NROUTES; i++) {
+			all[nroutes] = a->history.routes[i];
+			if (strcmp(all[nroutes].path, "/api/v1/metadata") != 0 &&
+			    strcmp(all[nroutes].path, "/api/v1/status/buildinfo") != 0)
+				all[nroutes].methods |= GW_HTTP_POOLED;
+			nroutes++;
+		}
+	struct gw_http_opts ho = {
+		.listen = o->address,
+		.routes = all,
+		.nroutes = nroutes,
+		.ctx = a,
+		.web = &a->web,
+		.max_conns = fit_max_conns(o->max_conns),
+		.max_conns_per_ip = o->max_conns_per_ip ? o->max_conns_per_ip : GW_HTTP_UNLIMITED,
+		.head_timeout_ms = o->read_header_timeout_ms ? (unsigned int)o->read_header_timeout_ms
+							     : GW_HTTP_UNLIMITED,
+		.pool_threads = o->query_concurrency,
+		.pool_wait_ms = (unsigned int)o->query_timeout_ms,
+		.pool_refuse = refuse_query,
+	};
 	if (gw_http_start(&srv, &ho, &err) != 0) {
 		logf_("error", "msg=\"cannot serve\" err=\"%s\"", err.msg);
 		return 1;
 	}
+	atomic_store(&a->http, srv);
 	logf_("info", "msg=listening address=%s port=%u interval_ms=%u simulated=%s tls=%s basic_auth_users=%zu",
 	      o->address, gw_http_port(srv), a->interval_ms, a->simulated ? "true" : "false",
 	      a->web.cert_pem ? "true" : "false", a->web.nusers);
@@ -370,6 +474,7 @@ static int serve(struct agent *a, struct gw_nvml *nv, const struct agent_args *o
 		logf_("info", "msg=\"shutting down\" signal=%s", sig == SIGINT ? "SIGINT" : "SIGTERM");
 		break;
 	}
+	atomic_store(&a->http, NULL);
 	gw_http_stop(srv);
 	return 0;
 }
@@ -390,6 +495,12 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	/* A file size limit fails the store's writes (EFBIG, as a full disk's
 	 * ENOSPC): logged and retried, not a reason to die. */
 	signal(SIGXFSZ, SIG_IGN);
+	/* Each connection is a file: take the hard limit, as Go programs (Prometheus) do at start. */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 #ifdef __GLIBC__
 	/* A few threads that each allocate a little: glibc's arena per thread
 	 * held ~0.6 MB more at 100 ms with history, for no speed the agent needs. */

@@ -41,6 +41,16 @@ static void usage(FILE *out)
 		"                              much history)\n"
 		"      --instance NAME         instance label of stored series (default host:port)\n"
 		"      --no-history            live metrics only: no store, no query API\n"
+		"      --query.max-concurrency N   queries run at once (default 4); up to 16*N more\n"
+		"                              wait, beyond that a query is answered 503\n"
+		"      --query.timeout D       longest a query may run, or wait to run (default 2m)\n"
+		"Availability (what one client can take from the others):\n"
+		"      --web.max-connections N      open connections in all (default 1024; lowered to\n"
+		"                              fit the open-file limit)\n"
+		"      --web.max-connections-per-ip N   of them from one address (default 64; 0: no\n"
+		"                              limit, for clients behind one proxy)\n"
+		"      --web.read-header-timeout D  time to send a request's headers, and again its\n"
+		"                              body, however slowly they trickle (default 10s; 0: none)\n"
 		"  -h, --help                  show this help\n\n"
 		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /,\n"
 		"/api/v1/{query,query_range,series,labels,label/NAME/values,metadata,status/buildinfo}\n"
@@ -60,6 +70,34 @@ static int parse_ms(const char *opt, const char *s, unsigned int *out)
 }
 
 
+
+/* A count within lo..hi. */
+static int parse_count(const char *opt, const char *s, unsigned int lo, unsigned int hi, unsigned int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < (long)lo || v > (long)hi) {
+		fprintf(stderr, "gpuwatch agent: %s wants a number from %u to %u, got \"%s\"\n", opt, lo, hi, s);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int parse_timeout(const char *opt, const char *s, bool zero_ok, int64_t *ms)
+{
+	if (zero_ok && strcmp(s, "0") == 0) {
+		*ms = 0;
+		return 0;
+	}
+	if (gw_promql_duration(s, strlen(s), ms) != 0 || *ms < 0 || (*ms == 0 && !zero_ok) ||
+	    *ms > 24LL * 3600 * 1000) {
+		fprintf(stderr, "gpuwatch agent: %s wants a duration like 10s (at most 1d%s), got \"%s\"\n", opt,
+			zero_ok ? "; 0 for none" : "", s);
+		return -1;
+	}
+	return 0;
+}
 
 /* "15d", "12h" -> ms; "10GB", "512MiB", "1048576" -> bytes. */
 static int parse_retention_time(const char *s, int64_t *ms)
@@ -100,6 +138,18 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 	 * crash loses at most one interval of history; the live metrics nothing.
 	 */
 	o->flush_interval_ms = 0;
+	o->max_conns = 1024;
+	o->max_conns_per_ip = 64;
+	o->read_header_timeout_ms = 10000;
+	/*
+	 * Prometheus runs 20 at once, on a server that does nothing else. The
+	 * agent shares a GPU host with the job it watches; a query keeps one
+	 * core busy and may hold up to 512 MiB of arena (gw_api.arena_limit),
+	 * so 4 at once bound it to 4 cores and 2 GiB, and still let a Grafana
+	 * dashboard's panels run a few at a time, the rest queued.
+	 */
+	o->query_concurrency = 4;
+	o->query_timeout_ms = 2 * 60 * 1000; /* Prometheus' default */
 	o->hpc_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* dcgm-exporter's variable; the option overrides it */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -116,7 +166,10 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--web-config-file") == 0 || strcmp(name, "--proc-root") == 0 ||
 			     strcmp(name, "--storage.path") == 0 || strcmp(name, "--storage.retention.time") == 0 ||
 			     strcmp(name, "--storage.retention.size") == 0 || strcmp(name, "--instance") == 0 ||
-			     strcmp(name, "--storage.flush-interval") == 0 || strcmp(name, "--hpc-job-mapping-dir") == 0;
+			     strcmp(name, "--storage.flush-interval") == 0 || strcmp(name, "--hpc-job-mapping-dir") == 0 ||
+			     strcmp(name, "--web.max-connections") == 0 || strcmp(name, "--web.max-connections-per-ip") == 0 ||
+			     strcmp(name, "--web.read-header-timeout") == 0 || strcmp(name, "--query.max-concurrency") == 0 ||
+			     strcmp(name, "--query.timeout") == 0;
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -177,6 +230,21 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			o->instance = val;
 		} else if (strcmp(name, "--no-history") == 0) {
 			o->no_history = true;
+		} else if (strcmp(name, "--web.max-connections") == 0) {
+			if (parse_count(name, val, 1, 1000000, &o->max_conns))
+				return 2;
+		} else if (strcmp(name, "--web.max-connections-per-ip") == 0) {
+			if (parse_count(name, val, 0, 1000000, &o->max_conns_per_ip))
+				return 2;
+		} else if (strcmp(name, "--web.read-header-timeout") == 0) {
+			if (parse_timeout(name, val, true, &o->read_header_timeout_ms))
+				return 2;
+		} else if (strcmp(name, "--query.max-concurrency") == 0) {
+			if (parse_count(name, val, 1, 1024, &o->query_concurrency))
+				return 2;
+		} else if (strcmp(name, "--query.timeout") == 0) {
+			if (parse_timeout(name, val, false, &o->query_timeout_ms))
+				return 2;
 		} else {
 			fprintf(stderr, "gpuwatch agent: unknown option '%s'; see 'gpuwatch agent --help'\n", a);
 			return 2;

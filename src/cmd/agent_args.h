@@ -20,6 +20,12 @@ struct agent_args {
 	int64_t flush_interval_ms;
 	uint64_t retention_bytes;
 	bool no_history;
+	/* availability: what one client, or slow queries, can take from the rest */
+	unsigned int max_conns;        /* --web.max-connections */
+	unsigned int max_conns_per_ip; /* --web.max-connections-per-ip; 0: no limit */
+	int64_t read_header_timeout_ms; /* --web.read-header-timeout; 0: none */
+	unsigned int query_concurrency; /* --query.max-concurrency */
+	int64_t query_timeout_ms;       /* --query.timeout */
 };
 
 /* 0: parsed; 1: --help was shown (exit 0); 2: a bad option, reported on stderr. */

@@ -1,6 +1,9 @@
 #include "export/counters.h"
 
+#include "fields/fields_table.h"
+
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,17 +70,80 @@ void gw_counters_release(struct gw_counters *c)
 		free(c->v[i].help);
 	}
 	free(c->v);
-	c->v = NULL;
-	c->n = 0;
+	for (size_t i = 0; i < c->nwarnings && i < GW_COUNTERS_WARNINGS_MAX; i++)
+		free(c->warnings[i]);
+	memset(c, 0, sizeof(*c));
 }
 
-static int parse_line(struct gw_counters *c, char *line, const char *origin, int lineno, struct gw_err *err)
+/*
+ * The first max bytes of s for a message: non-printable bytes as \xNN,
+ * quotes and backslashes escaped, so a binary or hostile file neither
+ * writes raw bytes into the log nor ends a logfmt value early.
+ */
+static const char *esc(const char *s, size_t max, char *out, size_t n)
 {
+	size_t w = 0;
+	for (size_t i = 0; s[i] && i < max && w + 5 < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '"' || ch == '\\')
+			w += (size_t)snprintf(out + w, n - w, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			w += (size_t)snprintf(out + w, n - w, "\\x%02x", ch);
+		else
+			out[w++] = (char)ch;
+	}
+	out[w] = '\0';
+	return out;
+}
+
+static int warn(struct gw_counters *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int warn(struct gw_counters *c, const char *fmt, ...)
+{
+	if (c->nwarnings++ >= GW_COUNTERS_WARNINGS_MAX)
+		return 0;
+	char msg[GW_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->warnings[c->nwarnings - 1] = strdup(msg);
+	return c->warnings[c->nwarnings - 1] ? 0 : GW_ENOMEM;
+}
+
+/*
+ * Whether /metrics can show a row: the sources gw_metrics_prepare() maps
+ * (the field table's DCGM names, and two names of its own) and the one
+ * label row the exposition reads.
+ */
+static bool exportable(const char *name, bool label)
+{
+	if (label)
+		return strcmp(name, "DCGM_FI_DRIVER_VERSION") == 0;
+	if (strcmp(name, "DCGM_FI_DEV_XID_ERRORS") == 0 || strcmp(name, "DCGM_FI_DEV_POWER_LIMIT") == 0)
+		return true;
+	for (size_t i = 0; i < gw_fields_count(); i++) {
+		const struct gw_field *f = gw_field_at(i);
+		if (f->dcgm && strcmp(f->dcgm, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Rows kept so far, with their lines, for the duplicate check. */
+struct rows {
+	int *line;
+	size_t cap;
+};
+
+static int parse_line(struct gw_counters *c, struct rows *r, char *line, const char *origin, int lineno,
+		      struct gw_err *err)
+{
+	char q[200];
 	char *f[3] = {line, NULL, NULL};
 	char *comma = strchr(line, ',');
 	if (!comma)
-		return gw_err_set(err, GW_EPARSE, "%s:%d: expected \"FIELD, type, help\", got \"%.60s\"", origin,
-				  lineno, line);
+		return gw_err_set(err, GW_EPARSE, "%s:%d: expected \"FIELD, type, help\", got \"%s\"", origin, lineno,
+				  esc(line, 60, q, sizeof(q)));
 	*comma = '\0';
 	f[1] = comma + 1;
 	comma = strchr(f[1], ',');
@@ -88,35 +154,54 @@ static int parse_line(struct gw_counters *c, char *line, const char *origin, int
 	char *name = trim(f[0]), *type = trim(f[1]), *help = f[2] ? trim(f[2]) : "";
 	if (strncmp(name, "DCGM_FI_", 8) != 0)
 		return gw_err_set(err, GW_EPARSE, "%s:%d: \"%s\" is not a DCGM field name (DCGM_FI_...)", origin,
-				  lineno, name);
+				  lineno, esc(name, 60, q, sizeof(q)));
 	size_t t = 0;
 	while (t < sizeof(types) / sizeof(types[0]) && strcmp(types[t].name, type) != 0)
 		t++;
 	if (t == sizeof(types) / sizeof(types[0]))
 		return gw_err_set(err, GW_EPARSE,
 				  "%s:%d: unknown metric type \"%s\" (gauge, counter, histogram, summary, label)",
-				  origin, lineno, type);
-	struct gw_counter *v = realloc(c->v, (c->n + 1) * sizeof(*v));
-	if (!v)
+				  origin, lineno, esc(type, 60, q, sizeof(q)));
+	bool label = types[t].label;
+	if (!exportable(name, label))
+		return warn(c, "%s:%d: %s %s is not one gpuwatch exports; line skipped", origin, lineno,
+			    label ? "label" : "field", esc(name, 80, q, sizeof(q)));
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].label == label && strcmp(c->v[i].name, name) == 0)
+			return warn(c, "%s:%d: %s repeats line %d; line %d skipped", origin, lineno, name,
+				    r->line[i], lineno);
+	if (c->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 32;
+		struct gw_counter *v = realloc(c->v, cap * sizeof(*v));
+		if (v)
+			c->v = v;
+		int *l = v ? realloc(r->line, cap * sizeof(*l)) : NULL;
+		if (!l)
+			return gw_err_set(err, GW_ENOMEM, "out of memory");
+		r->line = l;
+		r->cap = cap;
+	}
+	struct gw_counter *v = &c->v[c->n];
+	v->name = strdup(name);
+	v->help = strdup(help);
+	v->type = types[t].type;
+	v->label = label;
+	r->line[c->n] = lineno;
+	c->n++; /* counted before the check, so a release frees what was allocated */
+	if (!v->name || !v->help)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
-	c->v = v;
-	v[c->n].name = strdup(name);
-	v[c->n].help = strdup(help);
-	v[c->n].type = types[t].type;
-	v[c->n].label = types[t].label;
-	if (!v[c->n].name || !v[c->n].help)
-		return gw_err_set(err, GW_ENOMEM, "out of memory");
-	c->n++;
 	return 0;
 }
 
 int gw_counters_parse(struct gw_counters *c, const char *text, const char *origin, struct gw_err *err)
 {
-	c->v = NULL;
-	c->n = 0;
+	memset(c, 0, sizeof(*c));
+	if (strncmp(text, "\xef\xbb\xbf", 3) == 0) /* a UTF-8 byte order mark, as some editors write */
+		text += 3;
 	char *copy = strdup(text);
 	if (!copy)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	struct rows r = {NULL, 0};
 	int lineno = 0, rc = 0;
 	char *save = NULL;
 	for (char *p = copy; p && rc == 0; p = save) {
@@ -128,18 +213,42 @@ int gw_counters_parse(struct gw_counters *c, const char *text, const char *origi
 		char *line = trim(p);
 		if (!*line || *line == '#')
 			continue;
-		rc = parse_line(c, line, origin, lineno, err);
+		rc = parse_line(c, &r, line, origin, lineno, err);
+		if (rc == GW_ENOMEM)
+			gw_err_set(err, rc, "out of memory");
 	}
 	free(copy);
+	free(r.line);
 	if (rc == 0 && c->n == 0)
-		rc = gw_err_set(err, GW_EPARSE, "%s: no counters defined", origin);
+		rc = gw_err_set(err, GW_EPARSE, "%s: no counters gpuwatch can export", origin);
 	if (rc)
 		gw_counters_release(c);
 	return rc;
 }
 
+/*
+ * Whether bytes are clearly not a CSV file: a NUL, or more than one byte in
+ * 16 a control character that text does not use. *at: the first such byte.
+ */
+static bool not_text(const char *p, size_t n, size_t *at)
+{
+	size_t odd = 0;
+	*at = n;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+		bool bad = ch == 0 || ch == 0x7f || (ch < 0x20 && !strchr("\t\n\r\f\v", ch));
+		if (bad && *at == n)
+			*at = i;
+		if (ch == 0)
+			return true;
+		odd += bad;
+	}
+	return odd > n / 16;
+}
+
 int gw_counters_load(struct gw_counters *c, const char *path, struct gw_err *err)
 {
+	memset(c, 0, sizeof(*c));
 	FILE *fp = fopen(path, "r");
 	if (!fp)
 		return gw_err_set(err, GW_EIO, "cannot open counters file %s: %m", path);
@@ -156,6 +265,15 @@ int gw_counters_load(struct gw_counters *c, const char *path, struct gw_err *err
 		gw_buf_release(&b);
 		return gw_err_set(err, rc ? rc : GW_EIO, "cannot read counters file %s%s", path,
 				  rc == GW_EOVERFLOW ? ": larger than 1 MiB" : "");
+	}
+	size_t at;
+	if (b.len && not_text(b.data, b.len, &at)) {
+		rc = gw_err_set(err, GW_EPARSE,
+				"counters file %s is not text (byte 0x%02x at offset %zu); it should be dcgm-exporter's "
+				"CSV: FIELD, type, help",
+				path, (unsigned char)b.data[at], at);
+		gw_buf_release(&b);
+		return rc;
 	}
 	rc = gw_counters_parse(c, b.data ? b.data : "", path, err);
 	gw_buf_release(&b);

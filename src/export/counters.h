@@ -10,6 +10,15 @@
  * (a label row adds that label to every series instead of a series of its
  * own). Without a file the built-in default set is used: dcgm-exporter's
  * defaults plus what the common alert rules read (FB_TOTAL, power limits).
+ *
+ * As dcgm-exporter, a row gpuwatch cannot export (a field it does not read,
+ * a label other than DCGM_FI_DRIVER_VERSION) is skipped; so is a field's
+ * second row, which would give /metrics a family twice. Each skip leaves a
+ * warning naming the line(s) for the caller to log. A file that is not
+ * text is refused, and file content quoted in messages has its
+ * non-printable bytes, quotes and backslashes escaped (\xNN, \", \\), so
+ * messages stay one safe line of logfmt.
+ *
  * Ownership: caller-embedded; gw_counters_release frees. Threading: none.
  */
 #ifndef GW_EXPORT_COUNTERS_H
@@ -28,9 +37,14 @@ struct gw_counter {
 	char *help;
 };
 
+#define GW_COUNTERS_WARNINGS_MAX 32
+
 struct gw_counters {
 	struct gw_counter *v;
 	size_t n;
+	/* "counters.csv:7: ..." for each row skipped, the first 32; nwarnings counts them all */
+	char *warnings[GW_COUNTERS_WARNINGS_MAX];
+	size_t nwarnings;
 };
 
 /* Parse CSV text; errors name the line: "counters.csv:7: unknown type \"gauge2\"". */

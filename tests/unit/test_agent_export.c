@@ -44,6 +44,72 @@ static void test_counters_parse(void)
 	gw_counters_release(&c);
 }
 
+/* Rows /metrics cannot show are skipped with a warning naming the line; binary files are refused. */
+static void test_counters_checks(void)
+{
+	struct gw_counters c;
+	struct gw_err err;
+	gw_err_clear(&err);
+	CHECK_INT_EQ(gw_counters_default(&c), 0);
+	CHECK_INT_EQ(c.nwarnings, 0); /* the built-in set is all exportable */
+	gw_counters_release(&c);
+
+	const char *csv = "DCGM_FI_DEV_GPU_TEMP, gauge, T\n"
+			  "DCGM_FI_DEV_NO_SUCH_FIELD, gauge, x\n"
+			  "# a comment\n"
+			  "DCGM_FI_DEV_GPU_TEMP, gauge, T again\n"
+			  "DCGM_FI_DEV_SERIAL, label, Serial\n"
+			  "DCGM_FI_DEV_BAD\x01\x1b[2J\"\\, counter, x\n";
+	CHECK_INT_EQ(gw_counters_parse(&c, csv, "t.csv", &err), 0);
+	CHECK_INT_EQ(c.n, 1);
+	if (c.n == 1)
+		CHECK_STR_EQ(c.v[0].help, "T"); /* the first of the two kept */
+	CHECK_INT_EQ(c.nwarnings, 4);
+	if (c.nwarnings == 4) {
+		CHECK_STR_EQ(c.warnings[0], "t.csv:2: field DCGM_FI_DEV_NO_SUCH_FIELD is not one gpuwatch exports; "
+					    "line skipped");
+		CHECK_STR_EQ(c.warnings[1], "t.csv:4: DCGM_FI_DEV_GPU_TEMP repeats line 1; line 4 skipped");
+		CHECK_STR_EQ(c.warnings[2], "t.csv:5: label DCGM_FI_DEV_SERIAL is not one gpuwatch exports; line skipped");
+		/* control bytes, the quote and the backslash escaped: one safe logfmt value */
+		CHECK_STR_EQ(c.warnings[3], "t.csv:6: field DCGM_FI_DEV_BAD\\x01\\x1b[2J\\\"\\\\ is not one gpuwatch "
+					    "exports; line skipped");
+	}
+	gw_counters_release(&c);
+	CHECK_INT_EQ(c.nwarnings, 0);
+
+	/* errors quoting the file escape it too */
+	CHECK_INT_EQ(gw_counters_parse(&c, "\x7f""ELF\x02\x01, gauge, x\n", "t.csv", &err), GW_EPARSE);
+	CHECK_STR_EQ(err.msg, "t.csv:1: \"\\x7fELF\\x02\\x01\" is not a DCGM field name (DCGM_FI_...)");
+	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_GPU_TEMP, gau\xffge, x\n", "t.csv", &err), GW_EPARSE);
+	CHECK(strstr(err.msg, "\"gau\\xffge\"") != NULL);
+	/* only unknown rows: nothing to export is an error */
+	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_NOPE, gauge, x\n", "t.csv", &err), GW_EPARSE);
+	CHECK_STR_EQ(err.msg, "t.csv: no counters gpuwatch can export");
+
+	/* a binary file is refused by name; a text one with a stray control byte is not */
+	char path[] = "/tmp/gw-counters-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	static const char elf[] = "\x7f""ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0DCGM_FI_DEV_GPU_TEMP, gauge, x\n";
+	CHECK(write(fd, elf, sizeof(elf) - 1) == (ssize_t)(sizeof(elf) - 1));
+	close(fd);
+	CHECK_INT_EQ(gw_counters_load(&c, path, &err), GW_EPARSE);
+	CHECK(strstr(err.msg, path) != NULL);
+	CHECK(strstr(err.msg, "is not text (byte 0x7f at offset 0)") != NULL);
+	CHECK(strchr(err.msg, '\x7f') == NULL && strchr(err.msg, '\x01') == NULL);
+	FILE *fp = fopen(path, "w");
+	CHECK(fp != NULL);
+	if (fp) {
+		fputs("# counters\x07\nDCGM_FI_DEV_GPU_TEMP, gauge, T\nDCGM_FI_DEV_GPU_TEMP, gauge, T\n", fp);
+		fclose(fp);
+	}
+	CHECK_INT_EQ(gw_counters_load(&c, path, &err), 0);
+	CHECK_INT_EQ(c.n, 1);
+	CHECK_INT_EQ(c.nwarnings, 1);
+	gw_counters_release(&c);
+	unlink(path);
+}
+
 static struct gw_nvml *open_sim(const char *spec, struct gw_gpu **gpus, unsigned int *n)
 {
 	struct gw_nvml *nv = NULL;
@@ -113,6 +179,19 @@ static void test_render(void)
 	CHECK(strncmp(b.data, "# HELP DCGM_FI_DEV_GPU_TEMP T\n# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n", 62) == 0);
 	CHECK(strstr(b.data, "DCGM_FI_DRIVER_VERSION") == NULL); /* no label row: no label */
 	CHECK(strstr(b.data, "POWER_USAGE") == NULL);
+	/* A field listed twice is one family: Prometheus refuses a scrape with a HELP or TYPE twice. */
+	struct gw_counters two;
+	CHECK_INT_EQ(gw_counters_parse(&two, "DCGM_FI_DEV_GPU_TEMP, gauge, T\nDCGM_FI_DEV_GPU_TEMP, gauge, T\n", "two", &err),
+		     0);
+	struct gw_metrics m2;
+	gw_metrics_prepare(&m2, &two, nv);
+	m2.native = false;
+	gw_buf_reset(&b);
+	CHECK_INT_EQ(gw_metrics_render(&m2, f, GW_EXPFMT_TEXT, &b), 0);
+	const char *help = strstr(b.data, "# HELP DCGM_FI_DEV_GPU_TEMP ");
+	CHECK(help && !strstr(help + 1, "# HELP DCGM_FI_DEV_GPU_TEMP "));
+	gw_metrics_release(&m2);
+	gw_counters_release(&two);
 	/* OpenMetrics ends with # EOF. */
 	gw_buf_reset(&b);
 	CHECK_INT_EQ(gw_metrics_render(&m, f, GW_EXPFMT_OPENMETRICS, &b), 0);
@@ -308,6 +387,7 @@ int main(void)
 {
 	RUN(test_gpm);
 	RUN(test_counters_parse);
+	RUN(test_counters_checks);
 	RUN(test_render);
 	RUN(test_expo_cache);
 	RUN(test_frames_and_readers);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The agent with a counters file (-f) that has a field twice, a field
+# gpuwatch does not export and a control byte: it starts, logs a warning per
+# skipped line naming the line(s) with the bytes escaped, and /metrics has
+# each family once. A binary file stops it at start with a clear error and no
+# raw bytes in the log.
+set -u
+BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
+command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 77; }
+. "$(dirname "$0")/../lib/common.sh"
+
+printf 'DCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\nDCGM_FI_DEV_NO_SUCH\033[31m, gauge, x\nDCGM_FI_DEV_POWER_USAGE, gauge, Power draw (in W).\n# again\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\n' >"$tmp/c.csv"
+port=$(free_port)
+"$BIN" --sim 1xH200 agent -a "127.0.0.1:$port" --storage.path "$tmp/data" -f "$tmp/c.csv" 2>"$tmp/agent.err" &
+pids+=($!)
+wait_http "http://127.0.0.1:$port/metrics" 20 || fail "agent did not serve: $(cat -v "$tmp/agent.err")"
+curl -s "http://127.0.0.1:$port/metrics" >"$tmp/m"
+[ "$(grep -c '^# HELP DCGM_FI_DEV_GPU_TEMP ' "$tmp/m")" = 1 ] || fail "GPU_TEMP's HELP not once: $(grep -c '^# HELP DCGM_FI_DEV_GPU_TEMP ' "$tmp/m")"
+[ "$(grep -c '^# TYPE DCGM_FI_DEV_GPU_TEMP ' "$tmp/m")" = 1 ] || fail "GPU_TEMP's TYPE not once"
+grep -q '^DCGM_FI_DEV_POWER_USAGE{' "$tmp/m" || fail "POWER_USAGE missing"
+grep -q 'level=warn .*c.csv:5: DCGM_FI_DEV_GPU_TEMP repeats line 1; line 5 skipped' "$tmp/agent.err" ||
+	fail "no warning for the repeated line: $(cat -v "$tmp/agent.err")"
+grep -qF 'c.csv:2: field DCGM_FI_DEV_NO_SUCH\x1b[31m is not one gpuwatch exports; line skipped' "$tmp/agent.err" ||
+	fail "no warning for the unknown field: $(cat -v "$tmp/agent.err")"
+grep -q $'\033' "$tmp/agent.err" && fail "a raw escape byte reached the log"
+
+# A binary file: refused at start, nothing raw in the log.
+printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\003\000>\000' >"$tmp/bin.csv"
+timeout 20 "$BIN" --sim 1xH200 agent -a "127.0.0.1:$(free_port)" --storage.path "$tmp/data2" -f "$tmp/bin.csv" 2>"$tmp/bin.err"
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "a binary counters file: exit status $rc"
+grep -q "counters file $tmp/bin.csv is not text (byte 0x7f at offset 0)" "$tmp/bin.err" ||
+	fail "binary counters file: $(cat -v "$tmp/bin.err")"
+LC_ALL=C grep -q $'[\001\002\177]' "$tmp/bin.err" && fail "raw bytes of the binary file reached the log"
+
+[ "$fails" = 0 ] || exit 1
+echo "ok"

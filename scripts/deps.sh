@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Install the Debian packages gpuwatch needs to build and test, if missing.
-# Usage: scripts/deps.sh [build|test]   (test installs the test peers too)
+# Usage: scripts/deps.sh [build|test|fuzz]   (test installs the test peers
+# too; fuzz adds clang and its libFuzzer runtime for scripts/fuzz.sh)
 set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make cmake pkg-config libmicrohttpd-dev libpcre2-dev libsqlite3-dev libyaml-dev libcrypt-dev libncurses-dev
 	libcurl4-openssl-dev)
+if [ "$what" = fuzz ]; then
+	pkgs+=(clang libclang-rt-14-dev)
+fi
 if [ "$what" = test ]; then
 	pkgs+=(valgrind python3 curl prometheus openssl tmux)
 fi

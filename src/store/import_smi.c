@@ -187,12 +187,17 @@ static const struct gw_field *header_field(char *cell)
 
 static bool set_columns(struct state *s, char **cells, size_t n)
 {
+	/* Every cell is checked before any is taken: a line that only starts
+	 * like a header must leave the header in force whole (it once left
+	 * ncols counting columns it had not set). */
+	const struct gw_field *cols[MAX_COLS];
+	for (size_t i = 0; i < n; i++)
+		if (!(cols[i] = header_field(cells[i])))
+			return false;
 	s->ncols = n;
 	s->ts_col = s->index_col = s->uuid_col = s->bus_col = s->name_col = -1;
 	for (size_t i = 0; i < n; i++) {
-		const struct gw_field *f = header_field(cells[i]);
-		if (!f)
-			return false;
+		const struct gw_field *f = cols[i];
 		s->cols[i] = f;
 		if (strcmp(f->name, "timestamp") == 0)
 			s->ts_col = (int)i;

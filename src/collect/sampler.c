@@ -2,10 +2,12 @@
 
 #include "collect/dsamples.h"
 #include "collect/gpm.h"
+#include "collect/workers.h"
 #include "fields/fields_table.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -40,11 +42,9 @@ struct gw_sampler {
 	pthread_cond_t stop_cond;
 	bool stop;
 
-	int64_t last_slow_ms, last_proc_ms;
-	unsigned long long proc_util_seen_us[64]; /* per GPU: newest per-process sample read */
-	uint64_t seq, ticks, missed, read_errors;
-	bool *reading;		  /* per field: read this tick (else carried from the last frame) */
-	struct gw_read_memo memo; /* the GPU being read: answers its fields share */
+	struct gw_workers workers; /* one read thread per GPU */
+	unsigned int read_timeout_ms; /* each tick waits this long for the GPUs' reads */
+	uint64_t seq, ticks, missed;
 	/* Written by the sampling thread only (and before it starts). */
 	struct gw_nvml_tally tally; /* failed NVML calls */
 	uint64_t ev_counted;	    /* ev_failed already in the tally */
@@ -121,13 +121,14 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 	if (!s->o.proc_interval_ms)
 		s->o.proc_interval_ms = 5000;
 	s->nfields = gw_fields_count();
-	s->reading = calloc(s->nfields ? s->nfields : 1, sizeof(*s->reading));
+	/* A hung GPU is let go before the next tick is due; the rest of the tick is quick. */
+	s->read_timeout_ms = s->o.read_timeout_ms ? s->o.read_timeout_ms : s->o.interval_ms * 4 / 5;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->consumer_mu, NULL);
 	pthread_mutex_init(&s->stop_lock, NULL);
 	pthread_cond_init(&s->stop_cond, NULL);
 	gw_nvml_log_init(&s->log, s->o.nvml_log_interval_ms);
-	if (!s->reading || gw_nvml_tally_init(&s->tally, ngpus) != 0) {
+	if (gw_nvml_tally_init(&s->tally, ngpus) != 0) {
 		gw_sampler_free(s);
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
@@ -149,6 +150,15 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 			gw_sampler_free(s);
 			return gw_err_set(err, GW_ENOMEM, "out of memory");
 		}
+	}
+	struct gw_workers_cfg wc = {.nv = nv,
+				    .gpu_count = ngpus,
+				    .slow_interval_ms = s->o.slow_interval_ms,
+				    .proc_interval_ms = s->o.proc_interval_ms,
+				    .attr = s->o.attr};
+	if (gw_workers_init(&s->workers, &wc, gpus, ngpus) != 0) {
+		gw_sampler_free(s);
+		return gw_err_set(err, GW_ENOMEM, "cannot start the GPU read threads");
 	}
 	*out = s;
 	return 0;
@@ -180,44 +190,36 @@ static void copy_procs(struct gw_procs *dst, const struct gw_procs *src)
 	dst->n = src->n;
 }
 
-static void read_gpu(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct gw_frame_gpu *prev,
-		     const struct gw_read_ctx *ctx, bool slow, bool procs)
+/* A worker's last read into the frame: it is idle, so its buffers hold still. */
+static void take_fresh(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct gw_worker *w)
+{
+	memcpy(fg->v, w->v, s->nfields * sizeof(*fg->v));
+	copy_procs(&fg->procs, &w->procs);
+	fg->lost = w->gpu->lost;
+	fg->stalled = false;
+	fg->stalled_seconds = 0;
+}
+
+/*
+ * A GPU whose read is stuck: nothing it had would be fresh, so its values
+ * are not available this tick; only its identity (static and unexported
+ * fields, read once) carries over, for the info labels.
+ */
+static void take_stalled(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct gw_frame_gpu *prev,
+			 const struct gw_worker *w)
 {
 	for (size_t i = 0; i < s->nfields; i++) {
 		const struct gw_field *f = gw_field_at(i);
-		bool carry = prev && ((f->flags & GW_FL_SLOW) && !slow);
-		/* Static fields: read on the first tick only. */
-		if (prev && prev->v[i].state == GW_V_OK && (f->flags & GW_FL_STATIC))
-			carry = true;
-		if (!f->prom && !f->dcgm)
-			carry = carry || prev; /* not exported: read once, for identity labels */
-		s->reading[i] = !carry;
-	}
-	/* This GPU's shared answers: each call several fields read is made once. */
-	gw_read_memo_clear(ctx->memo);
-	gw_read_prefetch(ctx, s->reading);
-	for (size_t i = 0; i < s->nfields; i++) {
-		if (!s->reading[i]) {
+		bool keep = prev && (((f->flags & GW_FL_STATIC) && prev->v[i].state == GW_V_OK) || (!f->prom && !f->dcgm));
+		if (keep)
 			fg->v[i] = prev->v[i];
-			continue;
-		}
-		gw_field_read(gw_field_at(i), ctx, &fg->v[i]);
-		if (fg->v[i].state == GW_V_UNKNOWN_ERROR || fg->v[i].state == GW_V_GPU_LOST)
-			s->read_errors++;
+		else
+			fg->v[i] = (struct gw_value){.state = GW_V_NA, .kind = prev ? prev->v[i].kind : 0};
 	}
-	if (procs && !ctx->gpu->lost) {
-		struct gw_procs p = {0};
-		if (gw_procs_list_counted(s->nv, ctx->gpu, &p, &s->tally) == 0) {
-			/* On the process cadence only: a few small /proc reads per process. */
-			for (size_t i = 0; s->o.attr && i < p.n; i++)
-				gw_cgroup_attribute(s->o.attr, p.v[i].pid, &p.v[i].attr);
-			gw_procs_util(s->nv, ctx->gpu, &p, &s->proc_util_seen_us[ctx->gpu->index % 64], &s->tally);
-			gw_procs_release(&fg->procs);
-			fg->procs = p;
-		}
-	} else if (prev) {
-		copy_procs(&fg->procs, &prev->procs);
-	}
+	gw_procs_release(&fg->procs);
+	fg->lost = prev && prev->lost;
+	fg->stalled = true;
+	fg->stalled_seconds = w->stalled_seconds;
 }
 
 /* Each GPU's jobs into the frame: the lists are shared, not copied. */
@@ -257,39 +259,23 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 	pthread_mutex_unlock(&s->lock);
 
 	double t0 = mono_s();
-	bool slow = !prev || t_ms - s->last_slow_ms >= (int64_t)s->o.slow_interval_ms;
-	bool procs = !prev || t_ms - s->last_proc_ms >= (int64_t)s->o.proc_interval_ms;
-	struct gw_read_ctx ctx = {.nv = s->nv, .gpu_count = s->ngpus, .tally = &s->tally, .memo = &s->memo};
-	ctx.now.tv_sec = t_ms / 1000;
-	ctx.now.tv_nsec = (long)(t_ms % 1000) * 1000000L;
+	f->stalled_gpus = gw_workers_run(&s->workers, t_ms, s->read_timeout_ms);
 	for (unsigned int g = 0; g < s->ngpus; g++) {
-		struct gw_frame_gpu *fg = &f->gpus[g];
-		ctx.gpu = &s->gpus[g];
-		if (ctx.gpu->lost && prev) {
-			/* Lost: its series stop; keep nothing stale around. */
-			for (size_t i = 0; i < s->nfields; i++)
-				fg->v[i].state = GW_V_GPU_LOST;
-		} else {
-			/* The tick's own time, not the real clock: GPM's minimum gap then also
-			 * holds on a simulator's virtual clock (`sim record` ticks faster than real time). */
-			gw_gpm_tick(s->nv, ctx.gpu, t_ms, &s->tally);
-			gw_dsamples_tick(s->nv, ctx.gpu, &s->tally);
-			read_gpu(s, fg, prev ? &prev->gpus[g] : NULL, &ctx, slow, procs);
-		}
-		fg->lost = ctx.gpu->lost;
+		const struct gw_worker *w = &s->workers.w[g];
+		if (w->fresh)
+			take_fresh(s, &f->gpus[g], w);
+		else
+			take_stalled(s, &f->gpus[g], prev ? &prev->gpus[g] : NULL, w);
+		f->gpus[g].read_timeouts = w->timeouts;
 	}
+	f->read_errors_total = gw_workers_merge(&s->workers, &s->tally);
 	if (s->o.hpcjob)
 		set_jobs(s, f);
-	if (slow)
-		s->last_slow_ms = t_ms;
-	if (procs)
-		s->last_proc_ms = t_ms;
 	f->t_ms = t_ms;
 	f->sample_seconds = mono_s() - t0;
 	f->seq = ++s->seq;
 	f->ticks_total = ++s->ticks;
 	f->missed_ticks_total = s->missed;
-	f->read_errors_total = s->read_errors;
 
 	pthread_mutex_lock(&s->lock);
 	for (unsigned int g = 0; g < s->ngpus; g++) {
@@ -360,6 +346,24 @@ void gw_sampler_release(struct gw_sampler *s, const struct gw_frame *f)
 	pthread_mutex_lock(&s->lock);
 	((struct gw_frame *)f)->refs--;
 	pthread_mutex_unlock(&s->lock);
+}
+
+size_t gw_sampler_stalled_text(const struct gw_frame *f, char *buf, size_t n)
+{
+	size_t len = 0;
+	if (n)
+		buf[0] = '\0';
+	for (unsigned int g = 0; g < f->ngpus && len < n; g++) {
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		if (!fg->stalled)
+			continue;
+		int k = snprintf(buf + len, n - len, "%sgpu %u (read stuck %.1f s)", len ? ", " : "", fg->gpu->index,
+				 fg->stalled_seconds);
+		if (k < 0)
+			break;
+		len += (size_t)k < n - len ? (size_t)k : n - len - 1;
+	}
+	return len;
 }
 
 /* Sleep until the absolute wall-clock time, or until stop; returns true on stop. */
@@ -510,6 +514,7 @@ void gw_sampler_free(struct gw_sampler *s)
 		if (s->nv->nvmlEventSetFree)
 			s->nv->nvmlEventSetFree(s->set);
 	}
+	gw_workers_release(&s->workers);
 	for (int i = 0; i < POOL; i++)
 		frame_free(s->pool[i]);
 	for (unsigned int g = 0; g < s->ngpus; g++) {
@@ -517,7 +522,6 @@ void gw_sampler_free(struct gw_sampler *s)
 		gw_dsamples_close(&s->gpus[g]);
 	}
 	gw_nvml_tally_release(&s->tally);
-	free(s->reading);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->consumer_mu);
 	pthread_mutex_destroy(&s->stop_lock);

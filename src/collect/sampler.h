@@ -19,13 +19,23 @@
  * counts, and failures are reported through opts.nvml_log, rate limited
  * (collect/nvml_log.h). No failure stops the sampling.
  *
+ * Each GPU is read on a thread of its own (collect/workers.h). A tick hands
+ * every GPU its read and waits for them up to a deadline (opts
+ * read_timeout_ms, by default 80 % of the interval), then publishes the
+ * frame: a GPU whose read is still running (an NVML call hung in the
+ * driver) is "stalled" in it: its values are not available (state NA; its
+ * identity fields carry over, its processes are left out), its
+ * read_timeouts counts the read once, and it is handed no new read until
+ * the stuck call returns; then it rejoins at the next tick. So a slow GPU
+ * costs its own values only, never the other GPUs' freshness.
+ *
  * Readers (scrapes, the API, the UI) never call NVML: they take a reference
  * to the latest frame with gw_sampler_acquire() and drop it with
- * gw_sampler_release(); a slow or hung NVML call delays the next frame,
- * never a reader.
+ * gw_sampler_release(); a slow or hung NVML call never delays a reader.
  *
  * Ownership: gw_sampler_new() borrows the gw_nvml and its GPU array for the
- * sampler's life; gw_sampler_free() stops the threads. Frames are owned by
+ * sampler's life; gw_sampler_free() stops the threads (waiting for a hung
+ * NVML call to return: it runs on a thread that uses them). Frames are owned by
  * the sampler and valid while referenced. Threading: acquire/release from
  * any thread.
  */
@@ -57,6 +67,9 @@ struct gw_frame_gpu {
 	uint64_t sbe_events, dbe_events;
 	uint64_t nvml_errors[GW_NVML_FN__COUNT]; /* failed NVML calls on this GPU, by function */
 	struct gw_hpcjobs *jobs; /* HPC jobs on the GPU (opts.hpcjob); NULL: none. Read only */
+	bool stalled;		 /* its read ran past this tick's deadline: values not fresh (state NA) */
+	double stalled_seconds;	 /* how long that read has been running; 0 when not stalled */
+	uint64_t read_timeouts;	 /* reads of this GPU that ran past their tick's deadline */
 };
 
 struct gw_frame {
@@ -69,6 +82,7 @@ struct gw_frame {
 	uint64_t ticks_total;        /* ticks done */
 	uint64_t missed_ticks_total; /* ticks skipped because one ran late */
 	uint64_t read_errors_total;  /* values that came back with an error state */
+	unsigned int stalled_gpus;   /* GPUs stalled in this frame */
 	uint64_t nvml_errors_total;  /* failed NVML calls, all functions and GPUs */
 	uint64_t nvml_errors[GW_NVML_FN__COUNT]; /* failed NVML calls on no GPU (system, events), by function */
 	int refs;                    /* private to the sampler */
@@ -76,6 +90,7 @@ struct gw_frame {
 
 struct gw_sampler_opts {
 	unsigned int interval_ms;      /* fast fields; default 1000, minimum 10 */
+	unsigned int read_timeout_ms;  /* a GPU whose read takes longer is stalled for the tick; default 80 % of interval_ms */
 	unsigned int slow_interval_ms; /* GW_FL_SLOW fields; default 10000 */
 	unsigned int proc_interval_ms; /* process lists; default 5000 */
 	bool no_events;                /* do not start the XID/ECC event thread */
@@ -115,6 +130,12 @@ void gw_sampler_release(struct gw_sampler *s, const struct gw_frame *f);
  */
 typedef void (*gw_frame_fn)(void *arg, const struct gw_frame *f);
 void gw_sampler_set_consumer(struct gw_sampler *s, gw_frame_fn fn, void *arg);
+
+/*
+ * The stalled GPUs of a frame in words, for /health: "gpu 3 (read stuck
+ * 2.1 s), gpu 5 (...)"; "" when none. Returns the length (truncated to n).
+ */
+size_t gw_sampler_stalled_text(const struct gw_frame *f, char *buf, size_t n);
 
 /* Wall-clock ms now. */
 int64_t gw_now_ms(void);

@@ -236,6 +236,15 @@ static void render_info(const struct pre *pre, const struct gw_frame *f, struct 
 			 GW_METRIC_GAUGE);
 	for (unsigned int g = 0; g < f->ngpus; g++)
 		sample_native(pre, g, w, f->gpus[g].lost ? 1 : 0);
+	gw_expfmt_family(w, "gpuwatch_gpu_read_stalled",
+			 "1 while a read of the GPU runs past its sample's deadline (a hung NVML call); its values are left out meanwhile.",
+			 GW_METRIC_GAUGE);
+	for (unsigned int g = 0; g < f->ngpus; g++)
+		sample_native(pre, g, w, f->gpus[g].stalled ? 1 : 0);
+	gw_expfmt_family(w, "gpuwatch_gpu_read_timeouts_total",
+			 "Reads of the GPU that ran past their sample's deadline.", GW_METRIC_COUNTER);
+	for (unsigned int g = 0; g < f->ngpus; g++)
+		sample_native(pre, g, w, (double)f->gpus[g].read_timeouts);
 }
 
 /* Which jobs use each GPU, for joins: `x * on(gpu) group_left(hpc_job) gpuwatch_hpc_job_info`. */

@@ -183,12 +183,17 @@ static void h_health(void *ctx, const struct gw_http_request *req, struct gw_htt
 	struct agent *a = ctx;
 	const struct gw_frame *f = gw_sampler_acquire(a->sampler);
 	int64_t age = f ? gw_now_ms() - f->t_ms : -1;
+	char msg[512], stuck[480] = "";
+	size_t nstuck = f ? gw_sampler_stalled_text(f, stuck, sizeof(stuck)) : 0;
+	bool all = f && f->stalled_gpus && f->stalled_gpus == f->ngpus;
 	gw_sampler_release(a->sampler, f);
-	/* Healthy while samples keep coming: at most a few intervals old. */
-	if (f && age <= 3 * (int64_t)a->interval_ms + 2000)
-		gw_http_reply_text(resp, 200, "OK\n");
+	/* Healthy while samples keep coming: at most a few intervals old. A GPU stuck
+	 * in NVML while others are read degrades the agent; every GPU stuck stalls it. */
+	snprintf(msg, sizeof(msg), "%s%s%s\n", all ? "sampling stalled" : "degraded", nstuck ? ": " : "", stuck);
+	if (f && age <= 3 * (int64_t)a->interval_ms + 2000 && !all)
+		gw_http_reply_text(resp, 200, nstuck ? msg : "OK\n");
 	else
-		gw_http_reply_text(resp, 503, "sampling stalled\n");
+		gw_http_reply_text(resp, 503, all ? msg : "sampling stalled\n");
 }
 
 static void h_root(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)

@@ -14,6 +14,7 @@
  * --openmetrics also writes the same samples as OpenMetrics text for
  * `promtool tsdb create-blocks-from openmetrics` (see bench/store.sh).
  */
+#include "promql/engine.h"
 #include "store/tsdb.h"
 
 #include <math.h>

@@ -142,7 +142,7 @@ static void success_end(struct gw_http_response *r)
 }
 
 /* The querier for one query, telling w what it skipped (damaged data). */
-static struct gw_querier warning_querier(const struct gw_api *api, struct gw_pq_warnings *w, struct gw_arena *a)
+static struct gw_querier warning_querier(const struct gw_api *api, struct gw_warnings *w, struct gw_arena *a)
 {
 	struct gw_querier q = api->q;
 	w->n = w->more = 0;
@@ -152,7 +152,7 @@ static struct gw_querier warning_querier(const struct gw_api *api, struct gw_pq_
 }
 
 /* Prometheus' "warnings" beside "data", then the answer's end. */
-static void success_end_warnings(struct gw_http_response *r, const struct gw_pq_warnings *w)
+static void success_end_warnings(struct gw_http_response *r, const struct gw_warnings *w)
 {
 	if (w->n) {
 		gw_buf_puts(&r->body, ",\"warnings\":[");
@@ -386,7 +386,7 @@ static void h_query(void *ctx, const struct gw_http_request *req, struct gw_http
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_pq_result res;
-	struct gw_pq_warnings w;
+	struct gw_warnings w;
 	struct gw_querier q = warning_querier(api, &w, &a);
 	int rc = gw_promql_instant(root, &q, t, &o, &a, &res, &err);
 	if (rc) {
@@ -453,7 +453,7 @@ static void h_query_range(void *ctx, const struct gw_http_request *req, struct g
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_matrix m;
-	struct gw_pq_warnings w;
+	struct gw_warnings w;
 	struct gw_querier q = warning_querier(api, &w, &a);
 	int rc = gw_promql_range(root, &q, start, end, step, &o, &a, &m, &err);
 	if (rc) {
@@ -504,7 +504,7 @@ static int match_series(struct gw_api *api, const struct gw_http_request *req, s
 		struct gw_matcher *m = gw_arena_alloc(a, (nm ? nm : 1) * sizeof(*m));
 		int rc = m ? 0 : GW_ENOMEM;
 		if (rc == 0 && n->u.sel.name)
-			rc = gw_matcher_init(&m[k++], GW_METRIC_NAME, n->u.sel.name, GW_PQ_EQ, &err);
+			rc = gw_matcher_init(&m[k++], GW_METRIC_NAME, n->u.sel.name, GW_MATCH_EQ, &err);
 		for (size_t j = 0; rc == 0 && j < n->u.sel.nmatchers; j++)
 			rc = gw_matcher_init(&m[k++], n->u.sel.matchers[j].name, n->u.sel.matchers[j].value,
 					     n->u.sel.matchers[j].op, &err);

@@ -11,7 +11,7 @@
 #include "cmd/cmd.h"
 
 #include "cmd/agent_args.h"
-#include "cmd/agent_history.h"
+#include "agent/history.h"
 #include "collect/hpcjob.h"
 #include "collect/sampler.h"
 #include "export/expo_cache.h"

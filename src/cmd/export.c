@@ -116,7 +116,7 @@ int gw_cmd_export(int argc, char **argv, const struct gw_cli *cli)
 	size_t nm = 0;
 	int rc = 0;
 	if (sel->u.sel.name)
-		rc = gw_matcher_init(&m[nm++], GW_METRIC_NAME, sel->u.sel.name, GW_PQ_EQ, &err);
+		rc = gw_matcher_init(&m[nm++], GW_METRIC_NAME, sel->u.sel.name, GW_MATCH_EQ, &err);
 	for (size_t i = 0; rc == 0 && i < sel->u.sel.nmatchers && nm < 17; i++)
 		rc = gw_matcher_init(&m[nm++], sel->u.sel.matchers[i].name, sel->u.sel.matchers[i].value,
 				     sel->u.sel.matchers[i].op, &err);

@@ -7,10 +7,10 @@
 #include "cmd/cmd.h"
 
 #include "core/arena.h"
-#include "promql/labels.h"
+#include "model/labels.h"
 
-#include "store/import_om.h"
-#include "store/import_smi.h"
+#include "ingest/import_om.h"
+#include "ingest/import_smi.h"
 #include "store/tsdb.h"
 
 #include <ctype.h>

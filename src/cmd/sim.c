@@ -24,9 +24,9 @@
 #include "cmd/cmd.h"
 
 #include "api/prom_api.h"
-#include "cmd/agent_history.h"
+#include "agent/history.h"
 #include "collect/sampler.h"
-#include "promql/match.h"
+#include "model/match.h"
 #include "store/tsdb.h"
 
 #include <dlfcn.h>
@@ -339,9 +339,9 @@ static long count_series(struct gw_tsdb *db, const struct rec_args *o, int64_t m
 			 int64_t *newest, struct gw_err *err)
 {
 	struct gw_matcher m[2];
-	if (gw_matcher_init(&m[0], "instance", o->instance, GW_PQ_EQ, err) != 0)
+	if (gw_matcher_init(&m[0], "instance", o->instance, GW_MATCH_EQ, err) != 0)
 		return -1;
-	if (gw_matcher_init(&m[1], "job", o->job, GW_PQ_EQ, err) != 0) {
+	if (gw_matcher_init(&m[1], "job", o->job, GW_MATCH_EQ, err) != 0) {
 		gw_matcher_release(&m[0]);
 		return -1;
 	}
@@ -357,7 +357,7 @@ static long count_series(struct gw_tsdb *db, const struct rec_args *o, int64_t m
 		int rc = 0;
 		for (size_t i = 0; i < set.s[0].labels.n && nm < 16 && !rc; i++)
 			if ((rc = gw_matcher_init(&one[nm], set.s[0].labels.p[i].name,
-						  set.s[0].labels.p[i].value, GW_PQ_EQ, err)) == 0)
+						  set.s[0].labels.p[i].value, GW_MATCH_EQ, err)) == 0)
 				nm++;
 		struct gw_series_set got = {NULL, 0};
 		if (!rc && q.select(q.ctx, one, nm, mint, maxt, &a, &got, err) == 0 && got.n && got.s[0].n)

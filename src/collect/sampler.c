@@ -1,8 +1,8 @@
 #include "collect/sampler.h"
 
-#include "collect/dsamples.h"
-#include "collect/gpm.h"
 #include "collect/workers.h"
+#include "nvml/dsamples.h"
+#include "nvml/gpm.h"
 #include "fields/fields_table.h"
 
 #include <errno.h>

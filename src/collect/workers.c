@@ -1,7 +1,7 @@
 #include "collect/workers.h"
 
-#include "collect/dsamples.h"
-#include "collect/gpm.h"
+#include "nvml/dsamples.h"
+#include "nvml/gpm.h"
 #include "fields/fields_table.h"
 
 #include <errno.h>

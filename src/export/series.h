@@ -13,7 +13,7 @@
 #define GW_EXPORT_SERIES_H
 
 #include "fields/fields_table.h"
-#include "promql/labels.h"
+#include "model/labels.h"
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
  * hostname, then the metrics gpuwatch keeps that --query-gpu does not have
  * (GW_FL_NOSMI: energy, PCIe replays and throughput, BAR1).
  */
-#include "collect/dsamples.h"
-#include "collect/gpm.h"
+#include "nvml/dsamples.h"
+#include "nvml/gpm.h"
 #include "fields/fields_rows.h"
 
 /* A power-smoothing value: no NVML source declared, printed [N/A]. */

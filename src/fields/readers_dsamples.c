@@ -5,7 +5,7 @@
  * Without a running sampler, on drivers without nvmlDeviceGetSamples, or
  * for kinds the GPU does not sample, they are not available.
  */
-#include "collect/dsamples.h"
+#include "nvml/dsamples.h"
 #include "fields/fields_table.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
  * NVML call. Without a running sampler, or on GPUs without GPM, they are
  * not available.
  */
-#include "collect/gpm.h"
+#include "nvml/gpm.h"
 #include "fields/fields_table.h"
 
 void gw_rd_gpm(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)

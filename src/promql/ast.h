@@ -15,6 +15,7 @@
 #define GW_PROMQL_AST_H
 
 #include "core/err.h"
+#include "model/match.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -50,12 +51,11 @@ enum gw_pq_kind {
 	GW_PQ_PAREN,
 };
 
-enum gw_pq_match_op { GW_PQ_EQ, GW_PQ_NEQ, GW_PQ_RE, GW_PQ_NRE };
 
 struct gw_pq_matcher {
 	char *name;
 	char *value;
-	enum gw_pq_match_op op;
+	enum gw_match_op op;
 };
 
 /* Binary operators, in the order of the token table. */

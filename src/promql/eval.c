@@ -12,14 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-double gw_stale_nan(void)
-{
-	uint64_t b = GW_STALE_NAN_BITS;
-	double v;
-	memcpy(&v, &b, sizeof(v));
-	return v;
-}
-
 int ev_fail(struct ev *e, int code, const char *fmt, ...)
 {
 	if (e->rc)
@@ -163,7 +155,7 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 	size_t k = 0;
 	int rc = 0;
 	if (vs->u.sel.name)
-		rc = gw_matcher_init(&m[k++], GW_METRIC_NAME, vs->u.sel.name, GW_PQ_EQ, e->err);
+		rc = gw_matcher_init(&m[k++], GW_METRIC_NAME, vs->u.sel.name, GW_MATCH_EQ, e->err);
 	for (size_t i = 0; i < vs->u.sel.nmatchers && rc == 0; i++) {
 		const struct gw_pq_matcher *pm = &vs->u.sel.matchers[i];
 		rc = gw_matcher_init(&m[k++], pm->name, pm->value, pm->op, e->err);
@@ -234,10 +226,10 @@ int ev_sel_agg(const struct ev *e, const struct gw_pq_node *vs)
 static int tier_agg_of(enum gw_pq_func_id id)
 {
 	switch (id) {
-	case GW_PQ_F_MIN_OVER_TIME: return GW_PQ_TIER_MIN;
-	case GW_PQ_F_MAX_OVER_TIME: return GW_PQ_TIER_MAX;
-	case GW_PQ_F_SUM_OVER_TIME: return GW_PQ_TIER_SUM;
-	case GW_PQ_F_COUNT_OVER_TIME: return GW_PQ_TIER_COUNT;
+	case GW_PQ_F_MIN_OVER_TIME: return GW_TIER_MIN;
+	case GW_PQ_F_MAX_OVER_TIME: return GW_TIER_MAX;
+	case GW_PQ_F_SUM_OVER_TIME: return GW_TIER_SUM;
+	case GW_PQ_F_COUNT_OVER_TIME: return GW_TIER_COUNT;
 	default: return -1;
 	}
 }
@@ -261,7 +253,7 @@ static int prepare(struct ev *e, const struct gw_pq_node *n, int64_t tmin, int64
 	case GW_PQ_VECTOR_SEL: {
 		int64_t lo = ev_ref_time(e, n->u.sel.at, n->u.sel.at_ms, tmin, n->u.sel.offset_ms);
 		int64_t hi = ev_ref_time(e, n->u.sel.at, n->u.sel.at_ms, tmax, n->u.sel.offset_ms);
-		return select_series(e, n, lo - e->lookback, hi, tier ? GW_PQ_TIER_LAST : -1, 0);
+		return select_series(e, n, lo - e->lookback, hi, tier ? GW_TIER_LAST : -1, 0);
 	}
 	case GW_PQ_MATRIX_SEL:
 		return prepare_matrix(e, n, tmin, tmax, -1);

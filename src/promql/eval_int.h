@@ -18,7 +18,7 @@ struct pq_val {
 struct sel_cache {
 	const struct gw_pq_node *node; /* a VECTOR_SEL */
 	struct gw_series_set set;
-	int agg; /* enum gw_pq_tier_agg when read from a tier, -1 raw */
+	int agg; /* enum gw_tier_agg when read from a tier, -1 raw */
 	bool *stale; /* per series: holds a staleness marker (range windows must drop them) */
 	long *cur;   /* per series, 2 each: the last answers of the two searches (-2: none) */
 };
@@ -100,7 +100,7 @@ int ev_sig_round(struct ev *e);
 const char *ev_memo_key(struct ev *e, const struct gw_pq_node *n, const struct gw_labels *l, size_t *len,
 			const char *(*make)(struct ev *, const struct gw_pq_node *, const struct gw_labels *, size_t *));
 
-/* How the selector's series were read: enum gw_pq_tier_agg, or -1 for raw samples. */
+/* How the selector's series were read: enum gw_tier_agg, or -1 for raw samples. */
 int ev_sel_agg(const struct ev *e, const struct gw_pq_node *vs);
 
 int ev_fail(struct ev *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -341,7 +341,7 @@ static void slide_windows(struct ev *e, struct ev_slide *sl, const struct sel_ca
 {
 	const struct gw_pq_node *m = sl->node->u.call.args[0], *vs = m->u.range.vs;
 	enum gw_pq_func_id id = sl->node->u.call.func->id;
-	struct rng r = {.range_ms = m->u.range.range_ms, .counts = ce->agg == GW_PQ_TIER_COUNT};
+	struct rng r = {.range_ms = m->u.range.range_ms, .counts = ce->agg == GW_TIER_COUNT};
 	for (size_t i = 0; i < ce->set.n; i++) {
 		const struct gw_series *s = &ce->set.s[i];
 		size_t lo = 0, hi = 0; /* the window [lo, hi) */
@@ -509,7 +509,7 @@ int ev_call_range(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct p
 	struct rng r = {.ts = ts, .arg = a1.scalar, .arg2 = a2.scalar};
 	matrix_arg_times(e, n->u.call.args[mi], ts, &r.range_ms, &r.range_end);
 	const struct gw_pq_node *ma = n->u.call.args[mi];
-	r.counts = ma->kind == GW_PQ_MATRIX_SEL && ev_sel_agg(e, ma->u.range.vs) == GW_PQ_TIER_COUNT;
+	r.counts = ma->kind == GW_PQ_MATRIX_SEL && ev_sel_agg(e, ma->u.range.vs) == GW_TIER_COUNT;
 	struct vbuild b = {0};
 	if (f->id == GW_PQ_F_ABSENT_OVER_TIME) {
 		out->type = GW_PQ_T_VECTOR;
@@ -544,7 +544,7 @@ int ev_absent_labels(struct ev *e, const struct gw_pq_node *arg, int64_t ts, str
 	if (arg->kind == GW_PQ_VECTOR_SEL) {
 		for (size_t i = 0; i < arg->u.sel.nmatchers; i++) {
 			const struct gw_pq_matcher *m = &arg->u.sel.matchers[i];
-			if (m->op != GW_PQ_EQ || strcmp(m->name, GW_METRIC_NAME) == 0)
+			if (m->op != GW_MATCH_EQ || strcmp(m->name, GW_METRIC_NAME) == 0)
 				continue;
 			bool dup = false;
 			for (size_t j = 0; j < arg->u.sel.nmatchers; j++)

@@ -60,16 +60,16 @@ static bool matchers(struct parser *p, struct gw_pq_node *vs)
 		pq_next(p);
 		switch (p->tok.kind) {
 		case TK_ASSIGN:
-			m.op = GW_PQ_EQ;
+			m.op = GW_MATCH_EQ;
 			break;
 		case TK_NEQ:
-			m.op = GW_PQ_NEQ;
+			m.op = GW_MATCH_NEQ;
 			break;
 		case TK_RE:
-			m.op = GW_PQ_RE;
+			m.op = GW_MATCH_RE;
 			break;
 		case TK_NRE:
-			m.op = GW_PQ_NRE;
+			m.op = GW_MATCH_NRE;
 			break;
 		default:
 			free(m.name);
@@ -117,13 +117,13 @@ static bool selector_valid(struct parser *p, struct gw_pq_node *vs)
 		const struct gw_pq_matcher *m = &vs->u.sel.matchers[i];
 		bool matches_empty;
 		switch (m->op) {
-		case GW_PQ_EQ:
+		case GW_MATCH_EQ:
 			matches_empty = m->value[0] == '\0';
 			break;
-		case GW_PQ_NEQ:
+		case GW_MATCH_NEQ:
 			matches_empty = m->value[0] != '\0';
 			break;
-		case GW_PQ_RE: /* approximations that hold for the common patterns */
+		case GW_MATCH_RE: /* approximations that hold for the common patterns */
 			matches_empty = m->value[0] == '\0' || strcmp(m->value, ".*") == 0 ||
 					strcmp(m->value, ".?") == 0;
 			break;

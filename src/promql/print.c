@@ -92,7 +92,7 @@ static void modifiers(struct gw_buf *b, int64_t offset, enum gw_pq_at at, int64_
 	}
 }
 
-static const char *match_op(enum gw_pq_match_op op)
+static const char *match_op(enum gw_match_op op)
 {
 	static const char *const s[] = {"=", "!=", "=~", "!~"};
 	return s[op];

@@ -12,7 +12,7 @@
 #ifndef GW_STORE_MEMSTORE_H
 #define GW_STORE_MEMSTORE_H
 
-#include "promql/engine.h"
+#include "model/storage.h"
 
 struct gw_memstore;
 

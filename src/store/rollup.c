@@ -1,7 +1,7 @@
 #include "store/rollup.h"
 
 #include "core/err.h"
-#include "promql/engine.h"
+#include "model/storage.h"
 #include "store/bits.h"
 #include "store/codec.h"
 

@@ -38,7 +38,7 @@ struct gw_bucket {
 	uint64_t count;       /* how many those are */
 };
 
-/* What a tiered selection asks for (the same order as engine.h's gw_pq_tier_agg). */
+/* What a tiered selection asks for (the same order as engine.h's gw_tier_agg). */
 enum gw_rollup_agg { GW_AGG_LAST, GW_AGG_MIN, GW_AGG_MAX, GW_AGG_SUM, GW_AGG_COUNT };
 
 /* The bucket index of time t at resolution res: floor(t / res). */

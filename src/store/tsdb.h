@@ -50,7 +50,7 @@
 
 #include "core/arena.h"
 #include "core/err.h"
-#include "promql/engine.h"
+#include "model/storage.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -40,7 +40,7 @@
 
 #include "core/buf.h"
 #include "core/arena.h"
-#include "promql/labels.h"
+#include "model/labels.h"
 #include "store/tsdb.h"
 
 #include <pthread.h>
@@ -117,7 +117,7 @@ struct ts_hslot {
  * (NULL: the shared querier of gw_tsdb_querier, which warns nobody). */
 struct ts_qctx {
 	struct gw_tsdb *db;
-	struct gw_pq_warnings *w;
+	struct gw_warnings *w;
 };
 
 struct gw_tsdb {

@@ -82,7 +82,7 @@ static bool matches(const struct ts_series *s, const struct gw_matcher *m, size_
 static int candidates(struct gw_tsdb *db, const struct gw_matcher *m, size_t nm, size_t **out, size_t *n)
 {
 	for (size_t j = 0; j < nm; j++) {
-		if (m[j].op != GW_PQ_EQ || strcmp(m[j].name, GW_METRIC_NAME) != 0 || !m[j].value[0])
+		if (m[j].op != GW_MATCH_EQ || strcmp(m[j].name, GW_METRIC_NAME) != 0 || !m[j].value[0])
 			continue;
 		size_t *r, cnt, k = 0;
 		int rc = ts_index_name(db, m[j].value, &r, &cnt);
@@ -160,7 +160,7 @@ struct reader {
 	 * tell(): chunks failing their CRC or decoding, rows whose count was
 	 * wrong (read in full all the same), SQLite's error if a damaged page
 	 * ended the series' rows early. */
-	struct gw_pq_warnings *w;
+	struct gw_warnings *w;
 	size_t bad_crc, bad_code, bad_count;
 	char broken[160];
 };
@@ -172,11 +172,11 @@ static void reader_init(struct reader *r, const struct ts_qctx *qc)
 	r->w = qc->w;
 }
 
-static void warn(struct gw_pq_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct gw_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void warn(struct gw_pq_warnings *w, const char *fmt, ...)
+static void warn(struct gw_warnings *w, const char *fmt, ...)
 {
-	char m[GW_PQ_WARN_LEN];
+	char m[GW_WARN_LEN];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof(m), fmt, ap);
@@ -184,7 +184,7 @@ static void warn(struct gw_pq_warnings *w, const char *fmt, ...)
 	for (size_t i = 0; i < w->n; i++)
 		if (strcmp(w->msg[i], m) == 0)
 			return;
-	if (w->n == GW_PQ_WARN_MAX)
+	if (w->n == GW_WARN_MAX)
 		w->more++;
 	else
 		memcpy(w->msg[w->n++], m, sizeof(m));
@@ -829,7 +829,7 @@ static int tsdb_series(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 	return rc;
 }
 
-static int tsdb_with_warnings(void *ctx, struct gw_pq_warnings *w, struct gw_arena *arena, struct gw_querier *out)
+static int tsdb_with_warnings(void *ctx, struct gw_warnings *w, struct gw_arena *arena, struct gw_querier *out)
 {
 	const struct ts_qctx *qc = ctx;
 	struct ts_qctx *c = gw_arena_alloc(arena, sizeof(*c));

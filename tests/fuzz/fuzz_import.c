@@ -11,8 +11,8 @@
  */
 #include "fuzz.h"
 
-#include "store/import_om.h"
-#include "store/import_smi.h"
+#include "ingest/import_om.h"
+#include "ingest/import_smi.h"
 
 struct sink {
 	size_t samples;

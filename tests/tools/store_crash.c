@@ -44,7 +44,7 @@ static int refs(struct gw_tsdb *db, uint64_t *ref)
 static int64_t resume_at(struct gw_tsdb *db)
 {
 	struct gw_matcher m;
-	gw_matcher_init(&m, "__name__", "crash", GW_PQ_EQ, NULL);
+	gw_matcher_init(&m, "__name__", "crash", GW_MATCH_EQ, NULL);
 	struct gw_querier q = gw_tsdb_querier(db);
 	struct gw_arena a;
 	gw_arena_init(&a, (size_t)1 << 32);
@@ -101,7 +101,7 @@ static int checker(const char *dir, int64_t want)
 	if (open_store(dir, &db, -1) != 0)
 		return 1;
 	struct gw_matcher m;
-	gw_matcher_init(&m, "__name__", "crash", GW_PQ_EQ, NULL);
+	gw_matcher_init(&m, "__name__", "crash", GW_MATCH_EQ, NULL);
 	struct gw_querier q = gw_tsdb_querier(db);
 	struct gw_arena a;
 	gw_arena_init(&a, (size_t)1 << 32);

@@ -1,6 +1,6 @@
 /* The agent's exposition: counters CSV, DCGM label order, native families, sampler frames.
  * Driver sample buffers and NVML failure counting: test_agent_nvml.c. */
-#include "collect/dsamples.h"
+#include "nvml/dsamples.h"
 #include "collect/sampler.h"
 #include "export/expo_cache.h"
 #include "export/gpu_metrics.h"

@@ -5,7 +5,7 @@
  * history stores what /metrics shows, every frame of it, however briefly
  * a job lasts. The mapping module itself: test_hpcjob.c.
  */
-#include "cmd/agent_history.h"
+#include "agent/history.h"
 #include "collect/sampler.h"
 #include "export/gpu_metrics.h"
 #include "harness.h"
@@ -175,7 +175,7 @@ static size_t stored(struct agent_history *h, const char *const *kv)
 	struct gw_matcher m[8];
 	size_t nm = 0;
 	for (; kv[2 * nm]; nm++)
-		gw_matcher_init(&m[nm], kv[2 * nm], kv[2 * nm + 1], GW_PQ_EQ, NULL);
+		gw_matcher_init(&m[nm], kv[2 * nm], kv[2 * nm + 1], GW_MATCH_EQ, NULL);
 	struct gw_querier q = gw_tsdb_querier(h->db);
 	struct gw_arena a;
 	gw_arena_init(&a, 1 << 26);

@@ -1,5 +1,5 @@
 /* The sampler's driver-side work: the sample buffers drained per tick, and NVML failures counted and logged. */
-#include "collect/dsamples.h"
+#include "nvml/dsamples.h"
 #include "collect/sampler.h"
 #include "export/gpu_metrics.h"
 #include "fields/fields_table.h"

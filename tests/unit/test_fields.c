@@ -1,6 +1,6 @@
 /* The field table: names and aliases against nvidia-smi's, formatting of
  * every format kind and state, readers against a fake NVML, cost. */
-#include "collect/dsamples.h"
+#include "nvml/dsamples.h"
 #include "fields/fields_table.h"
 #include "harness.h"
 #include "nvml/tally.h"

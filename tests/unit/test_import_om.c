@@ -1,6 +1,6 @@
 /* Importing OpenMetrics text: time stamps in range, each label once. */
 #include "harness.h"
-#include "store/import_om.h"
+#include "ingest/import_om.h"
 
 #include <math.h>
 

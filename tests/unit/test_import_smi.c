@@ -1,6 +1,7 @@
 /* Importing nvidia-smi CSV logs: headers, units, blocks, mess, bad lines. */
 #include "harness.h"
-#include "store/import_smi.h"
+#include "ingest/import_smi.h"
+#include "promql/engine.h"
 #include "store/memstore.h"
 
 #include <stdlib.h>

@@ -64,7 +64,7 @@ static struct gw_series_set select_name(struct gw_tsdb *db, const char *name, in
 					struct gw_arena *a)
 {
 	struct gw_matcher m;
-	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", name, GW_PQ_EQ, NULL), 0);
+	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", name, GW_MATCH_EQ, NULL), 0);
 	struct gw_querier q = gw_tsdb_querier(db);
 	struct gw_series_set set = {0};
 	struct gw_err err = {0};
@@ -592,10 +592,10 @@ static void test_migrates_format_1(void)
 static size_t tier_samples(struct gw_tsdb *db, const char *name, struct gw_arena *a)
 {
 	struct gw_matcher m;
-	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", name, GW_PQ_EQ, NULL), 0);
+	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", name, GW_MATCH_EQ, NULL), 0);
 	struct gw_querier q = gw_tsdb_querier(db);
 	struct gw_series_set set = {0};
-	CHECK_INT_EQ(q.select_tier(q.ctx, &m, 1, 0, INT64_MAX, 60000, GW_PQ_TIER_MAX, a, &set, NULL), 0);
+	CHECK_INT_EQ(q.select_tier(q.ctx, &m, 1, 0, INT64_MAX, 60000, GW_TIER_MAX, a, &set, NULL), 0);
 	gw_matcher_release(&m);
 	return set.n == 1 ? set.s[0].n : 0;
 }

@@ -65,12 +65,12 @@ static int sql_exec(const char *sql)
 }
 
 /* Samples of "c" over everything, with the query's warnings in *w. */
-static size_t count_c(struct gw_tsdb *db, struct gw_pq_warnings *w)
+static size_t count_c(struct gw_tsdb *db, struct gw_warnings *w)
 {
 	struct gw_arena a;
 	gw_arena_init(&a, 1 << 28);
 	struct gw_matcher m;
-	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", "c", GW_PQ_EQ, NULL), 0);
+	CHECK_INT_EQ(gw_matcher_init(&m, "__name__", "c", GW_MATCH_EQ, NULL), 0);
 	struct gw_querier q = gw_tsdb_querier(db);
 	CHECK(q.with_warnings != NULL);
 	CHECK_INT_EQ(q.with_warnings(q.ctx, w, &a, &q), 0);
@@ -118,7 +118,7 @@ static void check_moved_aside(const char *why_part)
 	snprintf(side, sizeof(side), "%s-wal", st.moved_to);
 	CHECK_INT_EQ(files_like(GW_TSDB_FILE ".corrupt-"), access(side, F_OK) == 0 ? 3 : 1);
 	CHECK_INT_EQ(st.series, 0);
-	struct gw_pq_warnings w = {0};
+	struct gw_warnings w = {0};
 	CHECK_INT_EQ(count_c(db, &w), 0);
 	/* the fresh store takes samples and keeps them */
 	struct gw_lpair l[] = {{"__name__", "c"}, {"gpu", "0"}};
@@ -189,7 +189,7 @@ static void test_damaged_chunk_warns(void)
 	gw_tsdb_status(db, &st);
 	CHECK_STR_EQ(st.moved_to, "");
 	CHECK_INT_EQ(st.corrupt_chunks, 1);
-	struct gw_pq_warnings w = {0};
+	struct gw_warnings w = {0};
 	CHECK_INT_EQ(count_c(db, &w), 900);
 	CHECK_INT_EQ(w.n, 1);
 	CHECK_STR_EQ(w.msg[0], "store: 1 chunks of series {__name__=\"c\",gpu=\"0\"} skipped: crc mismatch");
@@ -210,7 +210,7 @@ static void test_damaged_count(void)
 	gw_tsdb_status(db, &st);
 	CHECK_STR_EQ(st.moved_to, "");
 	CHECK_INT_EQ(st.corrupt_chunks, 4);
-	struct gw_pq_warnings w = {0};
+	struct gw_warnings w = {0};
 	CHECK_INT_EQ(count_c(db, &w), 1000);
 	CHECK_INT_EQ(w.n, 1);
 	CHECK_STR_EQ(w.msg[0], "store: 4 chunks of series {__name__=\"c\",gpu=\"0\"} have a damaged sample count");

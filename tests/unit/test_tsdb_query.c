@@ -4,6 +4,7 @@
  * values, series listing, and queries running while a thread appends.
  */
 #include "harness.h"
+#include "promql/engine.h"
 #include "store/memstore.h"
 #include "store/tsdb.h"
 
@@ -301,7 +302,7 @@ static void test_labels_and_series(void)
 		CHECK_STR_EQ(v[2], "gpu");
 	}
 	struct gw_matcher m;
-	CHECK_INT_EQ(gw_matcher_init(&m, "gpu", "[12]", GW_PQ_RE, NULL), 0);
+	CHECK_INT_EQ(gw_matcher_init(&m, "gpu", "[12]", GW_MATCH_RE, NULL), 0);
 	CHECK_INT_EQ(gw_tsdb_label_values(db, "__name__", &m, 1, 0, INT64_MAX, &a, &v, &n, NULL), 0);
 	CHECK_INT_EQ(n, 3);
 	if (n == 3)
@@ -332,8 +333,8 @@ static void test_labels_and_series(void)
 	CHECK_INT_EQ(gw_tsdb_series(db, l2, 3, &ref), 0);
 	CHECK_INT_EQ(gw_tsdb_append(db, ref, 7000000, 2), 0);
 	struct gw_matcher nm[2];
-	CHECK_INT_EQ(gw_matcher_init(&nm[0], "__name__", "DCGM_FI_DEV_GPU_UTIL", GW_PQ_EQ, NULL), 0);
-	CHECK_INT_EQ(gw_matcher_init(&nm[1], "Hostname", "node1", GW_PQ_NEQ, NULL), 0);
+	CHECK_INT_EQ(gw_matcher_init(&nm[0], "__name__", "DCGM_FI_DEV_GPU_UTIL", GW_MATCH_EQ, NULL), 0);
+	CHECK_INT_EQ(gw_matcher_init(&nm[1], "Hostname", "node1", GW_MATCH_NEQ, NULL), 0);
 	CHECK_INT_EQ(q.series(q.ctx, nm, 1, 0, INT64_MAX, &a, &set, NULL), 0);
 	CHECK_INT_EQ(set.n, 5);
 	CHECK_INT_EQ(q.series(q.ctx, nm, 2, 0, INT64_MAX, &a, &set, NULL), 0);
@@ -341,7 +342,7 @@ static void test_labels_and_series(void)
 	if (set.n == 1)
 		CHECK_STR_EQ(gw_labels_get(&set.s[0].labels, "gpu"), "7");
 	gw_matcher_release(&nm[0]);
-	CHECK_INT_EQ(gw_matcher_init(&nm[0], "__name__", "DCGM_FI_DEV_GPU_UTILX", GW_PQ_EQ, NULL), 0);
+	CHECK_INT_EQ(gw_matcher_init(&nm[0], "__name__", "DCGM_FI_DEV_GPU_UTILX", GW_MATCH_EQ, NULL), 0);
 	CHECK_INT_EQ(q.series(q.ctx, nm, 1, 0, INT64_MAX, &a, &set, NULL), 0);
 	CHECK_INT_EQ(set.n, 0);
 	gw_matcher_release(&nm[0]);
@@ -382,7 +383,7 @@ static void *querier(void *arg)
 {
 	struct conc *c = arg;
 	struct gw_matcher m;
-	gw_matcher_init(&m, "__name__", "conc", GW_PQ_EQ, NULL);
+	gw_matcher_init(&m, "__name__", "conc", GW_MATCH_EQ, NULL);
 	struct gw_querier q = gw_tsdb_querier(c->db);
 	while (!atomic_load(&c->done)) {
 		struct gw_arena a;
@@ -480,7 +481,7 @@ static void test_still_series_rollups(void)
 	struct gw_querier qr = gw_tsdb_querier(db);
 	for (int k = 0; k < 2; k++) {
 		struct gw_matcher m;
-		CHECK_INT_EQ(gw_matcher_init(&m, "__name__", names[k], GW_PQ_EQ, NULL), 0);
+		CHECK_INT_EQ(gw_matcher_init(&m, "__name__", names[k], GW_MATCH_EQ, NULL), 0);
 		struct gw_arena a;
 		gw_arena_init(&a, 1 << 24);
 		struct gw_series_set set = {0};

@@ -32,8 +32,8 @@
  * lacks the function or the GPU is lost) and gw_dsamples_close() frees it.
  * Threading: one sampler thread per GPU; nothing is allocated per tick.
  */
-#ifndef GW_COLLECT_DSAMPLES_H
-#define GW_COLLECT_DSAMPLES_H
+#ifndef GW_NVML_DSAMPLES_H
+#define GW_NVML_DSAMPLES_H
 
 #include "nvml/tally.h"
 

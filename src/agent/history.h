@@ -1,5 +1,5 @@
 /*
- * agent_history.h - the agent's history: every frame's values stored in the
+ * history.h - the agent's history: every frame's values stored in the
  * embedded store (the same series /metrics exposes, plus instance and job
  * labels), and Prometheus' query API over it, mounted on the agent's server.
  * A GPU with HPC jobs (--hpc-job-mapping-dir) is stored as /metrics shows
@@ -11,8 +11,8 @@
  * frame /metrics can show is stored (it only appends to the store's heads;
  * the store flushes on its own thread); the API handlers run on HTTP threads.
  */
-#ifndef GW_CMD_AGENT_HISTORY_H
-#define GW_CMD_AGENT_HISTORY_H
+#ifndef GW_AGENT_HISTORY_H
+#define GW_AGENT_HISTORY_H
 
 #include "api/prom_api.h"
 #include "collect/sampler.h"

@@ -1,4 +1,4 @@
-#include "collect/dsamples.h"
+#include "nvml/dsamples.h"
 
 #include <stdlib.h>
 #include <string.h>

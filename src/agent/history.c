@@ -1,4 +1,4 @@
-#include "cmd/agent_history.h"
+#include "agent/history.h"
 
 #include "api/json.h"
 #include "export/series.h"

@@ -7,10 +7,10 @@
  * and skipped. Lines are read one at a time (at most 64 KiB each), so memory
  * stays bounded. Threading: none.
  */
-#ifndef GW_STORE_IMPORT_OM_H
-#define GW_STORE_IMPORT_OM_H
+#ifndef GW_INGEST_IMPORT_OM_H
+#define GW_INGEST_IMPORT_OM_H
 
-#include "store/import_smi.h"
+#include "ingest/import_smi.h"
 
 int gw_import_om(FILE *in, const struct gw_import_opts *o, struct gw_import_stats *st, struct gw_err *err);
 

@@ -1,4 +1,4 @@
-#include "store/import_om.h"
+#include "ingest/import_om.h"
 
 #include <ctype.h>
 #include <math.h>

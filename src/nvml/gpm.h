@@ -15,8 +15,8 @@
  * Ownership: gw_gpm_open() allocates gpu->gpm (NULL when unsupported);
  * gw_gpm_close() frees it. Threading: one sampler thread per GPU.
  */
-#ifndef GW_COLLECT_GPM_H
-#define GW_COLLECT_GPM_H
+#ifndef GW_NVML_GPM_H
+#define GW_NVML_GPM_H
 
 #include "nvml/tally.h"
 

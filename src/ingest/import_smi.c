@@ -1,4 +1,4 @@
-#include "store/import_smi.h"
+#include "ingest/import_smi.h"
 
 #include <ctype.h>
 #include <stdlib.h>

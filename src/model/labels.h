@@ -9,8 +9,8 @@
  * match series across binary operators and to group for aggregation.
  * Threading: none.
  */
-#ifndef GW_PROMQL_LABELS_H
-#define GW_PROMQL_LABELS_H
+#ifndef GW_MODEL_LABELS_H
+#define GW_MODEL_LABELS_H
 
 #include "core/arena.h"
 

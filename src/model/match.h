@@ -7,23 +7,24 @@
  * Ownership: caller-embedded; gw_matcher_release frees the compiled regex.
  * Threading: a matcher holds match scratch space; one thread at a time.
  */
-#ifndef GW_PROMQL_MATCH_H
-#define GW_PROMQL_MATCH_H
+#ifndef GW_MODEL_MATCH_H
+#define GW_MODEL_MATCH_H
 
 #include "core/err.h"
-#include "promql/ast.h"
 
 #include <stdbool.h>
+
+enum gw_match_op { GW_MATCH_EQ, GW_MATCH_NEQ, GW_MATCH_RE, GW_MATCH_NRE };
 
 struct gw_matcher {
 	const char *name; /* borrowed */
 	const char *value;
-	enum gw_pq_match_op op;
+	enum gw_match_op op;
 	void *re; /* pcre2_code */
 	void *md; /* pcre2_match_data */
 };
 
-int gw_matcher_init(struct gw_matcher *m, const char *name, const char *value, enum gw_pq_match_op op,
+int gw_matcher_init(struct gw_matcher *m, const char *name, const char *value, enum gw_match_op op,
 		    struct gw_err *err);
 void gw_matcher_release(struct gw_matcher *m);
 bool gw_matcher_matches(const struct gw_matcher *m, const char *v);

@@ -1,4 +1,4 @@
-#include "promql/labels.h"
+#include "model/labels.h"
 
 #include "core/sort.h"
 

@@ -1,5 +1,5 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "promql/match.h"
+#include "model/match.h"
 
 #include <pcre2.h>
 #include <string.h>
@@ -24,14 +24,14 @@ void gw_regex_free(void *re)
 	pcre2_code_free(re);
 }
 
-int gw_matcher_init(struct gw_matcher *m, const char *name, const char *value, enum gw_pq_match_op op,
+int gw_matcher_init(struct gw_matcher *m, const char *name, const char *value, enum gw_match_op op,
 		    struct gw_err *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->name = name;
 	m->value = value;
 	m->op = op;
-	if (op == GW_PQ_RE || op == GW_PQ_NRE) {
+	if (op == GW_MATCH_RE || op == GW_MATCH_NRE) {
 		m->re = gw_regex_compile(value, err);
 		if (!m->re)
 			return GW_EPARSE;
@@ -59,13 +59,13 @@ bool gw_matcher_matches(const struct gw_matcher *m, const char *v)
 	if (!v)
 		v = "";
 	switch (m->op) {
-	case GW_PQ_EQ:
+	case GW_MATCH_EQ:
 		return strcmp(v, m->value) == 0;
-	case GW_PQ_NEQ:
+	case GW_MATCH_NEQ:
 		return strcmp(v, m->value) != 0;
 	default: {
 		int rc = pcre2_match(m->re, (PCRE2_SPTR)v, strlen(v), 0, 0, m->md, NULL);
-		return (rc >= 0) == (m->op == GW_PQ_RE);
+		return (rc >= 0) == (m->op == GW_MATCH_RE);
 	}
 	}
 }

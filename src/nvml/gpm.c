@@ -1,4 +1,4 @@
-#include "collect/gpm.h"
+#include "nvml/gpm.h"
 
 #include <math.h>
 #include <stdlib.h>

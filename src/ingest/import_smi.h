@@ -17,8 +17,8 @@
  * are local time, as nvidia-smi and date print them; set TZ to import logs
  * from another zone. Threading: none.
  */
-#ifndef GW_STORE_IMPORT_SMI_H
-#define GW_STORE_IMPORT_SMI_H
+#ifndef GW_INGEST_IMPORT_SMI_H
+#define GW_INGEST_IMPORT_SMI_H
 
 #include "export/series.h"
 

@@ -9,17 +9,12 @@
 #define GW_API_JSON_H
 
 #include "core/buf.h"
-#include "promql/labels.h"
+#include "model/labels.h"
 
 #include <stdint.h>
 
 void gw_json_str(struct gw_buf *b, const char *s);
 void gw_json_value(struct gw_buf *b, double v);   /* "1.5", "NaN", "+Inf" */
-/*
- * v (finite) as Go's strconv.FormatFloat(v, 'f', -1, 64) writes it, into
- * out (cap ≥ 400 holds any double), NUL not written; returns the length.
- */
-size_t gw_json_format_float(char *out, size_t cap, double v);
 void gw_json_time(struct gw_buf *b, int64_t ms);  /* 1435781451.781 */
 
 /* The same into out, unterminated, returning the length written; out holds

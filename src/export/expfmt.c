@@ -1,5 +1,7 @@
 #include "export/expfmt.h"
 
+#include "model/number.h"
+
 #include "core/err.h"
 
 #include <math.h>
@@ -98,82 +100,11 @@ void gw_expfmt_family(struct gw_expfmt *w, const char *name, const char *help, e
 	puts_(w, "\n");
 }
 
-/* An integral v below 1e15 in magnitude, digit for digit as "%.0f" prints it ("-0" included). */
-static size_t fmt_integral(char *out, double v)
-{
-	bool neg = signbit(v);
-	uint64_t u = (uint64_t)(neg ? -v : v);
-	char rev[24];
-	size_t n = 0, w = 0;
-	do {
-		rev[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (neg)
-		out[w++] = '-';
-	while (n)
-		out[w++] = rev[--n];
-	return w;
-}
-
-static bool round_trips(char *buf, size_t n, int prec, double v, int *len)
-{
-	*len = snprintf(buf, n, "%.*g", prec, v);
-	return strtod(buf, NULL) == v;
-}
-
-/*
- * "%.Ng" for the smallest N from 6 to 17 that reads back as v (17 always
- * does). Most values take 6 or need 16-17 (a measured double), so after 6
- * the precision is bisected: the nearest (N+1)-digit decimal is at least as
- * close to v as the nearest N-digit one (which is among them), so once one
- * reads back every longer one does, as long as the doubles that read back
- * as v lie evenly around it. They do not around a power of two (the next
- * double below is half as far), so those take every N in turn.
- */
-static int fmt_shortest(char *buf, size_t n, double v)
-{
-	int len, exp2;
-	if (round_trips(buf, n, 6, v, &len))
-		return len;
-	if (fabs(frexp(v, &exp2)) == 0.5) {
-		for (int prec = 7; prec < 17; prec++)
-			if (round_trips(buf, n, prec, v, &len))
-				return len;
-		return snprintf(buf, n, "%.17g", v);
-	}
-	int lo = 7, hi = 17;
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (round_trips(buf, n, mid, v, &len))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return snprintf(buf, n, "%.*g", hi, v);
-}
-
-/*
- * Numbers are most of an exposition's bytes and, formatted with printf, most
- * of its cost: integers (bytes, hertz, counts) are written digit by digit;
- * other values take printf's shortest "%.Ng" (N >= 6) that reads back
- * exactly, found in a few tries rather than up to twelve.
- */
+/* Numbers are most of an exposition's bytes: see model/number.h. */
 int gw_expfmt_number(struct gw_buf *b, double v)
 {
-	char tmp[64];
-	int len;
-	if (isnan(v))
-		len = snprintf(tmp, sizeof(tmp), "NaN");
-	else if (isinf(v))
-		len = snprintf(tmp, sizeof(tmp), v > 0 ? "+Inf" : "-Inf");
-	else if (v == floor(v) && fabs(v) < 1e15)
-		len = (int)fmt_integral(tmp, v);
-	else if (v == floor(v))
-		len = snprintf(tmp, sizeof(tmp), "%.17g", v);
-	else
-		len = fmt_shortest(tmp, sizeof(tmp), v);
-	return gw_buf_append(b, tmp, (size_t)len);
+	char tmp[GW_NUM_G_MAX];
+	return gw_buf_append(b, tmp, gw_num_format_g(tmp, v));
 }
 
 static void put_labels(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels)

@@ -7,7 +7,7 @@
 #include "core/sort.h"
 #include "promql/eval_int.h"
 
-#include "api/json.h"
+#include "model/number.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -105,7 +105,7 @@ static void format_value(char *buf, size_t n, double v)
 		snprintf(buf, n, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
-	buf[gw_json_format_float(buf, n, v)] = '\0';
+	buf[gw_num_format_f(buf, n, v)] = '\0';
 }
 
 /*

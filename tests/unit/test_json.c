@@ -3,6 +3,7 @@
  * strconv.FormatFloat(v, 'f', -1, 64) writes them, and time stamps.
  */
 #include "api/json.h"
+#include "model/number.h"
 #include "harness.h"
 
 #include <math.h>
@@ -30,7 +31,7 @@ static int check_one(double v)
 {
 	char want[400], got[400];
 	reference(want, sizeof(want), v);
-	size_t n = gw_json_format_float(got, sizeof(got), v);
+	size_t n = gw_num_format_f(got, sizeof(got), v);
 	got[n] = '\0';
 	if (strcmp(want, got) != 0) {
 		uint64_t bits;
@@ -66,7 +67,7 @@ static void test_known_values(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char got[400];
-		size_t n = gw_json_format_float(got, sizeof(got), cases[i].v);
+		size_t n = gw_num_format_f(got, sizeof(got), cases[i].v);
 		got[n] = '\0';
 		CHECK_STR_EQ(got, cases[i].s);
 	}

@@ -44,6 +44,8 @@ static void usage(FILE *out)
 		"      --query.max-concurrency N   queries run at once (default 4); up to 16*N more\n"
 		"                              wait, beyond that a query is answered 503\n"
 		"      --query.timeout D       longest a query may run, or wait to run (default 2m)\n"
+		"      --query.max-samples N   samples one query may hold in memory: loaded, plus a\n"
+		"                              range query's answer (default 50000000, as Prometheus)\n"
 		"Availability (what one client can take from the others):\n"
 		"      --web.max-connections N      open connections in all (default 1024; lowered to\n"
 		"                              fit the open-file limit)\n"
@@ -150,6 +152,7 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 	 */
 	o->query_concurrency = 4;
 	o->query_timeout_ms = 2 * 60 * 1000; /* Prometheus' default */
+	o->query_max_samples = 50000000;     /* Prometheus' default */
 	o->hpc_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* dcgm-exporter's variable; the option overrides it */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -169,7 +172,7 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--storage.flush-interval") == 0 || strcmp(name, "--hpc-job-mapping-dir") == 0 ||
 			     strcmp(name, "--web.max-connections") == 0 || strcmp(name, "--web.max-connections-per-ip") == 0 ||
 			     strcmp(name, "--web.read-header-timeout") == 0 || strcmp(name, "--query.max-concurrency") == 0 ||
-			     strcmp(name, "--query.timeout") == 0;
+			     strcmp(name, "--query.timeout") == 0 || strcmp(name, "--query.max-samples") == 0;
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -244,6 +247,9 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 				return 2;
 		} else if (strcmp(name, "--query.timeout") == 0) {
 			if (parse_timeout(name, val, false, &o->query_timeout_ms))
+				return 2;
+		} else if (strcmp(name, "--query.max-samples") == 0) {
+			if (parse_count(name, val, 1, 2000000000, &o->query_max_samples))
 				return 2;
 		} else {
 			fprintf(stderr, "gpuwatch agent: unknown option '%s'; see 'gpuwatch agent --help'\n", a);

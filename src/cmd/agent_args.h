@@ -26,6 +26,7 @@ struct agent_args {
 	int64_t read_header_timeout_ms; /* --web.read-header-timeout; 0: none */
 	unsigned int query_concurrency; /* --query.max-concurrency */
 	int64_t query_timeout_ms;       /* --query.timeout */
+	unsigned int query_max_samples; /* --query.max-samples */
 };
 
 /* 0: parsed; 1: --help was shown (exit 0); 2: a bad option, reported on stderr. */

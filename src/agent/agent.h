@@ -1,0 +1,70 @@
+/*
+ * agent.h - the daemon behind `gpuwatch agent`, as a set of parts with one
+ * wiring file (agent.c):
+ *
+ *   sampler (collect/) --frames--> exposition  (expose.c: counters file,
+ *                                               /metrics, one render a frame)
+ *                              `-> history     (history.c: the store and
+ *                                               Prometheus' query API)
+ *
+ * and the HTTP server, whose route table each part contributes to: the
+ * exposition /metrics, the agent /health and its landing page, the history
+ * the query API (on the server's bounded query pool). Parts yet to come
+ * (rules and notifiers, remote_write, health watches) hang off the same
+ * frames and add their routes the same way.
+ *
+ * The caller (cmd/agent.c) parses flags, owns the process (signals, limits,
+ * the exit code) and the NVML binding, and reports errors; the agent logs
+ * what happens while it runs through opts.log.
+ *
+ * Ownership: gw_agent_new() borrows nv and opts' strings for the agent's
+ * life and takes the web config (released by gw_agent_free()). Threading:
+ * new, serve, reload and free from one thread; the parts run their own.
+ */
+#ifndef GW_AGENT_AGENT_H
+#define GW_AGENT_AGENT_H
+
+#include "collect/sampler.h"
+#include "core/err.h"
+#include "http/webcfg.h"
+#include "nvml/binding.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef void (*gw_agent_log_fn)(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct gw_agent_opts {
+	const char *address;  /* host:port to listen on */
+	const char *counters; /* counters file (-f), or NULL: the default set */
+	const char *proc_root; /* --proc-root, or NULL: "/" */
+	const char *hpc_dir;   /* --hpc-job-mapping-dir, or NULL */
+	bool native;           /* the gpuwatch_* families beside DCGM's */
+	struct gw_sampler_opts so; /* attr, nvml_log and hpcjob are filled by the agent */
+	/* history: none with no_history */
+	bool no_history;
+	const char *storage_path, *instance; /* instance NULL: host:port */
+	int64_t retention_ms, flush_interval_ms; /* flush 0: by the sampling interval */
+	uint64_t retention_bytes;
+	/* the server */
+	unsigned int max_conns, max_conns_per_ip; /* per-ip 0: no limit */
+	int64_t read_header_timeout_ms;           /* 0: none */
+	unsigned int query_concurrency;
+	int64_t query_timeout_ms;
+	size_t query_max_samples; /* 0: the engine's default (50 M) */
+	gw_agent_log_fn log;
+};
+
+struct gw_agent;
+
+/* Load the counters, list the GPUs, start sampling and the history. */
+int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *web, const struct gw_agent_opts *o,
+		 struct gw_err *err);
+/* Start serving on opts.address; logs where. */
+int gw_agent_serve(struct gw_agent *a, struct gw_err *err);
+/* Read the counters file again; the old set stays on error. */
+int gw_agent_reload(struct gw_agent *a, struct gw_err *err);
+/* Stop serving, flush the history, stop sampling; NULL is a no-op. */
+void gw_agent_free(struct gw_agent *a);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * agent_int.h - what the agent's parts share (not a public header):
+ * agent.c (wiring, /health, the landing page, the route table) and
+ * expose.c (the counters file and /metrics).
+ */
+#ifndef GW_AGENT_AGENT_INT_H
+#define GW_AGENT_AGENT_INT_H
+
+#include "agent/agent.h"
+#include "agent/history.h"
+#include "collect/cgroup.h"
+#include "collect/hpcjob.h"
+#include "export/counters.h"
+#include "export/expo_cache.h"
+#include "export/gpu_metrics.h"
+#include "http/server.h"
+
+#include <pthread.h>
+
+struct gw_agent {
+	struct gw_agent_opts o;
+	struct gw_nvml *nv;
+	struct gw_gpu *gpus;
+	unsigned int ngpus;
+	struct gw_sampler *sampler;
+	struct gw_hpcjob *hpc;
+	unsigned int interval_ms;
+	/* the exposition (expose.c) */
+	pthread_rwlock_t lock; /* guards counters and metrics against a reload */
+	struct gw_counters *counters;
+	struct gw_metrics metrics;
+	struct gw_expo_cache expo; /* each frame's exposition, rendered once per format */
+	struct gw_webcfg web;          /* empty: plain HTTP, no auth */
+	struct gw_cgroup_src attr_src; /* where process attribution reads from */
+	struct agent_history history;  /* db NULL without history */
+	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
+	struct gw_http_route routes[8 + GW_API_NROUTES]; /* every part's; the server borrows them */
+};
+
+/* expose.c */
+int agent_expose_load(struct gw_agent *a, struct gw_err *err);
+void agent_expose_release(struct gw_agent *a);
+void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp);
+
+#endif

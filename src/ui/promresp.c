@@ -1,62 +1,228 @@
 /*
- * promresp.c - Prometheus API answers into series, checked on the way.
+ * promresp.c - Prometheus API answers into series: held to the size and
+ * depth caps, read by jansson, checked on the way.
  */
 #include "ui/promresp.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A point [seconds, "value"] into *pt; where names it for the message. */
-static int point(const struct gw_jdoc *d, const struct gw_jval *a, struct gw_ui_point *pt, const char *where,
-		 size_t i, struct gw_err *err)
+/*
+ * Deepest nesting of arrays and objects, brackets inside strings skipped.
+ * jansson recurses once per level up to its compiled-in 2048; this keeps
+ * the cap at the 64 the answers' 6 levels need, on any thread's stack, in
+ * one pass that allocates nothing. A text that is not JSON may count wrong
+ * here, but only JSON with more than the cap of open brackets is refused.
+ */
+static int check_depth(const char *s, size_t len, struct gw_err *err)
 {
-	const struct gw_jval *t = gw_jsonread_at(d, a, 0), *v = gw_jsonread_at(d, a, 1);
-	if (!a || a->type != GW_JARR || a->n != 2 || t->type != GW_JNUM || v->type != GW_JSTR)
-		return gw_err_set(err, GW_EPARSE, "result[%zu].%s: expected [seconds, \"value\"]", i, where);
-	if (gw_jsonread_number(v->s, v->len, &pt->v) != 0)
-		return gw_err_set(err, GW_EPARSE, "result[%zu].%s: \"%.40s\" is not a number", i, where, v->s);
-	if (!(fabs(t->num) < 1e15)) /* seconds; beyond this it is no time */
-		return gw_err_set(err, GW_EPARSE, "result[%zu].%s: time out of range", i, where);
-	pt->t_ms = (int64_t)llround(t->num * 1000.0);
+	unsigned int depth = 0;
+	for (size_t i = 0; i < len; i++) {
+		switch (s[i]) {
+		case '"':
+			for (i++; i < len && s[i] != '"'; i++)
+				i += s[i] == '\\';
+			break;
+		case '[':
+		case '{':
+			if (++depth > GW_UI_PROMRESP_DEPTH_MAX)
+				return gw_err_set(err, GW_ERANGE, "JSON nested deeper than %u at byte %zu",
+						  GW_UI_PROMRESP_DEPTH_MAX, i);
+			break;
+		case ']':
+		case '}':
+			depth -= depth > 0;
+			break;
+		default:
+			break;
+		}
+	}
 	return 0;
 }
 
-static int check_labels(const struct gw_jdoc *d, const struct gw_jval *m, size_t i, struct gw_err *err)
+/*
+ * jansson's error as ours. A text cut short says so: an answer cut off by
+ * a peer or a proxy is the usual way one goes bad, and the user should read
+ * it as that. jansson calls the end "premature" when it comes between
+ * tokens or inside a string; when it comes inside a number, a literal or an
+ * escape, the lexer refuses the token the end left ("invalid token near
+ * '1796.'"), which the parser's errors ("']' expected near '2'") are not.
+ */
+static int json_fail(const json_error_t *je, size_t len, struct gw_err *err)
 {
-	if (!m || m->type != GW_JOBJ)
+	enum json_error_code code = json_error_code(je);
+	size_t pos = je->position > 0 ? (size_t)je->position : 0;
+	if (code == json_error_out_of_memory)
+		return gw_err_set(err, GW_ENOMEM, "JSON: out of memory for %zu bytes", len);
+	if (code == json_error_stack_overflow) /* not reached: check_depth holds it far lower */
+		return gw_err_set(err, GW_ERANGE, "JSON nested too deep at byte %zu", pos);
+	bool cut = pos >= len && (code == json_error_premature_end_of_input ||
+				  (code == json_error_invalid_syntax && !strstr(je->text, "expected")));
+	if (cut)
+		return gw_err_set(err, GW_EPARSE, "JSON ends early at byte %zu (truncated?): %s", len,
+				  je->text);
+	/* jansson's position is just past the token it could not take */
+	return gw_err_set(err, GW_EPARSE, "bad JSON at byte %zu: %s", pos ? pos - 1 : 0, je->text);
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Length of the JSON number at s (max n bytes); 0 when there is none. */
+static size_t number_len(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (i < n && s[i] == '-')
+		i++;
+	if (i < n && s[i] == '0')
+		i++;
+	else if (i < n && is_digit(s[i]))
+		while (i < n && is_digit(s[i]))
+			i++;
+	else
+		return 0;
+	if (i < n && s[i] == '.') {
+		if (++i >= n || !is_digit(s[i]))
+			return 0;
+		while (i < n && is_digit(s[i]))
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i >= n || !is_digit(s[i]))
+			return 0;
+		while (i < n && is_digit(s[i]))
+			i++;
+	}
+	return i;
+}
+
+/* Powers of ten a double holds exactly. */
+static const double pow10_exact[] = {1e0,  1e1,	 1e2,  1e3,  1e4,  1e5,	 1e6,  1e7,  1e8,  1e9,	 1e10, 1e11,
+				     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static double scale10(double m, long e)
+{
+	/* m < 2^53 and |e| <= 22: one correctly rounded operation */
+	while (e > 22) {
+		m *= 1e22;
+		e -= 22;
+	}
+	while (e < -22) {
+		m /= 1e22;
+		e += 22;
+	}
+	return e >= 0 ? m * pow10_exact[e] : m / pow10_exact[-e];
+}
+
+int gw_ui_promresp_value(const char *s, size_t len, double *out)
+{
+	static const struct {
+		const char *word;
+		double v;
+	} words[] = {{"NaN", __builtin_nan("")},
+		     {"+Inf", __builtin_inf()},
+		     {"Inf", __builtin_inf()},
+		     {"-Inf", -__builtin_inf()}};
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (strlen(words[k].word) == len && memcmp(s, words[k].word, len) == 0) {
+			*out = words[k].v;
+			return 0;
+		}
+	if (len == 0 || number_len(s, len) != len)
+		return GW_EPARSE;
+	size_t i = 0;
+	bool neg = s[0] == '-';
+	i += neg;
+	uint64_t m = 0;
+	long e = 0;
+	int digits = 0;
+	bool frac = false;
+	for (; i < len && (is_digit(s[i]) || s[i] == '.'); i++) {
+		if (s[i] == '.') {
+			frac = true;
+			continue;
+		}
+		if (digits < 19) {
+			m = m * 10 + (uint64_t)(s[i] - '0');
+			digits += m > 0;
+			e -= frac;
+		} else if (!frac) {
+			e++; /* a digit past what a uint64 holds: only its magnitude counts */
+		}
+	}
+	if (i < len) { /* exponent */
+		i++;
+		bool eneg = s[i] == '-';
+		i += s[i] == '-' || s[i] == '+';
+		long x = 0;
+		for (; i < len; i++)
+			if (x < 100000)
+				x = x * 10 + (s[i] - '0');
+		e += eneg ? -x : x;
+	}
+	double v = m == 0 ? 0.0 : scale10((double)m, e);
+	*out = neg ? -v : v;
+	return 0;
+}
+
+/* A point [seconds, "value"] into *pt; where names it for the message. */
+static int point(const json_t *a, struct gw_ui_point *pt, const char *where, size_t i, struct gw_err *err)
+{
+	const json_t *t = json_array_get(a, 0), *v = json_array_get(a, 1);
+	if (!json_is_array(a) || json_array_size(a) != 2 || !json_is_number(t) || !json_is_string(v))
+		return gw_err_set(err, GW_EPARSE, "result[%zu].%s: expected [seconds, \"value\"]", i, where);
+	if (gw_ui_promresp_value(json_string_value(v), json_string_length(v), &pt->v) != 0)
+		return gw_err_set(err, GW_EPARSE, "result[%zu].%s: \"%.40s\" is not a number", i, where,
+				  json_string_value(v));
+	double secs = json_number_value(t);
+	if (!(fabs(secs) < 1e15)) /* seconds; beyond this it is no time */
+		return gw_err_set(err, GW_EPARSE, "result[%zu].%s: time out of range", i, where);
+	pt->t_ms = (int64_t)llround(secs * 1000.0);
+	return 0;
+}
+
+static int check_labels(json_t *m, size_t i, struct gw_err *err)
+{
+	if (!json_is_object(m))
 		return gw_err_set(err, GW_EPARSE, "result[%zu]: no \"metric\" object", i);
-	for (const struct gw_jval *l = gw_jsonread_first(d, m); l; l = gw_jsonread_next(d, l))
-		if (l->type != GW_JSTR)
-			return gw_err_set(err, GW_EPARSE, "result[%zu].metric.%.40s: not a string", i, l->key);
+	const char *name;
+	json_t *l;
+	json_object_foreach(m, name, l) if (!json_is_string(l)) return gw_err_set(
+	    err, GW_EPARSE, "result[%zu].metric.%.40s: not a string", i, name);
 	return 0;
 }
 
 /* Points of one result entry appended to r->pts. */
-static int entry(struct gw_ui_promresp *r, const struct gw_jval *e, size_t i, struct gw_err *err)
+static int entry(struct gw_ui_promresp *r, const json_t *e, size_t i, struct gw_err *err)
 {
-	const struct gw_jdoc *d = r->doc;
-	if (e->type != GW_JOBJ)
+	if (!json_is_object(e))
 		return gw_err_set(err, GW_EPARSE, "result[%zu]: not an object", i);
-	const struct gw_jval *m = gw_jsonread_get(d, e, "metric");
-	int rc = check_labels(d, m, i, err);
+	json_t *m = json_object_get(e, "metric");
+	int rc = check_labels(m, i, err);
 	if (rc)
 		return rc;
 	struct gw_ui_series *s = &r->series[r->nseries++];
 	s->labels = m;
 	s->pts = r->pts + r->npts;
 	if (!r->matrix) {
-		if ((rc = point(d, gw_jsonread_get(d, e, "value"), &r->pts[r->npts], "value", i, err)) != 0)
+		if ((rc = point(json_object_get(e, "value"), &r->pts[r->npts], "value", i, err)) != 0)
 			return rc;
 		r->npts++;
 		s->npts = 1;
 		return 0;
 	}
-	const struct gw_jval *vs = gw_jsonread_get(d, e, "values");
-	if (!vs || vs->type != GW_JARR)
+	const json_t *vs = json_object_get(e, "values");
+	if (!json_is_array(vs))
 		return gw_err_set(err, GW_EPARSE, "result[%zu]: no \"values\" array", i);
-	for (const struct gw_jval *p = gw_jsonread_first(d, vs); p; p = gw_jsonread_next(d, p)) {
-		if ((rc = point(d, p, &r->pts[r->npts], "values", i, err)) != 0)
+	for (size_t k = 0; k < json_array_size(vs); k++) {
+		if ((rc = point(json_array_get(vs, k), &r->pts[r->npts], "values", i, err)) != 0)
 			return rc;
 		r->npts++;
 		s->npts++;
@@ -65,46 +231,43 @@ static int entry(struct gw_ui_promresp *r, const struct gw_jval *e, size_t i, st
 }
 
 /* Points in the whole answer, to size one array for all of them. */
-static size_t count_points(const struct gw_jdoc *d, const struct gw_jval *res, bool matrix)
+static size_t count_points(const json_t *res, bool matrix)
 {
 	size_t n = 0;
-	for (const struct gw_jval *e = gw_jsonread_first(d, res); e; e = gw_jsonread_next(d, e)) {
-		const struct gw_jval *vs = gw_jsonread_get(d, e, matrix ? "values" : "value");
-		n += matrix ? (vs ? vs->n : 0) : 1;
-	}
+	for (size_t k = 0; k < json_array_size(res); k++)
+		n += matrix ? json_array_size(json_object_get(json_array_get(res, k), "values")) : 1;
 	return n;
 }
 
 static int envelope(struct gw_ui_promresp *r, struct gw_err *err)
 {
-	const struct gw_jdoc *d = r->doc;
-	const struct gw_jval *root = gw_jsonread_root(d);
-	const char *status = gw_jsonread_str(gw_jsonread_get(d, root, "status"));
+	const json_t *root = r->doc;
+	const char *status = json_string_value(json_object_get(root, "status"));
 	if (!status)
 		return gw_err_set(err, GW_EPARSE, "not a Prometheus API answer (no \"status\")");
 	if (strcmp(status, "success") != 0) {
-		const char *type = gw_jsonread_str(gw_jsonread_get(d, root, "errorType"));
-		const char *msg = gw_jsonread_str(gw_jsonread_get(d, root, "error"));
+		const char *type = json_string_value(json_object_get(root, "errorType"));
+		const char *msg = json_string_value(json_object_get(root, "error"));
 		return gw_err_set(err, GW_EINVAL, "query failed (%.40s): %.200s", type ? type : status,
 				  msg ? msg : "no message");
 	}
-	const struct gw_jval *data = gw_jsonread_get(d, root, "data");
-	const char *rt = gw_jsonread_str(gw_jsonread_get(d, data, "resultType"));
-	const struct gw_jval *res = gw_jsonread_get(d, data, "result");
-	if (!rt || !res || res->type != GW_JARR)
+	const json_t *data = json_object_get(root, "data");
+	const char *rt = json_string_value(json_object_get(data, "resultType"));
+	const json_t *res = json_object_get(data, "result");
+	if (!rt || !json_is_array(res))
 		return gw_err_set(err, GW_EPARSE, "answer without data.resultType and data.result");
 	if (strcmp(rt, "vector") != 0 && strcmp(rt, "matrix") != 0)
 		return gw_err_set(err, GW_EPARSE, "result type \"%.20s\", expected vector or matrix", rt);
 	r->matrix = rt[0] == 'm';
-	r->npts = count_points(d, res, r->matrix);
-	r->series = calloc(res->n ? res->n : 1, sizeof(*r->series));
+	size_t n = json_array_size(res);
+	r->npts = count_points(res, r->matrix);
+	r->series = calloc(n ? n : 1, sizeof(*r->series));
 	r->pts = calloc(r->npts ? r->npts : 1, sizeof(*r->pts));
 	if (!r->series || !r->pts)
-		return gw_err_set(err, GW_ENOMEM, "out of memory for %u series", res->n);
+		return gw_err_set(err, GW_ENOMEM, "out of memory for %zu series", n);
 	r->npts = 0;
-	size_t i = 0;
-	for (const struct gw_jval *e = gw_jsonread_first(d, res); e; e = gw_jsonread_next(d, e), i++) {
-		int rc = entry(r, e, i, err);
+	for (size_t i = 0; i < n; i++) {
+		int rc = entry(r, json_array_get(res, i), i, err);
 		if (rc)
 			return rc;
 	}
@@ -114,9 +277,22 @@ static int envelope(struct gw_ui_promresp *r, struct gw_err *err)
 int gw_ui_promresp_parse(struct gw_ui_promresp *r, const char *body, size_t len, struct gw_err *err)
 {
 	memset(r, 0, sizeof(*r));
-	int rc = gw_jsonread_parse(&r->doc, body, len, NULL, err);
-	if (rc == 0)
-		rc = envelope(r, err);
+	if (len > GW_UI_PROMRESP_SIZE_MAX)
+		return gw_err_set(err, GW_ERANGE, "JSON text of %zu bytes is over the limit of %u", len,
+				  GW_UI_PROMRESP_SIZE_MAX);
+	int rc = check_depth(body, len, err);
+	if (rc)
+		return rc;
+	/*
+	 * Any value at the top, so "[]" is "not an answer" like "{}"; numbers
+	 * all as doubles, so a huge integer is a number out of range, not a
+	 * syntax error; a string may hold \u0000 (it ends the label early).
+	 */
+	json_error_t je;
+	r->doc = json_loadb(
+	    body, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES,
+	    &je);
+	rc = r->doc ? envelope(r, err) : json_fail(&je, len, err);
 	if (rc)
 		gw_ui_promresp_release(r);
 	return rc;
@@ -124,13 +300,14 @@ int gw_ui_promresp_parse(struct gw_ui_promresp *r, const char *body, size_t len,
 
 void gw_ui_promresp_release(struct gw_ui_promresp *r)
 {
-	gw_jsonread_free(r->doc);
+	json_decref(r->doc);
 	free(r->series);
 	free(r->pts);
 	memset(r, 0, sizeof(*r));
 }
 
-const char *gw_ui_promresp_label(const struct gw_ui_promresp *r, const struct gw_ui_series *s, const char *name)
+const char *gw_ui_promresp_label(const struct gw_ui_promresp *r, const struct gw_ui_series *s,
+				 const char *name)
 {
-	return gw_jsonread_str(gw_jsonread_get(r->doc, s->labels, name));
+	return json_string_value(json_object_get(s->labels, name));
 }

@@ -8,9 +8,11 @@
  * Two generated answers shaped like the real ones: a query_range matrix for
  * the history panes (8 GPUs x 20 metrics x 300 points) and an agent's
  * /api/v1/query vector of 896 series (8 GPUs x 112 metrics). Prints the
- * answer's size, the median and fastest wall time per parse, and MB/s.
+ * answer's size, the median and fastest wall time per parse, MB/s, and the
+ * median time to release the answer again (part of every refresh too).
  * For a figure that survives a noisy machine, count instructions:
  *   valgrind --tool=callgrind --toggle-collect=gw_ui_promresp_parse \
+ *     --toggle-collect=gw_ui_promresp_release \
  *     build/bench/bench_promresp --iterations 10 --answer matrix
  */
 #include "core/buf.h"
@@ -80,9 +82,12 @@ static int cmp(const void *a, const void *b)
 
 static int run(const char *name, const struct gw_buf *b, long iterations)
 {
-	double *t = calloc((size_t)iterations, sizeof(*t));
-	if (!t)
+	double *t = calloc((size_t)iterations, sizeof(*t)), *tr = calloc((size_t)iterations, sizeof(*tr));
+	if (!t || !tr) {
+		free(t);
+		free(tr);
 		return 1;
+	}
 	size_t npts = 0;
 	for (long i = 0; i < iterations; i++) {
 		struct gw_ui_promresp r;
@@ -94,16 +99,23 @@ static int run(const char *name, const struct gw_buf *b, long iterations)
 		if (rc) {
 			fprintf(stderr, "bench_promresp: %s: %s\n", name, err.msg);
 			free(t);
+			free(tr);
 			return 1;
 		}
 		npts = r.npts;
+		t0 = now_ns();
 		gw_ui_promresp_release(&r);
+		tr[i] = now_ns() - t0;
 	}
 	qsort(t, (size_t)iterations, sizeof(*t), cmp);
+	qsort(tr, (size_t)iterations, sizeof(*tr), cmp);
 	double med = t[iterations / 2];
-	printf("%-7s %8zu bytes %6zu points  median %7.3f ms  fastest %7.3f ms  %6.1f MB/s\n", name, b->len,
-	       npts, med / 1e6, t[0] / 1e6, (double)b->len / med * 1e3);
+	printf("%-7s %8zu bytes %6zu points  parse median %7.3f ms  fastest %7.3f ms  %6.1f MB/s  release "
+	       "median %6.3f ms\n",
+	       name, b->len, npts, med / 1e6, t[0] / 1e6, (double)b->len / med * 1e3,
+	       tr[iterations / 2] / 1e6);
 	free(t);
+	free(tr);
 	return 0;
 }
 

@@ -157,7 +157,7 @@ for case in "${cases[@]}"; do
 		if [ "$outcome" = kept ] && [ "$nwarn" = 0 ]; then
 			code=$(query "count_over_time({__name__=~\".+\",instance!~\"127.0.0.1:.*\"}[2h])")
 			read -r n2 nwarn < <(summary)
-			[ "$code" = 200 ] || fail "$case: query over every series answered $code"
+			[ "$code" = 200 ] || fail "$case: query over every series answered $code: $(head -c 300 "$tmp/q.json")"
 			[ "$nwarn" -ge 1 ] || fail "$case: kept a damaged store, but no query warns"
 		fi ;;
 	esac

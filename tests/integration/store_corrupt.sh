@@ -154,10 +154,18 @@ for case in "${cases[@]}"; do
 		[ "$n" -ge 3500 ] || fail "$case: $n samples answered, want the whole hour" ;;
 	flip*)
 		# kept: what was skipped is said in the answer, unless the flips missed every chunk
+		# (one query a metric name: over every name at once, count_over_time
+		# drops the names and the series collide, as in Prometheus)
 		if [ "$outcome" = kept ] && [ "$nwarn" = 0 ]; then
-			code=$(query "count_over_time({__name__=~\".+\",instance!~\"127.0.0.1:.*\"}[2h])")
-			read -r n2 nwarn < <(summary)
-			[ "$code" = 200 ] || fail "$case: query over every series answered $code: $(head -c 300 "$tmp/q.json")"
+			names=$(curl -s "http://127.0.0.1:$port/api/v1/label/__name__/values" |
+				python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["data"]))')
+			nwarn=0
+			for name in $names; do
+				code=$(query "count_over_time(${name}{instance!~\"127.0.0.1:.*\"}[2h])")
+				[ "$code" = 200 ] || { fail "$case: $name answered $code: $(head -c 300 "$tmp/q.json")"; break; }
+				read -r _ w < <(summary)
+				nwarn=$((nwarn + w))
+			done
 			[ "$nwarn" -ge 1 ] || fail "$case: kept a damaged store, but no query warns"
 		fi ;;
 	esac

@@ -135,7 +135,8 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 				  .stagger = o->stagger,
 				  .on_flush = flushed,
 				  .on_flush_arg = h,
-				  .recover = true};
+				  .recover = true,
+				  .must_write = true};
 	int rc = gw_tsdb_open(&h->db, &to, err);
 	if (rc)
 		return rc;

@@ -63,8 +63,10 @@ static int parse_ms(const char *opt, const char *s, unsigned int *out)
 {
 	char *end;
 	long v = strtol(s, &end, 10);
-	if (!*s || *end || v <= 0 || v > 86400000) {
-		fprintf(stderr, "gpuwatch agent: %s wants milliseconds (1..86400000), got \"%s\"\n", opt, s);
+	/* 10 ms is the sampler's floor (collect/sampler.h): below it a tick
+	 * cannot read 8 GPUs' fields before the next is due. */
+	if (!*s || *end || v < 10 || v > 86400000) {
+		fprintf(stderr, "gpuwatch agent: %s wants milliseconds (10..86400000), got \"%s\"\n", opt, s);
 		return -1;
 	}
 	*out = (unsigned int)v;

@@ -104,7 +104,7 @@ int gw_cmd_export(int argc, char **argv, const struct gw_cli *cli)
 		return 2;
 	}
 	struct gw_tsdb *db = NULL;
-	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1};
+	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1, .must_exist = true};
 	if (gw_tsdb_open(&db, &to, &err) != 0) {
 		fprintf(stderr, "gpuwatch export: %s\n", err.msg);
 		gw_promql_free(sel);

@@ -272,7 +272,7 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_tsdb *db = NULL;
-	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1}; /* flushed by checkpoint() */
+	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1, .must_write = true}; /* flushed by checkpoint() */
 	if (gw_tsdb_open(&db, &to, &err) != 0) {
 		fprintf(stderr, "gpuwatch import: %s\n", err.msg);
 		return 1;

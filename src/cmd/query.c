@@ -164,7 +164,7 @@ int gw_cmd_query(int argc, char **argv, const struct gw_cli *cli)
 		return 2;
 	}
 	struct gw_tsdb *db = NULL;
-	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1};
+	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1, .must_exist = true};
 	if (gw_tsdb_open(&db, &to, &err) != 0) {
 		fprintf(stderr, "gpuwatch query: %s\n", err.msg);
 		gw_promql_free(root);

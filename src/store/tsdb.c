@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define DEF_FLUSH_MS 1000
 #define DEF_CHUNK 1024
@@ -452,11 +453,22 @@ int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct g
 	atomic_store(&db->last_flush_t, INT64_MIN);
 	db->qctx = (struct ts_qctx){db, NULL};
 	struct gw_err e = {0};
-	int rc = ts_make_dirs(db->dir, &e);
+	int rc = 0;
+	struct stat sb;
+	if (db->o.must_exist && stat(db->dbpath, &sb) != 0)
+		rc = gw_err_set(&e, GW_ENOTFOUND, "no store in %s (%s: %s)", db->dir, db->dbpath, strerror(errno));
+	rc = rc ? rc : ts_make_dirs(db->dir, &e);
+	bool no_dir = rc != 0;
+	if (!rc && db->o.must_write && access(db->dir, W_OK) != 0)
+		rc = gw_err_set(&e, GW_EPERM, "%s is not writable: %s", db->dir, strerror(errno));
 	rc = rc ? rc : open_checked(db, &e);
-	if (rc && rc != GW_EPERM && rc != GW_EIO && err)
+	/* A directory that cannot be made or written is the operator's to fix
+	 * before a writer starts; a database that fails to open in it (a full
+	 * disk) may be transient and degrades as a running store would. */
+	bool degrade = (rc == GW_EPERM || rc == GW_EIO) && !(db->o.must_write && (no_dir || rc == GW_EPERM));
+	if (rc && !degrade && err)
 		*err = e;
-	if (rc == GW_EPERM || rc == GW_EIO) {
+	if (degrade) {
 		/* Degraded: keep appends in memory; flushes retry the directory. */
 		ts_set_error(db, &e);
 		atomic_fetch_add(&db->flush_errors, 1);
@@ -472,6 +484,7 @@ int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct g
 			db->has_flusher = true;
 	}
 	if (rc) {
+		db->discard = true;
 		gw_tsdb_close(db);
 		return rc;
 	}
@@ -490,7 +503,8 @@ void gw_tsdb_close(struct gw_tsdb *db)
 		pthread_mutex_unlock(&db->stop_mu);
 		pthread_join(db->flusher, NULL);
 	}
-	gw_tsdb_flush(db, NULL);
+	if (!db->discard)
+		gw_tsdb_flush(db, NULL);
 	sqlite3_close(db->w);
 	for (size_t i = 0; i < db->npool; i++)
 		ts_reader_close(db->pool[i]);

@@ -83,6 +83,15 @@ struct gw_tsdb_opts {
 	 * instead of failing (the agent: history must not stop it). Without
 	 * it a damaged database fails the open (query, export, import). */
 	bool recover;
+	/* Readers (query, export): the database must exist already; a path
+	 * without one fails the open (GW_ENOTFOUND) and nothing is created. */
+	bool must_exist;
+	/* Writers that start now (the agent, sim record, import): a directory
+	 * that cannot be created or written fails the open at once, instead
+	 * of the open succeeding degraded (appends held in memory, flushes
+	 * retrying the directory: what a store already open does when its
+	 * disk goes away). */
+	bool must_write;
 };
 
 struct gw_tsdb_status {

@@ -162,6 +162,7 @@ struct gw_tsdb {
 
 	pthread_t flusher;
 	bool has_flusher, stop;
+	bool discard; /* an open that failed: close writes nothing (creates no store) */
 	pthread_mutex_t stop_mu;
 	pthread_cond_t stop_cv;
 };

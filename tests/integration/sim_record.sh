@@ -55,7 +55,7 @@ expect_err 2 "unknown argument '--frobnicate'" --sim 2xH100 sim record --duratio
 expect_err 2 'unknown GPU model' --sim 2xH300 sim record --duration 1h --storage.path "$tmp/x"
 [ -e "$tmp/x" ] && fail "a refused recording created its store"
 touch "$tmp/file"
-expect_err 1 "cannot write the store in $tmp/file/data" --sim 2xH100 sim record --duration 1m --storage.path "$tmp/file/data"
+expect_err 1 "cannot open the store in $tmp/file/data: mkdir" --sim 2xH100 sim record --duration 1m --storage.path "$tmp/file/data"
 
 # --- two hours of two GPUs --------------------------------------------------------
 "$BIN" --sim "$tmp/fleet.scn" sim record --duration 2h --end 2026-07-03T12:00:00Z --storage.path "$d" \

@@ -19,9 +19,12 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
 	for f in tests/fuzz/fuzz_*.c; do t=${f##*/fuzz_}; targets+=("${t%.c}"); done
 fi
-cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGW_FUZZ=ON \
-	-DGW_SANITIZE=ON -DGW_WERROR=OFF >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}" >/dev/null
+# GW_FUZZ_NO_BUILD=1: run the targets already built (another campaign may be running them)
+if [ -z "${GW_FUZZ_NO_BUILD:-}" ]; then
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGW_FUZZ=ON \
+		-DGW_SANITIZE=ON -DGW_WERROR=OFF >/dev/null
+	cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}" >/dev/null
+fi
 limit=(-runs="$runs")
 case $runs in *s) limit=(-max_total_time="${runs%s}") ;; esac
 status=0

@@ -85,7 +85,8 @@ int gw_field_parse(const struct gw_field *f, const char *text, size_t len, struc
 	case GW_FMT_YESNO:
 		return word(text, len, "No", "Yes", &v->i);
 	case GW_FMT_PSTATE:
-		if (len < 2 || (text[0] != 'P' && text[0] != 'p') || parse_number(text + 1, end, &x))
+		if (len < 2 || (text[0] != 'P' && text[0] != 'p') || parse_number(text + 1, end, &x) ||
+		    !(x >= 0 && x <= 32))
 			return GW_EPARSE;
 		v->i = (int64_t)x;
 		return 0;
@@ -103,6 +104,13 @@ int gw_field_parse(const struct gw_field *f, const char *text, size_t len, struc
 	strip_unit(f, text, &end);
 	if (parse_number(text, end, &x))
 		return GW_EPARSE;
+	/* What converts to an integer must fit one (int64: 9.2e18) after its
+	 * scaling: a log's 1e300 is refused, not wrapped. */
+	double scale = f->fmt == GW_FMT_MIB				       ? 1048576.0
+		       : f->fmt == GW_FMT_MW_AS_W || f->fmt == GW_FMT_NS_AS_US ? 1000.0
+									       : 1.0;
+	if (!(fabs(x) * scale < 9.2e18))
+		return GW_ERANGE;
 	switch (f->fmt) {
 	case GW_FMT_MIB:
 		v->i = (int64_t)llround(x * 1048576.0);

@@ -5,6 +5,7 @@
 #include "ui/promresp.h"
 
 #include <jansson.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +168,29 @@ int gw_ui_promresp_value(const char *s, size_t len, double *out)
 				x = x * 10 + (s[i] - '0');
 		e += eneg ? -x : x;
 	}
-	double v = m == 0 ? 0.0 : scale10((double)m, e);
+	/* Correctly rounded, as Go wrote the shortest digits that read back:
+	 * up to 15 significant digits times a power of ten up to 22 are both
+	 * exact doubles, so one multiply or divide rounds right (the classic
+	 * fast path); longer digit strings (computed values: 16-17 digits) and
+	 * far exponents go to strtod in the C locale, whatever LC_NUMERIC the
+	 * process has. */
+	static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+				     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	double v;
+	char buf[512];
+	locale_t c;
+	if (m == 0) {
+		v = 0.0;
+	} else if (digits <= 15 && e >= -22 && e <= 22) {
+		v = e < 0 ? (double)m / p10[-e] : (double)m * p10[e];
+	} else if (len < sizeof(buf) && (c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0)) != (locale_t)0) {
+		memcpy(buf, s + neg, len - neg);
+		buf[len - neg] = '\0';
+		v = strtod_l(buf, NULL, c);
+		freelocale(c);
+	} else {
+		v = scale10((double)m, e); /* a number of 512 digits or more, or no locale: near enough */
+	}
 	*out = neg ? -v : v;
 	return 0;
 }

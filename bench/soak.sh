@@ -127,6 +127,8 @@ f0, f1 = max(x[2] for x in first), max(x[2] for x in last)
 print(f"elapsed {elapsed} s; RSS first quarter max {r0/1024:.1f} MiB, last quarter max {r1/1024:.1f} MiB, "
       f"overall max {max(x[1] for x in rows)/1024:.1f} MiB")
 print(f"fds first quarter max {f0}, last quarter max {f1}")
+# the curve, every 5 minutes: a leak climbs to the end, a working set levels off
+print("RSS MiB by minute: " + ", ".join(f"{t // 60}: {r / 1024:.1f}" for t, r, _ in rows if t % 300 < 10))
 print(f"samples missed {missed}; gpu 0 temperature samples stored {count} over {int(elapsed) - 5} s; "
       f"scrape failures {sfail}; query failures {qfail}")
 ok = r1 <= r0 * 1.10 and f1 <= f0 + 8 and missed in ("0", "0.0") and float(count) >= int(elapsed) - 5 - 2

@@ -1,6 +1,7 @@
 /*
  * tsdb_int.h - the store's insides, shared by tsdb.c (open, series, append),
- * tsdb_flush.c (heads to disk), tsdb_load.c (open-time load, retention), tsdb_query.c (reads),
+ * tsdb_flush.c (heads to disk), tsdb_load.c (open-time load, retention), tsdb_query.c (reads)
+ * with tsdb_reader.c (a query's chunk reader and the damage it meets),
  * tsdb_sql.c (schema, connections, label text) and tsdb_check.c (damaged files, at open).
  *
  * On disk (format 2), in DIR/gpuwatch.db:

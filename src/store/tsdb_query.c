@@ -13,9 +13,8 @@
 #include "store/codec.h"
 #include "store/codec_int.h"
 #include "store/rollup.h"
-#include "store/tsdb_int.h"
+#include "store/tsdb_reader.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,183 +149,20 @@ static int normalise(struct vec *x)
 	return 0;
 }
 
-struct reader {
-	struct gw_tsdb *db;
-	sqlite3 *c;
-	sqlite3_stmt *chunks, *any, *tier, *count;
-	int64_t *dt; /* decode scratch, GW_CHUNK_MAX_SAMPLES each */
-	double *dv;
-	/* What the current series lost to damage, told to w (may be NULL) by
-	 * tell(): chunks failing their CRC or decoding, rows whose count was
-	 * wrong (read in full all the same), SQLite's error if a damaged page
-	 * ended the series' rows early. */
-	struct gw_warnings *w;
-	size_t bad_crc, bad_code, bad_count;
-	char broken[160];
-};
-
-static void reader_init(struct reader *r, const struct ts_qctx *qc)
-{
-	memset(r, 0, sizeof(*r));
-	r->db = qc->db;
-	r->w = qc->w;
-}
-
-static void warn(struct gw_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void warn(struct gw_warnings *w, const char *fmt, ...)
-{
-	char m[GW_WARN_LEN];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
-	va_end(ap);
-	for (size_t i = 0; i < w->n; i++)
-		if (strcmp(w->msg[i], m) == 0)
-			return;
-	if (w->n == GW_WARN_MAX)
-		w->more++;
-	else
-		memcpy(w->msg[w->n++], m, sizeof(m));
-}
-
-/* The series' losses, in the query's warnings; the tallies start again. */
-static void tell(struct reader *r, const struct ts_series *s)
-{
-	if (r->w && r->bad_crc)
-		warn(r->w, "store: %zu chunks of series %.300s skipped: crc mismatch", r->bad_crc, s->key);
-	if (r->w && r->bad_code)
-		warn(r->w, "store: %zu chunks of series %.300s skipped: cannot decode", r->bad_code, s->key);
-	if (r->w && r->bad_count)
-		warn(r->w, "store: %zu chunks of series %.300s have a damaged sample count", r->bad_count, s->key);
-	if (r->w && r->broken[0])
-		warn(r->w, "store: series %.300s read in part: %s", s->key, r->broken);
-	r->bad_crc = r->bad_code = r->bad_count = 0;
-	r->broken[0] = '\0';
-}
-
-/* A chunk that would not decode: counted for the status and for tell(). */
-static void bad_chunk(struct reader *r, const uint8_t *p, size_t len)
-{
-	atomic_fetch_add(&r->db->corrupt, 1);
-	if (p && codec_crc_ok(p, len))
-		r->bad_code++;
-	else
-		r->bad_crc++;
-}
-
-/*
- * SQLite's error rc on a read: damage (SQLITE_CORRUPT, NOTADB) ends this
- * series' reading with what was read, noted for tell(), and returns 0;
- * anything else (busy, out of memory) fails the query.
- */
-static int read_failed(struct reader *r, int rc, const char *what, struct gw_err *err)
-{
-	if ((rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB)
-		return ts_sql_err(r->c, rc, what, err);
-	atomic_fetch_add(&r->db->corrupt, 1);
-	snprintf(r->broken, sizeof(r->broken), "%s: %s", what, sqlite3_errstr(rc));
-	return 0;
-}
-
-/* Opened on first use: series never flushed need no disk at all. */
-static int reader_open(struct reader *r, struct gw_err *err)
-{
-	if (r->c)
-		return 0;
-	r->c = ts_reader_get(r->db, err);
-	if (!r->c)
-		return err ? err->code : GW_EIO;
-	/* Statements are prepared once per pooled connection and kept with it. */
-	int rc = sqlite3_exec(r->c, "BEGIN", NULL, NULL, NULL);
-	if (!rc)
-		r->chunks = ts_reader_stmt(r->c,
-					   "SELECT coalesce(d.data, c.data), c.count FROM chunks c LEFT JOIN chunks d ON d.id = c.same "
-					   "WHERE c.series_id = ?1 AND c.kind = 1 AND c.maxt >= ?2 "
-					   "AND c.mint <= ?3 AND c.mint < ?4 ORDER BY c.maxt",
-					   &rc);
-	if (!rc)
-		r->any = ts_reader_stmt(r->c, "SELECT 1 FROM chunks WHERE series_id = ?1 AND maxt >= ?2 AND mint <= ?3 LIMIT 1",
-					&rc);
-	/* How many samples the chunks that read_disk reads hold: room for them
-	 * at once. A count out of 1..4096 (damage) stands for a full chunk, so
-	 * it can neither ask for the arena's limit nor hide a series' rows;
-	 * read_disk grows past one that is too low. */
-	_Static_assert(GW_CHUNK_MAX_SAMPLES == 4096, "the count query's bound");
-	if (!rc)
-		r->count = ts_reader_stmt(r->c,
-					  "SELECT coalesce(sum(CASE WHEN count BETWEEN 1 AND 4096 THEN count ELSE 4096 END), 0) "
-					  "FROM chunks WHERE series_id = ?1 AND kind = 1 "
-					  "AND maxt >= ?2 AND mint <= ?3 AND mint < ?4",
-					  &rc);
-	/* A sealed chunk's minute buckets, or its samples where it has none (sparse
-	 * chunks, older stores); a chunk stored once for two series has them under
-	 * the chunk that holds the bytes. */
-	if (!rc)
-		r->tier = ts_reader_stmt(r->c,
-					 "SELECT r.data, CASE WHEN r.data IS NULL THEN coalesce(d.data, c.data) END "
-					 "FROM chunks c LEFT JOIN chunks d ON d.id = c.same "
-					 "LEFT JOIN rollups r ON r.chunk_id = coalesce(c.same, c.id) WHERE c.series_id = ?1 AND c.kind = 1 "
-					 "AND c.maxt >= ?2 AND c.mint <= ?3 AND c.mint < ?4 ORDER BY c.maxt",
-					 &rc);
-	if (rc)
-		return ts_sql_err(r->c, rc, "query", err);
-	return 0;
-}
-
-static void reader_close(struct reader *r)
-{
-	if (!r->c)
-		return;
-	/* the statements stay with the connection (ts_reader_stmt); reset them
-	 * so that none holds the read transaction open */
-	sqlite3_reset(r->chunks);
-	sqlite3_reset(r->any);
-	sqlite3_reset(r->tier);
-	sqlite3_reset(r->count);
-	sqlite3_exec(r->c, "COMMIT", NULL, NULL, NULL);
-	ts_reader_put(r->db, r->c);
-	free(r->dt);
-	free(r->dv);
-}
-
-/* Open the reader (first use) and its decode scratch. */
-static int reader_start(struct reader *r, struct gw_err *err)
-{
-	int rc = reader_open(r, err);
-	if (rc)
-		return rc;
-	if (!r->dt) {
-		r->dt = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*r->dt));
-		r->dv = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*r->dv));
-		if (!r->dt || !r->dv)
-			return gw_err_set(err, GW_ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
-static void bind_range(sqlite3_stmt *st, int64_t id, int64_t mint, int64_t maxt, int64_t before)
-{
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, mint);
-	sqlite3_bind_int64(st, 3, maxt);
-	sqlite3_bind_int64(st, 4, before);
-}
-
 /* The samples the series' sealed chunks in range hold (read_disk's rows), in *n. */
-static int count_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, size_t *n,
+static int count_disk(struct ts_reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, size_t *n,
 		      struct gw_err *err)
 {
-	int rc = reader_start(r, err);
+	int rc = ts_qr_start(r, err);
 	if (rc)
 		return rc;
-	bind_range(r->count, id, mint, maxt, before);
+	ts_bind_range(r->count, id, mint, maxt, before);
 	rc = sqlite3_step(r->count);
 	int64_t c = rc == SQLITE_ROW ? sqlite3_column_int64(r->count, 0) : 0;
 	sqlite3_reset(r->count);
 	*n = c > 0 ? (size_t)c : 0;
 	/* a damaged index page: read_disk finds what it can, growing from 0 */
-	return rc == SQLITE_ROW ? 0 : read_failed(r, rc, "count chunks", err);
+	return rc == SQLITE_ROW ? 0 : ts_read_failed(r, rc, "count chunks", err);
 }
 
 /* Room for more samples after x's n in the answer's arena (a row's count was low). */
@@ -355,14 +191,14 @@ static int vec_grow_arena(struct vec *x, size_t more, struct gw_arena *arena, st
  * row whose count disagrees with its chunk (damage: the chunk's own count
  * is under its CRC) is read all the same, x growing in the arena.
  */
-static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct vec *x,
+static int read_disk(struct ts_reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct vec *x,
 		     bool *sorted, struct gw_arena *arena, struct gw_err *err)
 {
-	int rc = reader_start(r, err), ret = 0;
+	int rc = ts_qr_start(r, err), ret = 0;
 	if (rc)
 		return rc;
 	sqlite3_stmt *st = r->chunks;
-	bind_range(st, id, mint, maxt, before);
+	ts_bind_range(st, id, mint, maxt, before);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t n = 0;
 		const uint8_t *blob = sqlite3_column_blob(st, 0);
@@ -376,7 +212,7 @@ static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, i
 		int64_t *t = direct ? x->t + x->n : r->dt;
 		double *v = direct ? x->v + x->n : r->dv;
 		if (gw_chunk_decode(blob, len, t, v, direct ? x->cap - x->n : GW_CHUNK_MAX_SAMPLES, &n) != 0) {
-			bad_chunk(r, blob, len); /* skipped; the status and the answer's warnings show it */
+			ts_bad_chunk(r, blob, len); /* skipped; the status and the answer's warnings show it */
 			continue;
 		}
 		size_t a = lower_bound(t, n, mint), b = upper_bound(t, n, maxt);
@@ -394,7 +230,7 @@ static int read_disk(struct reader *r, int64_t id, int64_t mint, int64_t maxt, i
 	}
 	sqlite3_reset(st);
 	if (!ret && rc != SQLITE_DONE && rc != SQLITE_ROW)
-		ret = read_failed(r, rc, "read chunks", err);
+		ret = ts_read_failed(r, rc, "read chunks", err);
 	return ret;
 }
 
@@ -446,11 +282,11 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 	out->n = 0;
 	if (candidates(db, m, nm, &refs, &nc) != 0)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
-	struct reader r;
+	struct ts_reader r;
 	struct vec h = {0};
 	struct hcopy *hc = calloc(nc ? nc : 1, sizeof(*hc));
 	int rc = hc ? 0 : GW_ENOMEM;
-	reader_init(&r, qc);
+	ts_qr_init(&r, qc);
 	/* Every head before the snapshot (see the top of the file). */
 	for (size_t i = 0; i < nc && !rc; i++) {
 		hc[i].off = h.n;
@@ -485,7 +321,7 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 		if (on_disk && (disk || r.broken[0])) {
 			rc = read_disk(&r, hc[i].id, mint, maxt, hc[i].first, &x, &sorted, arena, err);
 		}
-		tell(&r, s);
+		ts_tell(&r, s);
 		if (!rc && hc[i].n && x.cap - x.n < hc[i].n)
 			rc = vec_grow_arena(&x, hc[i].n, arena, err);
 		if (rc)
@@ -504,7 +340,7 @@ static int tsdb_select(void *ctx, const struct gw_matcher *m, size_t nm, int64_t
 	}
 	if (rc == GW_ENOMEM && (!err || !err->msg[0]))
 		gw_err_set(err, rc, "out of memory");
-	reader_close(&r);
+	ts_qr_close(&r);
 	free(hc);
 	free(h.t);
 	free(h.v);
@@ -555,14 +391,14 @@ static int keep_samples(const int64_t *t, const double *v, size_t n, int64_t min
  * A series' sealed chunks in range: the stored minute buckets of those that
  * have them into x (*rolled set), the samples of those that do not into raw.
  */
-static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct bvec *x,
+static int read_disk_tier(struct ts_reader *r, int64_t id, int64_t mint, int64_t maxt, int64_t before, struct bvec *x,
 			  struct vec *raw, bool *rolled, struct gw_err *err)
 {
-	int rc = reader_start(r, err), ret = 0;
+	int rc = ts_qr_start(r, err), ret = 0;
 	if (rc)
 		return rc;
 	sqlite3_stmt *st = r->tier;
-	bind_range(st, id, mint, maxt, before);
+	ts_bind_range(st, id, mint, maxt, before);
 	int64_t lo = gw_rollup_index(mint, GW_ROLLUP_MINUTE_MS), hi = gw_rollup_index(maxt, GW_ROLLUP_MINUTE_MS);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t n = 0;
@@ -574,7 +410,7 @@ static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t ma
 			}
 			if (gw_rollup_decode(roll, (size_t)sqlite3_column_bytes(st, 0), x->b + x->n,
 					     GW_CHUNK_MAX_SAMPLES, &n) != 0) {
-				bad_chunk(r, roll, (size_t)sqlite3_column_bytes(st, 0));
+				ts_bad_chunk(r, roll, (size_t)sqlite3_column_bytes(st, 0));
 				continue;
 			}
 			/* Whole buckets only: keep those inside [mint, maxt] by index. */
@@ -591,7 +427,7 @@ static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t ma
 		const void *blob = sqlite3_column_blob(st, 1);
 		if (!blob || gw_chunk_decode(blob, (size_t)sqlite3_column_bytes(st, 1), r->dt, r->dv,
 					     GW_CHUNK_MAX_SAMPLES, &n) != 0) {
-			bad_chunk(r, blob, (size_t)sqlite3_column_bytes(st, 1));
+			ts_bad_chunk(r, blob, (size_t)sqlite3_column_bytes(st, 1));
 			continue;
 		}
 		if (keep_samples(r->dt, r->dv, n, mint, maxt, before, raw))
@@ -599,7 +435,7 @@ static int read_disk_tier(struct reader *r, int64_t id, int64_t mint, int64_t ma
 	}
 	sqlite3_reset(st);
 	if (!ret && rc != SQLITE_DONE)
-		ret = read_failed(r, rc, "read rollups", err);
+		ret = ts_read_failed(r, rc, "read rollups", err);
 	return ret;
 }
 
@@ -671,12 +507,12 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 		return gw_err_set(err, GW_EINVAL, "tier resolution must be a multiple of a minute");
 	if (candidates(db, m, nm, &refs, &nc) != 0)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
-	struct reader r;
+	struct ts_reader r;
 	struct vec h = {0}, raw = {0};
 	struct bvec x = {0};
 	struct hcopy *hc = calloc(nc ? nc : 1, sizeof(*hc));
 	int rc = hc ? 0 : GW_ENOMEM;
-	reader_init(&r, qc);
+	ts_qr_init(&r, qc);
 	for (size_t i = 0; i < nc && !rc; i++) {
 		hc[i].off = h.n;
 		rc = read_head(ts_get(db, refs[i]), mint, maxt, &h, &hc[i].first, &hc[i].id);
@@ -692,7 +528,7 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 		raw.n = 0;
 		if (hc[i].id && mint < hc[i].first)
 			rc = read_disk_tier(&r, hc[i].id, mint, maxt, hc[i].first, &x, &raw, &rolled, err);
-		tell(&r, s);
+		ts_tell(&r, s);
 		if (!rc && hc[i].n && keep_samples(h.t + hc[i].off, h.v + hc[i].off, hc[i].n, mint, maxt, INT64_MAX,
 						   &raw))
 			rc = GW_ENOMEM;
@@ -745,7 +581,7 @@ static int tsdb_select_tier(void *ctx, const struct gw_matcher *m, size_t nm, in
 	}
 	if (rc == GW_ENOMEM && (!err || !err->msg[0]))
 		gw_err_set(err, rc, "out of memory");
-	reader_close(&r);
+	ts_qr_close(&r);
 	free(hc);
 	free(x.b);
 	free(h.t);
@@ -774,10 +610,10 @@ static int list_series(const struct ts_qctx *qc, const struct gw_matcher *m, siz
 	size_t nc = 0;
 	if (candidates(db, m, nm, refs, &nc) != 0)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
-	struct reader r;
+	struct ts_reader r;
 	int rc = 0;
 	size_t k = 0;
-	reader_init(&r, qc);
+	ts_qr_init(&r, qc);
 	int64_t *ids = malloc((nc ? nc : 1) * sizeof(*ids));
 	if (!ids)
 		rc = gw_err_set(err, GW_ENOMEM, "out of memory");
@@ -787,22 +623,22 @@ static int list_series(const struct ts_qctx *qc, const struct gw_matcher *m, siz
 			ids[i] = -1;
 	for (size_t i = 0; i < nc && !rc; i++) {
 		bool yes = ids[i] == -1;
-		if (!yes && ids[i] && (rc = reader_open(&r, err)) == 0) {
+		if (!yes && ids[i] && (rc = ts_qr_open(&r, err)) == 0) {
 			sqlite3_bind_int64(r.any, 1, ids[i]);
 			sqlite3_bind_int64(r.any, 2, mint);
 			sqlite3_bind_int64(r.any, 3, maxt);
 			int sr = sqlite3_step(r.any);
 			yes = sr == SQLITE_ROW;
 			if (sr != SQLITE_ROW && sr != SQLITE_DONE)
-				rc = read_failed(&r, sr, "list series", err);
+				rc = ts_read_failed(&r, sr, "list series", err);
 			sqlite3_reset(r.any);
-			tell(&r, ts_get(db, (*refs)[i]));
+			ts_tell(&r, ts_get(db, (*refs)[i]));
 		}
 		if (yes)
 			(*refs)[k++] = (*refs)[i];
 	}
 	free(ids);
-	reader_close(&r);
+	ts_qr_close(&r);
 	*n = k;
 	return rc;
 }

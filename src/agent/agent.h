@@ -51,7 +51,7 @@ struct gw_agent_opts {
 	int64_t read_header_timeout_ms;           /* 0: none */
 	unsigned int query_concurrency;
 	int64_t query_timeout_ms;
-	size_t query_max_samples; /* 0: the engine's default (50 M) */
+	unsigned int query_max_samples; /* 0: the engine's default (50 M) */
 	gw_agent_log_fn log;
 };
 

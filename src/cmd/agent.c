@@ -125,36 +125,17 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 		gw_webcfg_release(&web);
 		return rc;
 	}
-	struct gw_agent_opts ao = {
-		.address = o.address,
-		.counters = o.counters,
-		.proc_root = o.proc_root,
-		.hpc_dir = o.hpc_dir,
-		.native = !o.no_native,
-		.so = o.so,
-		.no_history = o.no_history,
-		.storage_path = o.storage_path,
-		.instance = o.instance,
-		.retention_ms = o.retention_ms,
-		.flush_interval_ms = o.flush_interval_ms,
-		.retention_bytes = o.retention_bytes,
-		.max_conns = o.max_conns,
-		.max_conns_per_ip = o.max_conns_per_ip,
-		.read_header_timeout_ms = o.read_header_timeout_ms,
-		.query_concurrency = o.query_concurrency,
-		.query_timeout_ms = o.query_timeout_ms,
-		.query_max_samples = o.query_max_samples,
-		.log = logf_,
-	};
+	o.ao.log = logf_;
+
 	struct gw_agent *a = NULL;
-	if (gw_agent_new(&a, nv, &web, &ao, &err) != 0) {
+	if (gw_agent_new(&a, nv, &web, &o.ao, &err) != 0) {
 		logf_("error", "msg=\"cannot start\" err=\"%s\"", err.msg);
 		rc = 1;
 	} else if (gw_agent_serve(a, &err) != 0) {
 		logf_("error", "msg=\"cannot serve\" err=\"%s\"", err.msg);
 		rc = 1;
 	} else {
-		wait_signals(a, o.counters);
+		wait_signals(a, o.ao.counters);
 	}
 	gw_agent_free(a);
 	gw_nvml_close(nv);

@@ -131,9 +131,10 @@ static int parse_size(const char *s, uint64_t *bytes)
 
 int agent_parse_args(int argc, char **argv, struct agent_args *o)
 {
-	o->address = ":9400";
-	o->storage_path = "data";
-	o->retention_ms = 15LL * 24 * 3600 * 1000; /* Prometheus' default */
+	o->ao.address = ":9400";
+	o->ao.native = true;
+	o->ao.storage_path = "data";
+	o->ao.retention_ms = 15LL * 24 * 3600 * 1000; /* Prometheus' default */
 	/*
 	 * 0: chosen in start_history() from the sample interval. Every flush
 	 * writes a row per series to SQLite: at 8 GPUs (~1,300 series) a 1 s
@@ -141,10 +142,10 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 	 * samples wait raw (16 B each), so fast sampling flushes more often. A
 	 * crash loses at most one interval of history; the live metrics nothing.
 	 */
-	o->flush_interval_ms = 0;
-	o->max_conns = 1024;
-	o->max_conns_per_ip = 64;
-	o->read_header_timeout_ms = 10000;
+	o->ao.flush_interval_ms = 0;
+	o->ao.max_conns = 1024;
+	o->ao.max_conns_per_ip = 64;
+	o->ao.read_header_timeout_ms = 10000;
 	/*
 	 * Prometheus runs 20 at once, on a server that does nothing else. The
 	 * agent shares a GPU host with the job it watches; a query keeps one
@@ -152,10 +153,10 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 	 * so 4 at once bound it to 4 cores and 2 GiB, and still let a Grafana
 	 * dashboard's panels run a few at a time, the rest queued.
 	 */
-	o->query_concurrency = 4;
-	o->query_timeout_ms = 2 * 60 * 1000; /* Prometheus' default */
-	o->query_max_samples = 50000000;     /* Prometheus' default */
-	o->hpc_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* dcgm-exporter's variable; the option overrides it */
+	o->ao.query_concurrency = 4;
+	o->ao.query_timeout_ms = 2 * 60 * 1000; /* Prometheus' default */
+	o->ao.query_max_samples = 50000000;     /* Prometheus' default */
+	o->ao.hpc_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* dcgm-exporter's variable; the option overrides it */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = NULL;
@@ -190,68 +191,68 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			return 1;
 		} else if (strcmp(name, "-a") == 0 || strcmp(name, "--address") == 0 ||
 			   strcmp(name, "--web.listen-address") == 0) {
-			o->address = val;
+			o->ao.address = val;
 		} else if (strcmp(name, "-c") == 0 || strcmp(name, "--collect-interval") == 0) {
-			if (parse_ms(name, val, &o->so.interval_ms))
+			if (parse_ms(name, val, &o->ao.so.interval_ms))
 				return 2;
 		} else if (strcmp(name, "--slow-interval") == 0) {
-			if (parse_ms(name, val, &o->so.slow_interval_ms))
+			if (parse_ms(name, val, &o->ao.so.slow_interval_ms))
 				return 2;
 		} else if (strcmp(name, "--process-interval") == 0) {
-			if (parse_ms(name, val, &o->so.proc_interval_ms))
+			if (parse_ms(name, val, &o->ao.so.proc_interval_ms))
 				return 2;
 		} else if (strcmp(name, "-f") == 0 || strcmp(name, "--collectors") == 0) {
-			o->counters = val;
+			o->ao.counters = val;
 		} else if (strcmp(name, "--web.config.file") == 0 || strcmp(name, "--web-config-file") == 0) {
 			o->web_config = val;
 		} else if (strcmp(name, "--proc-root") == 0) {
-			o->proc_root = val;
+			o->ao.proc_root = val;
 		} else if (strcmp(name, "--hpc-job-mapping-dir") == 0) {
-			o->hpc_dir = val;
+			o->ao.hpc_dir = val;
 		} else if (strcmp(name, "--no-native") == 0) {
-			o->no_native = true;
+			o->ao.native = false;
 		} else if (strcmp(name, "--storage.path") == 0) {
-			o->storage_path = val;
+			o->ao.storage_path = val;
 		} else if (strcmp(name, "--storage.retention.time") == 0) {
-			if (parse_retention_time(val, &o->retention_ms)) {
+			if (parse_retention_time(val, &o->ao.retention_ms)) {
 				fprintf(stderr, "gpuwatch agent: --storage.retention.time wants a duration like 15d, got \"%s\"\n",
 					val);
 				return 2;
 			}
 		} else if (strcmp(name, "--storage.retention.size") == 0) {
-			if (parse_size(val, &o->retention_bytes)) {
+			if (parse_size(val, &o->ao.retention_bytes)) {
 				fprintf(stderr, "gpuwatch agent: --storage.retention.size wants a size like 10GB, got \"%s\"\n",
 					val);
 				return 2;
 			}
 		} else if (strcmp(name, "--storage.flush-interval") == 0) {
-			if (gw_promql_duration(val, strlen(val), &o->flush_interval_ms) != 0 || o->flush_interval_ms < 100) {
+			if (gw_promql_duration(val, strlen(val), &o->ao.flush_interval_ms) != 0 || o->ao.flush_interval_ms < 100) {
 				fprintf(stderr, "gpuwatch agent: --storage.flush-interval wants a duration of 100ms or more, "
 						"got \"%s\"\n",
 					val);
 				return 2;
 			}
 		} else if (strcmp(name, "--instance") == 0) {
-			o->instance = val;
+			o->ao.instance = val;
 		} else if (strcmp(name, "--no-history") == 0) {
-			o->no_history = true;
+			o->ao.no_history = true;
 		} else if (strcmp(name, "--web.max-connections") == 0) {
-			if (parse_count(name, val, 1, 1000000, &o->max_conns))
+			if (parse_count(name, val, 1, 1000000, &o->ao.max_conns))
 				return 2;
 		} else if (strcmp(name, "--web.max-connections-per-ip") == 0) {
-			if (parse_count(name, val, 0, 1000000, &o->max_conns_per_ip))
+			if (parse_count(name, val, 0, 1000000, &o->ao.max_conns_per_ip))
 				return 2;
 		} else if (strcmp(name, "--web.read-header-timeout") == 0) {
-			if (parse_timeout(name, val, true, &o->read_header_timeout_ms))
+			if (parse_timeout(name, val, true, &o->ao.read_header_timeout_ms))
 				return 2;
 		} else if (strcmp(name, "--query.max-concurrency") == 0) {
-			if (parse_count(name, val, 1, 1024, &o->query_concurrency))
+			if (parse_count(name, val, 1, 1024, &o->ao.query_concurrency))
 				return 2;
 		} else if (strcmp(name, "--query.timeout") == 0) {
-			if (parse_timeout(name, val, false, &o->query_timeout_ms))
+			if (parse_timeout(name, val, false, &o->ao.query_timeout_ms))
 				return 2;
 		} else if (strcmp(name, "--query.max-samples") == 0) {
-			if (parse_count(name, val, 1, 2000000000, &o->query_max_samples))
+			if (parse_count(name, val, 1, 2000000000, &o->ao.query_max_samples))
 				return 2;
 		} else {
 			fprintf(stderr, "gpuwatch agent: unknown option '%s'; see 'gpuwatch agent --help'\n", a);

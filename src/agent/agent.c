@@ -140,6 +140,8 @@ static const struct gw_http_route own_routes[] = {
 	{"/metrics", GW_HTTP_GET, false, agent_expose_metrics, NULL},
 	{"/health", GW_HTTP_GET, false, h_health, NULL},
 	{"/", GW_HTTP_GET, false, h_root, NULL},
+	{"/-/healthy", GW_HTTP_GET | GW_HTTP_HEAD, false, agent_h_healthy, NULL},
+	{"/-/ready", GW_HTTP_GET | GW_HTTP_HEAD, false, agent_h_ready, NULL},
 };
 #define NOWN (sizeof(own_routes) / sizeof(own_routes[0]))
 
@@ -248,6 +250,7 @@ static int start_history(struct gw_agent *a, struct gw_err *err)
 	}
 	a->history.api.opts.timeout_ms = o->query_timeout_ms; /* --query.timeout */
 	a->history.api.opts.max_samples = o->query_max_samples;
+	agent_status_init(a);
 	agent_history_start(&a->history, a->sampler);
 	a->o.log("info", "msg=\"keeping history\" path=%s retention_ms=%lld flush_interval_ms=%lld", o->storage_path,
 		 (long long)o->retention_ms, (long long)flush_ms);
@@ -321,8 +324,10 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 	if (a->history.db)
 		for (size_t i = 0; i < GW_API_NROUTES; i++) {
 			all[nroutes] = a->history.routes[i];
+			/* the store's readers; status and metadata answer from memory */
 			if (strcmp(all[nroutes].path, "/api/v1/metadata") != 0 &&
-			    strcmp(all[nroutes].path, "/api/v1/status/buildinfo") != 0)
+			    strncmp(all[nroutes].path, "/api/v1/status/", 15) != 0 &&
+			    strcmp(all[nroutes].path, "/api/v1/targets") != 0)
 				all[nroutes].methods |= GW_HTTP_POOLED;
 			nroutes++;
 		}

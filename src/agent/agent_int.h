@@ -17,6 +17,17 @@
 
 #include <pthread.h>
 
+/* What the status endpoints say (status.c); text holds the flags' names and values. */
+struct agent_status {
+	struct gw_api_status api;
+	char *flags[64]; /* name, value, ..., NULL */
+	size_t nflags, used;
+	char text[4096];
+	char yaml[1024];
+	char retention[64];
+	char scrape_url[320];
+};
+
 struct gw_agent {
 	struct gw_agent_opts o;
 	struct gw_nvml *nv;
@@ -35,11 +46,17 @@ struct gw_agent {
 	struct agent_history history;  /* db NULL without history */
 	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
 	struct gw_http_route routes[8 + GW_API_NROUTES]; /* every part's; the server borrows them */
+	struct agent_status status;
 };
 
 /* expose.c */
 int agent_expose_load(struct gw_agent *a, struct gw_err *err);
 void agent_expose_release(struct gw_agent *a);
 void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp);
+
+/* status.c */
+void agent_status_init(struct gw_agent *a);
+void agent_h_healthy(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp);
+void agent_h_ready(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp);
 
 #endif

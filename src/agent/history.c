@@ -16,12 +16,13 @@ static void consume(void *arg, const struct gw_frame *f);
 #define JOB_INFO "gpuwatch_hpc_job_info"
 #define JOB_INFO_HELP "HPC jobs using each GPU, from the job mapping directory (1 per job)."
 
-static void metadata(void *ctx, const char *metric, struct gw_buf *out)
+static void metadata(void *ctx, const char *metric, long limit, struct gw_buf *out)
 {
 	const struct agent_history *h = ctx;
 	gw_buf_putc(out, '{');
 	bool first = true;
-	for (size_t i = 0; i < h->nfields; i++) {
+	long n = 0;
+	for (size_t i = 0; i < h->nfields && (limit < 0 || n < limit); i++) {
 		const struct gw_field *f = gw_field_at(i);
 		for (int k = 0; k < 2; k++) {
 			const char *name = k ? f->dcgm : f->prom;
@@ -30,6 +31,9 @@ static void metadata(void *ctx, const char *metric, struct gw_buf *out)
 				continue;
 			if (metric && strcmp(metric, name) != 0)
 				continue;
+			if (limit >= 0 && n >= limit)
+				break;
+			n++;
 			const char *type = !k && f->ptype == GW_PT_COUNTER ? "counter" : "gauge";
 			gw_buf_puts(out, first ? "" : ",");
 			first = false;
@@ -39,7 +43,7 @@ static void metadata(void *ctx, const char *metric, struct gw_buf *out)
 			gw_buf_puts(out, ",\"unit\":\"\"}]");
 		}
 	}
-	if (!metric || strcmp(metric, JOB_INFO) == 0) {
+	if ((!metric || strcmp(metric, JOB_INFO) == 0) && (limit < 0 || n < limit)) {
 		gw_buf_printf(out, "%s\"" JOB_INFO "\":[{\"type\":\"gauge\",\"help\":\"" JOB_INFO_HELP
 				   "\",\"unit\":\"\"}]",
 			      first ? "" : ",");
@@ -163,7 +167,8 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	snprintf(h->job, sizeof(h->job), "%s", o->job ? o->job : "gpuwatch");
 	configure(h, o->counters, o->driver_label);
 	h->api.q = gw_tsdb_querier(h->db);
-	h->api.version = GW_VERSION;
+	h->api.version = "2.42.0"; /* the Prometheus API it follows: see api/prom_status.c */
+	h->api.server_version = GW_VERSION;
 	h->api.metadata = metadata;
 	h->api.metadata_ctx = h;
 	h->api.opts.timeout_ms = 2 * 60 * 1000; /* Prometheus' default query timeout */

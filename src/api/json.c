@@ -14,9 +14,18 @@ void gw_json_str(struct gw_buf *b, const char *s)
 	const char *run = s;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		if (c >= 0x20 && c != '"' && c != '\\')
+		/* Go's encoder, which Prometheus answers with, also escapes <, > and &,
+		 * and U+2028 and U+2029 (E2 80 A8, E2 80 A9), for HTML and JavaScript */
+		bool ls = c == 0xE2 && (unsigned char)s[1] == 0x80 && ((unsigned char)s[2] & 0xFE) == 0xA8;
+		if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && !ls)
 			continue;
 		gw_buf_append(b, run, (size_t)(s - run));
+		if (ls) {
+			gw_buf_puts(b, (unsigned char)s[2] == 0xA8 ? "\\u2028" : "\\u2029");
+			s += 2;
+			run = s + 1;
+			continue;
+		}
 		switch (c) {
 		case '"':
 			gw_buf_puts(b, "\\\"");

@@ -1,12 +1,13 @@
 /*
  * prom_api.c - handlers of Prometheus' query API (see prom_api.h).
  */
-#include "api/prom_api.h"
+#include "api/prom_api_int.h"
 
 #include "api/json.h"
 #include "core/sort.h"
 #include "promql/print.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -307,7 +308,9 @@ static bool opts_with_timeout(const struct gw_api *api, const struct gw_http_req
 	if (t) {
 		int64_t ms;
 		if (gw_api_parse_duration(t, &ms) != 0 || ms <= 0) {
-			bad_param(r, "timeout", "cannot parse to a valid duration");
+			char why[160];
+			snprintf(why, sizeof(why), "cannot parse \"%.100s\" to a valid duration", t);
+			bad_param(r, "timeout", why);
 			return false;
 		}
 		if (!o->timeout_ms || ms < o->timeout_ms)
@@ -316,34 +319,46 @@ static bool opts_with_timeout(const struct gw_api *api, const struct gw_http_req
 	return true;
 }
 
+/*
+ * A time parameter. Optional ones (def used when absent) are worded as
+ * Prometheus' parseTimeParam words them ("Invalid time value for 'time':
+ * ..."); query_range's start and end, which must be given, as its
+ * parseTime does (an absent one "cannot parse \"\"").
+ */
+static bool time_param_as(const struct gw_http_request *req, struct gw_http_response *r, const char *name,
+			  const int64_t *def, int64_t *out)
+{
+	const char *s = gw_http_arg(req, name);
+	if (def && (!s || !*s)) {
+		*out = *def;
+		return true;
+	}
+	int rc = s ? gw_api_parse_time(s, out) : GW_EINVAL;
+	if (rc == 0)
+		return true;
+	char why[256], pre[64] = "";
+	if (def)
+		snprintf(pre, sizeof(pre), "Invalid time value for '%s': ", name);
+	if (rc == GW_ERANGE)
+		snprintf(why, sizeof(why), "%stimestamp \"%.100s\" out of range: times are limited to +-%lld s", pre, s,
+			 (long long)(GW_PQ_MAX_TIME_MS / 1000));
+	else
+		snprintf(why, sizeof(why), "%scannot parse \"%.100s\" to a valid timestamp", pre, s ? s : "");
+	bad_param(r, name, why);
+	return false;
+}
+
 static bool time_param(const struct gw_http_request *req, struct gw_http_response *r, const char *name,
 		       int64_t def, int64_t *out)
 {
-	const char *s = gw_http_arg(req, name);
-	if (!s || !*s) {
-		*out = def;
-		return true;
-	}
-	int rc = gw_api_parse_time(s, out);
-	if (rc == 0)
-		return true;
-	char why[200];
-	if (rc == GW_ERANGE)
-		snprintf(why, sizeof(why), "timestamp \"%.100s\" out of range: times are limited to +-%lld s", s,
-			 (long long)(GW_PQ_MAX_TIME_MS / 1000));
-	else
-		snprintf(why, sizeof(why), "cannot parse \"%.100s\" to a valid timestamp", s);
-	bad_param(r, name, why);
-	return false;
+	return time_param_as(req, r, name, &def, out);
 }
 
 static struct gw_pq_node *parse_query(const struct gw_http_request *req, struct gw_http_response *r)
 {
 	const char *q = gw_http_arg(req, "query");
-	if (!q) {
-		bad_param(r, "query", "missing");
-		return NULL;
-	}
+	if (!q)
+		q = ""; /* "no expression found in input", as Prometheus answers */
 	struct gw_pq_node *root = NULL;
 	struct gw_err err;
 	gw_err_clear(&err);
@@ -407,26 +422,21 @@ static void h_query_range(void *ctx, const struct gw_http_request *req, struct g
 	int64_t start, end, step;
 	if (!opts_with_timeout(api, req, r, &o))
 		return;
-	const char *ss = gw_http_arg(req, "start"), *es = gw_http_arg(req, "end"), *st = gw_http_arg(req, "step");
-	if (!ss || !es || !st) {
-		bad_param(r, !ss ? "start" : !es ? "end" : "step", "missing");
-		return;
-	}
-	if (!time_param(req, r, "start", 0, &start) || !time_param(req, r, "end", 0, &end))
+	const char *st = gw_http_arg(req, "step");
+	if (!time_param_as(req, r, "start", NULL, &start) || !time_param_as(req, r, "end", NULL, &end))
 		return;
 	if (end < start) {
-		error_reply(r, 400, "bad_data", "end timestamp must not be before start time");
+		bad_param(r, "end", "end timestamp must not be before start time");
 		return;
 	}
-	if (gw_api_parse_duration(st, &step) != 0) {
+	if (!st || gw_api_parse_duration(st, &step) != 0) {
 		char why[160];
-		snprintf(why, sizeof(why), "cannot parse \"%.100s\" to a valid duration", st);
+		snprintf(why, sizeof(why), "cannot parse \"%.100s\" to a valid duration", st ? st : "");
 		bad_param(r, "step", why);
 		return;
 	}
 	if (step <= 0) {
-		error_reply(r, 400, "bad_data",
-			    "zero or negative query resolution step widths are not accepted. Try a positive integer");
+		bad_param(r, "step", "zero or negative query resolution step widths are not accepted. Try a positive integer");
 		return;
 	}
 	if ((end - start) / step > MAX_POINTS) {
@@ -440,9 +450,7 @@ static void h_query_range(void *ctx, const struct gw_http_request *req, struct g
 		return;
 	if (root->type != GW_PQ_T_SCALAR && root->type != GW_PQ_T_VECTOR) {
 		char msg[160];
-		snprintf(msg, sizeof(msg),
-			 "invalid parameter \"query\": invalid expression type \"%s\" for range query, must be "
-			 "Scalar or instant Vector",
+		snprintf(msg, sizeof(msg), "invalid expression type \"%s\" for range query, must be Scalar or instant Vector",
 			 gw_pq_type_name(root->type));
 		error_reply(r, 400, "bad_data", msg);
 		gw_promql_free(root);
@@ -495,9 +503,12 @@ static int match_series(struct gw_api *api, const struct gw_http_request *req, s
 		struct gw_pq_node *n = NULL;
 		struct gw_err err;
 		gw_err_clear(&err);
-		if (gw_promql_parse(sel, &n, &err) != 0 || n->kind != GW_PQ_VECTOR_SEL) {
-			bad_param(r, "match[]", n ? "expected a vector selector" : err.msg);
-			gw_promql_free(n);
+		if (gw_promql_parse_selector(sel, &n, &err) != 0) {
+			/* /api/v1/series names the parameter; labels and label values do not */
+			if (required)
+				bad_param(r, "match[]", err.msg);
+			else
+				error_reply(r, 400, "bad_data", err.msg);
 			return -1;
 		}
 		size_t nm = n->u.sel.nmatchers + (n->u.sel.name ? 1 : 0), k = 0;
@@ -650,24 +661,51 @@ static void h_label_values(void *ctx, const struct gw_http_request *req, struct 
 static void h_metadata(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
 {
 	struct gw_api *api = ctx;
+	long limit = -1; /* Prometheus: a limit below 0 is none; 0 answers {} */
+	const char *ls = gw_http_arg(req, "limit");
+	if (ls && *ls) {
+		char *end;
+		errno = 0;
+		limit = strtol(ls, &end, 10);
+		if (*end || errno || end == ls) {
+			error_reply(r, 400, "bad_data", "limit must be a number");
+			return;
+		}
+	}
 	success_begin(r);
 	if (api->metadata)
-		api->metadata(api->metadata_ctx, gw_http_arg(req, "metric"), &r->body);
+		api->metadata(api->metadata_ctx, gw_http_arg(req, "metric"), limit, &r->body);
 	else
 		gw_buf_puts(&r->body, "{}");
 	success_end(r);
 }
 
-static void h_buildinfo(void *ctx, const struct gw_http_request *req, struct gw_http_response *r)
+/* ---- for prom_status.c -------------------------------------------------------- */
+
+void api_error(struct gw_http_response *r, int status, const char *type, const char *msg)
 {
-	struct gw_api *api = ctx;
+	error_reply(r, status, type, msg);
+}
+
+void api_bad_param(struct gw_http_response *r, const char *param, const char *why)
+{
+	bad_param(r, param, why);
+}
+
+void api_success_begin(struct gw_http_response *r)
+{
 	success_begin(r);
-	/* No "features" key: Grafana would take its presence for Mimir. */
-	gw_buf_puts(&r->body, "{\"version\":");
-	gw_json_str(&r->body, api->version ? api->version : "");
-	gw_buf_puts(&r->body, ",\"revision\":\"\",\"branch\":\"\",\"buildUser\":\"\",\"buildDate\":\"\","
-			      "\"goVersion\":\"\"}");
+}
+
+void api_success_end(struct gw_http_response *r)
+{
 	success_end(r);
+}
+
+bool api_time_param(const struct gw_http_request *req, struct gw_http_response *r, const char *name, int64_t def,
+		    int64_t *out)
+{
+	return time_param(req, r, name, def, out);
 }
 
 void gw_api_routes(struct gw_api *api, struct gw_http_route *routes)
@@ -680,7 +718,12 @@ void gw_api_routes(struct gw_api *api, struct gw_http_route *routes)
 		{"/api/v1/labels", gp, false, h_labels, api},
 		{"/api/v1/label/", GW_HTTP_GET, true, h_label_values, api},
 		{"/api/v1/metadata", GW_HTTP_GET, false, h_metadata, api},
-		{"/api/v1/status/buildinfo", GW_HTTP_GET, false, h_buildinfo, api},
+		{"/api/v1/query_exemplars", gp, false, api_h_exemplars, api},
+		{"/api/v1/status/buildinfo", GW_HTTP_GET, false, api_h_buildinfo, api},
+		{"/api/v1/status/config", GW_HTTP_GET, false, api_h_config, api},
+		{"/api/v1/status/flags", GW_HTTP_GET, false, api_h_flags, api},
+		{"/api/v1/status/runtimeinfo", GW_HTTP_GET, false, api_h_runtimeinfo, api},
+		{"/api/v1/targets", GW_HTTP_GET, false, api_h_targets, api},
 	};
 	memcpy(routes, r, sizeof(r));
 }

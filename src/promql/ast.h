@@ -161,6 +161,14 @@ struct gw_pq_node {
  * err->msg in Prometheus' style ("1:5: parse error: unexpected ...").
  */
 int gw_promql_parse(const char *query, struct gw_pq_node **root, struct gw_err *err);
+/*
+ * Parse a series selector alone (match[] of /api/v1/series, labels and
+ * label values), as Prometheus' ParseMetricSelector does: anything past
+ * the selector is "unexpected". *root is a GW_PQ_VECTOR_SEL. A selector
+ * whose every matcher matches the empty string: GW_EINVAL with the API's
+ * message ("match[] must contain at least one non-empty matcher").
+ */
+int gw_promql_parse_selector(const char *query, struct gw_pq_node **root, struct gw_err *err);
 void gw_promql_free(struct gw_pq_node *n);
 
 const char *gw_pq_type_name(enum gw_pq_type t);

@@ -164,6 +164,12 @@ void gw_pq_lex_next(struct gw_pq_lexer *lx, struct gw_pq_token *t)
 	t->pos = lx->pos;
 	if (lx->pos >= lx->len) {
 		t->kind = TK_EOF;
+		if (lx->braces > 0 || lx->parens > 0 || lx->brackets > 0) {
+			t->kind = TK_ERROR;
+			t->msg = lx->braces > 0   ? "unexpected end of input inside braces"
+				 : lx->parens > 0 ? "unclosed left parenthesis"
+						  : "unclosed left bracket";
+		}
 		return;
 	}
 	const char *p = lx->s + lx->pos;
@@ -195,6 +201,17 @@ void gw_pq_lex_next(struct gw_pq_lexer *lx, struct gw_pq_token *t)
 			t->kind = puncts[i].kind;
 			t->len = n;
 			lx->pos += n;
+			int *depth = t->kind == TK_LPAREN || t->kind == TK_RPAREN	  ? &lx->parens
+				     : t->kind == TK_LBRACKET || t->kind == TK_RBRACKET ? &lx->brackets
+				     : t->kind == TK_LBRACE || t->kind == TK_RBRACE	  ? &lx->braces
+											  : NULL;
+			if (depth && (t->kind == TK_LPAREN || t->kind == TK_LBRACKET || t->kind == TK_LBRACE))
+				++*depth;
+			else if (depth && --*depth < 0 && t->kind == TK_RPAREN) {
+				t->kind = TK_ERROR; /* where Prometheus' lexer notices: after it */
+				t->msg = "unexpected right parenthesis ')'";
+				t->pos = lx->pos;
+			}
 			return;
 		}
 	}

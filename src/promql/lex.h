@@ -51,6 +51,7 @@ struct gw_pq_token {
 struct gw_pq_lexer {
 	const char *s;
 	size_t len, pos;
+	int parens, brackets, braces; /* open now: end of input inside one is an error, as in Prometheus' lexer */
 };
 
 void gw_pq_lex_init(struct gw_pq_lexer *lx, const char *s);

@@ -81,17 +81,82 @@ bool pq_is_ident(const struct parser *p, const char *kw)
 	       strncasecmp(p->q + p->tok.pos, kw, p->tok.len) == 0;
 }
 
+/* Go's %q of s[0..len): quotes, backslashes and control bytes escaped; at most max bytes, then "...". */
+static void go_quote(char *buf, size_t n, const char *s, size_t len, size_t max)
+{
+	size_t o = 0;
+	buf[o++] = '"';
+	for (size_t i = 0; i < len && i < max && o + 6 < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)c;
+		} else if (c == '\n' || c == '\t') {
+			buf[o++] = '\\';
+			buf[o++] = c == '\n' ? 'n' : 't';
+		} else if (c < 0x20) {
+			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+	if (len > max && o + 4 < n)
+		memcpy(buf + o, "...", 4);
+}
+
+/* The token as Prometheus' parser names it in "unexpected ...": its kind,
+ * then its text (`identifier "bar"`, `number "2"`, `<op:*>`, `<by>`, `"("`). */
 static const char *tok_desc(const struct parser *p, char *buf, size_t n)
 {
-	if (p->tok.kind == TK_EOF)
+	static const char *const keywords[] = {"by",	   "without", "on",	 "ignoring", "group_left",
+					       "group_right", "bool",    "offset", "start",    "end"};
+	static const char *const opwords[] = {"and", "or", "unless", "atan2"};
+	const char *t = p->q + p->tok.pos;
+	size_t len = p->tok.len;
+	char q[160];
+	switch (p->tok.kind) {
+	case TK_EOF:
 		return "end of input";
-	snprintf(buf, n, "\"%.*s\"", (int)(p->tok.len > 40 ? 40 : p->tok.len), p->q + p->tok.pos);
-	return buf;
+	case TK_IDENT:
+		for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+			if (pq_is_ident(p, keywords[i])) {
+				snprintf(buf, n, "<%.*s>", (int)len, t);
+				return buf;
+			}
+		for (size_t i = 0; i < sizeof(opwords) / sizeof(opwords[0]); i++)
+			if (pq_is_ident(p, opwords[i])) {
+				snprintf(buf, n, "<op:%.*s>", (int)len, t);
+				return buf;
+			}
+		if (pq_aggop_of(p) >= 0) {
+			snprintf(buf, n, "<aggr:%.*s>", (int)len, t);
+			return buf;
+		}
+		go_quote(q, sizeof(q), t, len, 40);
+		snprintf(buf, n, "identifier %s", q);
+		return buf;
+	case TK_NUMBER:
+	case TK_STRING:
+	case TK_DURATION:
+		go_quote(q, sizeof(q), t, len, 10);
+		snprintf(buf, n, "%s %s",
+			 p->tok.kind == TK_NUMBER ? "number" : p->tok.kind == TK_STRING ? "string" : "duration", q);
+		return buf;
+	case TK_ADD: case TK_SUB: case TK_MUL: case TK_DIV: case TK_MOD: case TK_POW: case TK_EQLC: case TK_NEQ:
+	case TK_GTR: case TK_LSS: case TK_GTE: case TK_LTE: case TK_RE: case TK_NRE: case TK_ASSIGN:
+		snprintf(buf, n, "<op:%.*s>", (int)len, t);
+		return buf;
+	default:
+		go_quote(buf, n, t, len, 40);
+		return buf;
+	}
 }
 
 struct gw_pq_node *pq_unexpected(struct parser *p, const char *where)
 {
-	char b[64];
+	char b[256];
 	if (p->tok.kind == TK_ERROR)
 		return pq_fail(p, p->tok.pos, "%s", p->tok.msg);
 	return pq_fail(p, p->tok.pos, "unexpected %s%s%s", tok_desc(p, b, sizeof(b)), where ? " in " : "",
@@ -241,7 +306,11 @@ static struct gw_pq_node *primary(struct parser *p)
 		if (p->tok.kind == TK_LPAREN) {
 			const struct gw_pq_func *f = gw_pq_func_find(name, strlen(name));
 			if (!f) {
-				pq_fail(p, pos, "unknown function with name \"%s\"", name);
+				/* Prometheus names the function once its arguments parse:
+				 * an error inside them (an unclosed parenthesis) comes first */
+				pq_unknown_call(p);
+				if (!p->failed)
+					pq_fail(p, pos, "unknown function with name \"%s\"", name);
 				free(name);
 				return NULL;
 			}
@@ -276,7 +345,7 @@ static bool at_modifier(struct parser *p, enum gw_pq_at *at, int64_t *at_ms)
 		pq_next(p);
 	}
 	if (p->tok.kind != TK_NUMBER) {
-		pq_unexpected(p, "@ modifier");
+		pq_unexpected(p, "@, expected timestamp");
 		return false;
 	}
 	double v = sign * p->tok.number;
@@ -631,6 +700,41 @@ int gw_promql_parse(const char *query, struct gw_pq_node **root, struct gw_err *
 		if (!p.failed)
 			pq_fail(&p, p.tok.pos, "invalid expression");
 		return GW_EPARSE;
+	}
+	*root = n;
+	return 0;
+}
+
+int gw_promql_parse_selector(const char *query, struct gw_pq_node **root, struct gw_err *err)
+{
+	struct parser p = {.q = query, .err = err, .selector_only = true};
+	*root = NULL;
+	gw_pq_lex_init(&p.lx, query);
+	pq_next(&p);
+	struct gw_pq_node *n = NULL;
+	size_t pos = p.tok.pos;
+	if (p.tok.kind == TK_LBRACE) {
+		n = pq_vector_selector(&p, NULL, pos);
+	} else if (p.tok.kind == TK_IDENT) {
+		char *name = pq_tok_strdup(&p);
+		pq_next(&p);
+		n = pq_vector_selector(&p, name, pos);
+	} else {
+		pq_unexpected(&p, NULL); /* end of input too: Prometheus has no "no expression" here */
+	}
+	if (n && p.tok.kind != TK_EOF) {
+		pq_unexpected(&p, NULL);
+		gw_promql_free(n);
+		n = NULL;
+	}
+	if (!n) {
+		if (!p.failed)
+			pq_fail(&p, p.tok.pos, "invalid expression");
+		return GW_EPARSE;
+	}
+	if (p.empty_selector) {
+		gw_promql_free(n);
+		return gw_err_set(err, GW_EINVAL, "match[] must contain at least one non-empty matcher");
 	}
 	*root = n;
 	return 0;

@@ -16,6 +16,9 @@ struct parser {
 	struct gw_err *err;
 	bool failed;
 	unsigned depth; /* pq_expr calls now on the stack */
+	/* gw_promql_parse_selector(): a selector of only empty-matching
+	 * matchers is noted here, for the API's own message, not refused */
+	bool selector_only, empty_selector;
 };
 
 struct gw_pq_node *pq_fail(struct parser *p, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -30,6 +33,8 @@ struct gw_pq_node *pq_seal(struct parser *p, struct gw_pq_node *n);
 
 bool pq_label_list(struct parser *p, char ***out, size_t *n, const char *where);
 struct gw_pq_node *pq_vector_selector(struct parser *p, char *name, size_t pos);
+/* The argument list of a call to no known function, parsed for its errors and dropped. */
+void pq_unknown_call(struct parser *p);
 bool pq_check_type(struct parser *p, const struct gw_pq_node *n, enum gw_pq_type want, const char *ctx);
 struct gw_pq_node *pq_call(struct parser *p, const struct gw_pq_func *f, size_t pos);
 int pq_aggop_of(const struct parser *p);

@@ -24,8 +24,13 @@ static bool label_name_ok(const struct parser *p)
 /* "(a, b)" -> array of strings. */
 bool pq_label_list(struct parser *p, char ***out, size_t *n, const char *where)
 {
-	if (!pq_expect(p, TK_LPAREN, where))
+	if (p->tok.kind != TK_LPAREN) {
+		char w[96];
+		snprintf(w, sizeof(w), "%s, expected \"(\"", where);
+		pq_unexpected(p, w);
 		return false;
+	}
+	pq_next(p);
 	while (p->tok.kind != TK_RPAREN) {
 		if (!label_name_ok(p)) {
 			pq_unexpected(p, where);
@@ -134,6 +139,10 @@ static bool selector_valid(struct parser *p, struct gw_pq_node *vs)
 		if (!matches_empty)
 			return true;
 	}
+	if (p->selector_only) {
+		p->empty_selector = true;
+		return true;
+	}
 	pq_fail(p, vs->pos, "vector selector must contain at least one non-empty matcher");
 	return false;
 }
@@ -206,6 +215,16 @@ static bool call_args(struct parser *p, struct gw_pq_node ***args, size_t *n)
 	return true;
 }
 
+void pq_unknown_call(struct parser *p)
+{
+	struct gw_pq_node **args = NULL;
+	size_t n = 0;
+	call_args(p, &args, &n);
+	for (size_t i = 0; i < n; i++)
+		gw_promql_free(args[i]);
+	free(args);
+}
+
 struct gw_pq_node *pq_call(struct parser *p, const struct gw_pq_func *f, size_t pos)
 {
 	struct gw_pq_node *n = pq_node_new(p, GW_PQ_CALL, pos);
@@ -274,7 +293,13 @@ struct gw_pq_node *pq_aggregate(struct parser *p, enum gw_pq_aggop op, size_t po
 	pq_next(p);
 	struct gw_pq_node **args = NULL;
 	size_t nargs = 0;
-	bool ok = grouping(p, n) && call_args(p, &args, &nargs) && grouping(p, n);
+	bool ok = grouping(p, n);
+	if (ok && p->tok.kind != TK_LPAREN) {
+		/* as Prometheus words it: after a grouping clause, "in aggregation" */
+		pq_unexpected(p, n->u.agg.grouping ? "aggregation" : NULL);
+		ok = false;
+	}
+	ok = ok && call_args(p, &args, &nargs) && grouping(p, n);
 	bool param = op == GW_PQ_AGG_TOPK || op == GW_PQ_AGG_BOTTOMK || op == GW_PQ_AGG_QUANTILE ||
 		     op == GW_PQ_AGG_COUNT_VALUES;
 	if (ok && nargs != (param ? 2u : 1u)) {

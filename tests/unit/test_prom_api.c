@@ -17,9 +17,9 @@ struct fixture {
 	struct gw_http_route routes[GW_API_NROUTES];
 };
 
-static void meta(void *ctx, const char *metric, struct gw_buf *out)
+static void meta(void *ctx, const char *metric, long limit, struct gw_buf *out)
 {
-	gw_buf_puts(out, "{\"gpu_temp\":[{\"type\":\"gauge\",\"help\":\"GPU temperature.\",\"unit\":\"\"}]}");
+	gw_buf_puts(out, limit == 0 ? "{}" : "{\"gpu_temp\":[{\"type\":\"gauge\",\"help\":\"GPU temperature.\",\"unit\":\"\"}]}");
 }
 
 static int setup(struct fixture *f)
@@ -107,16 +107,16 @@ static void test_query_range(void)
 	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"exceeded maximum resolution of 11,000 "
 	       "points per timeseries. Try decreasing the query resolution (?step=XX)\"}");
 	expect(&f, "/api/v1/query_range?query=up&start=10&end=5&step=1", 400,
-	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"end timestamp must not be before "
-	       "start time\"}");
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"end\\\": end "
+	       "timestamp must not be before start time\"}");
 	expect(&f, "/api/v1/query_range?query=up&start=0&end=5&step=0", 400,
-	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"zero or negative query resolution step "
-	       "widths are not accepted. Try a positive integer\"}");
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"step\\\": zero or "
+	       "negative query resolution step widths are not accepted. Try a positive integer\"}");
 	expect(&f, "/api/v1/query_range?query=up&start=x&end=5&step=1", 400,
 	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"start\\\": cannot "
 	       "parse \\\"x\\\" to a valid timestamp\"}");
 	expect(&f, "/api/v1/query_range?query=up%5B5m%5D&start=0&end=5&step=1", 400,
-	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"query\\\": invalid "
+	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid "
 	       "expression type \\\"range vector\\\" for range query, must be Scalar or instant Vector\"}");
 	teardown(&f);
 }
@@ -127,10 +127,10 @@ static void test_errors(void)
 	CHECK_INT_EQ(setup(&f), 0);
 	expect(&f, "/api/v1/query?query=sum(", 400,
 	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"query\\\": 1:5: "
-	       "parse error: unexpected end of input\"}");
+	       "parse error: unclosed left parenthesis\"}");
 	expect(&f, "/api/v1/query", 400,
 	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"query\\\": "
-	       "missing\"}");
+	       "1:1: parse error: no expression found in input\"}");
 	/* An execution error: many-to-many matching. */
 	char *r = http_get(f.port, "/api/v1/query?query=gpu_temp%20%2B%20on(instance)%20gpu_temp&time=10");
 	CHECK_INT_EQ(http_status(r), 422);
@@ -156,7 +156,7 @@ static void test_series_and_labels(void)
 	expect(&f, "/api/v1/label/bad-name/values", 400,
 	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid label name: \\\"bad-name\\\"\"}");
 	expect(&f, "/api/v1/status/buildinfo", 200,
-	       "{\"status\":\"success\",\"data\":{\"version\":\"9.9.9\",\"revision\":\"\",\"branch\":\"\","
+	       "{\"status\":\"success\",\"data\":{\"version\":\"9.9.9\",\"revision\":\"\",\"branch\":\"gpuwatch\","
 	       "\"buildUser\":\"\",\"buildDate\":\"\",\"goVersion\":\"\"}}");
 	expect(&f, "/api/v1/metadata", 200,
 	       "{\"status\":\"success\",\"data\":{\"gpu_temp\":[{\"type\":\"gauge\",\"help\":\"GPU temperature.\","
@@ -276,7 +276,7 @@ static void test_hostile_requests(void)
 	 * refused, never wrapped. */
 	expect(&f, "/api/v1/query?query=1&time=2015-07-01T20:10:51%2B1:2", 400,
 	       "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"time\\\": "
-	       "cannot parse \\\"2015-07-01T20:10:51+1:2\\\" to a valid timestamp\"}");
+	       "Invalid time value for 'time': cannot parse \\\"2015-07-01T20:10:51+1:2\\\" to a valid timestamp\"}");
 	const char *too_far = "/api/v1/query?query=time()&time=1e300";
 	r = http_get(f.port, too_far);
 	CHECK_INT_EQ(http_status(r), 400);

@@ -165,11 +165,11 @@ static void test_errors(void)
 	bad("sum(a, b)", "wrong number of arguments for aggregate expression");
 	bad("topk(a)", "wrong number of arguments for aggregate expression");
 	bad("\"unterminated", "unterminated quoted string");
-	bad("foo bar", "unexpected \"bar\"");
+	bad("foo bar", "unexpected identifier \"bar\"");
 	bad("a - \"s\"", "binary expression must contain only scalar and instant vector types");
 	bad("-\"s\"", "unary expression only allowed");
 	bad("foo[5m] + 1", "binary expression must contain only scalar and instant vector types");
-	bad("sum by (a) by (b) (x)", "unexpected \"by\"");
+	bad("sum by (a) by (b) (x)", "unexpected <by> in aggregation");
 	bad("sum by (a) (x) by (b)", "only contain one grouping clause");
 	bad("5m", "unexpected duration");
 	bad("1 +\nfoo{", "2:5: parse error");

@@ -43,6 +43,25 @@ static void metadata(void *ctx, const char *metric, long limit, struct gw_buf *o
 			gw_buf_puts(out, ",\"unit\":\"\"}]");
 		}
 	}
+	static const struct {
+		const char *name, *help;
+	} more[] = {
+		{"DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered."},
+		{"DCGM_FI_DEV_POWER_LIMIT", "Power limit enforced on the GPU (in W)."},
+		{"up", "1 for each sample the agent took (as a Prometheus scraping the agent records it)."},
+	};
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]) && (limit < 0 || n < limit); i++) {
+		if ((i == 0 && !atomic_load(&h->keep_xid)) || (i == 1 && !atomic_load(&h->keep_power_limit)) ||
+		    (metric && strcmp(metric, more[i].name) != 0))
+			continue;
+		n++;
+		gw_buf_puts(out, first ? "" : ",");
+		first = false;
+		gw_json_str(out, more[i].name);
+		gw_buf_puts(out, ":[{\"type\":\"gauge\",\"help\":");
+		gw_json_str(out, more[i].help);
+		gw_buf_puts(out, ",\"unit\":\"\"}]");
+	}
 	if ((!metric || strcmp(metric, JOB_INFO) == 0) && (limit < 0 || n < limit)) {
 		gw_buf_printf(out, "%s\"" JOB_INFO "\":[{\"type\":\"gauge\",\"help\":\"" JOB_INFO_HELP
 				   "\",\"unit\":\"\"}]",
@@ -61,6 +80,8 @@ static void configure(struct agent_history *h, const struct gw_counters *c, bool
 			h->fields[i].dcgm = NULL;
 		atomic_store(&h->dcgm_kept[i], h->fields[i].dcgm != NULL);
 	}
+	atomic_store(&h->keep_xid, !c || gw_counters_has_family(c, "DCGM_FI_DEV_XID_ERRORS"));
+	atomic_store(&h->keep_power_limit, h->enforced >= 0 && (!c || gw_counters_has_family(c, "DCGM_FI_DEV_POWER_LIMIT")));
 	h->driver[0] = '\0';
 	if (driver_label && h->nv->nvmlSystemGetDriverVersion)
 		h->nv->nvmlSystemGetDriverVersion(h->driver, sizeof(h->driver));
@@ -76,6 +97,7 @@ void agent_history_reconfigure(struct agent_history *h, const struct gw_counters
 	configure(h, c, driver_label);
 	/* the DCGM series' label sets changed: their refs are found again */
 	memset(h->refs, 0, (size_t)h->ngpus * h->nfields * 2 * sizeof(uint64_t));
+	memset(h->xrefs, 0, (size_t)h->ngpus * 2 * sizeof(uint64_t));
 	for (unsigned int g = 0; g < h->ngpus; g++) {
 		free(h->jobs[g].refs);
 		h->jobs[g] = (struct agent_history_jobs){0};
@@ -152,8 +174,14 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	h->jobs = calloc(ngpus ? ngpus : 1, sizeof(*h->jobs));
 	h->fields = calloc(h->nfields ? h->nfields : 1, sizeof(*h->fields));
 	h->dcgm_kept = calloc(h->nfields ? h->nfields : 1, sizeof(*h->dcgm_kept));
+	h->xrefs = calloc((size_t)ngpus * 2 + 1, sizeof(uint64_t));
 	h->nv = nv;
-	if (!h->refs || !h->jobs || !h->fields || !h->dcgm_kept) {
+	h->enforced = -1;
+	for (size_t i = 0; i < h->nfields; i++)
+		if (strcmp(gw_field_at(i)->name, "enforced.power.limit") == 0)
+			h->enforced = (long)i;
+	if (!h->refs || !h->jobs || !h->fields || !h->dcgm_kept || !h->xrefs) {
+		free(h->xrefs);
 		free(h->refs);
 		free(h->jobs);
 		free(h->fields);
@@ -247,6 +275,8 @@ void agent_history_close(struct agent_history *h)
 	free(h->refs);
 	free(h->fields);
 	free(h->dcgm_kept);
+	free(h->xrefs);
+	h->xrefs = NULL;
 	h->fields = NULL;
 	h->dcgm_kept = NULL;
 	h->db = NULL;
@@ -309,6 +339,7 @@ static uint64_t *job_refs(struct agent_history *h, unsigned int g, const struct 
 	if (hj->gen == gen)
 		return hj->refs;
 	memset(&h->refs[(size_t)g * h->nfields * 2], 0, h->nfields * 2 * sizeof(uint64_t));
+	memset(&h->xrefs[(size_t)g * 2], 0, 2 * sizeof(uint64_t));
 	free(hj->refs);
 	hj->refs = jobs ? calloc((size_t)jobs->n * (h->nfields + 1), sizeof(uint64_t)) : NULL;
 	hj->gen = hj->refs ? gen : 0;
@@ -365,5 +396,24 @@ void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 		}
 		for (unsigned int j = 0; j < njobs; j++)
 			store_job_info(h, &sg, fg->jobs->id[j], &jr[(size_t)j * (h->nfields + 1) + h->nfields], f->t_ms);
+		/* the two DCGM families /metrics gives that are no field of the table */
+		if (atomic_load(&h->keep_xid)) {
+			struct emit_ctx e = {h, &h->xrefs[(size_t)g * 2], 0};
+			if (gw_series_emit_dcgm_named("DCGM_FI_DEV_XID_ERRORS", fg->last_xid, &sg, extra, 2, f->t_ms,
+						      store_sample, &e) != 0)
+				h->append_errors++;
+		}
+		const struct gw_value *pl = h->enforced >= 0 ? &fg->v[h->enforced] : NULL;
+		if (atomic_load(&h->keep_power_limit) && pl && pl->state == GW_V_OK && pl->kind != GW_VK_STR) {
+			struct emit_ctx e = {h, &h->xrefs[(size_t)g * 2 + 1], 0};
+			double w = gw_series_dcgm_value(gw_field_at((size_t)h->enforced), pl);
+			if (gw_series_emit_dcgm_named("DCGM_FI_DEV_POWER_LIMIT", w, &sg, extra, 2, f->t_ms, store_sample,
+						      &e) != 0)
+				h->append_errors++;
+		}
 	}
+	/* up, as a Prometheus scraping the agent records it: 1 for each sample taken */
+	struct gw_lpair up[] = {{GW_METRIC_NAME, "up"}, {"instance", h->instance}, {"job", h->job}};
+	if ((!h->up_ref && gw_tsdb_series(h->db, up, 3, &h->up_ref) != 0) || gw_tsdb_append(h->db, h->up_ref, f->t_ms, 1) != 0)
+		h->append_errors++;
 }

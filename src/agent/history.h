@@ -34,6 +34,11 @@ struct agent_history {
 	uint64_t *refs; /* [gpu][field][2]: store refs, 0 = not created yet */
 	struct gw_field *fields; /* the table as stored: dcgm NULL where the counters leave the family out */
 	_Atomic bool *dcgm_kept; /* per field: its DCGM family is kept (read by the metadata handler) */
+	/* the two DCGM families /metrics has beside the field table's, and up */
+	uint64_t *xrefs; /* [gpu][2]: DCGM_FI_DEV_XID_ERRORS, DCGM_FI_DEV_POWER_LIMIT */
+	uint64_t up_ref;
+	_Atomic bool keep_xid, keep_power_limit;
+	long enforced; /* field index of enforced.power.limit, -1: none */
 	struct gw_nvml *nv;
 	struct agent_history_jobs *jobs; /* [gpu] */
 	unsigned int ngpus;

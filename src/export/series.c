@@ -91,3 +91,9 @@ int gw_series_emit_dcgm(const struct gw_field *f, const struct gw_value *v, cons
 		return 0;
 	return emit(f->dcgm, g, true, extra, nextra, t_ms, gw_series_dcgm_value(f, v), fn, ctx);
 }
+
+int gw_series_emit_dcgm_named(const char *name, double v, const struct gw_series_gpu *g,
+			      const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx)
+{
+	return emit(name, g, true, extra, nextra, t_ms, v, fn, ctx);
+}

@@ -44,6 +44,13 @@ int gw_series_emit(const struct gw_field *f, const struct gw_value *v, const str
 int gw_series_emit_dcgm(const struct gw_field *f, const struct gw_value *v, const struct gw_series_gpu *g,
 			const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx);
 
+/*
+ * One DCGM series that is no field of the table (DCGM_FI_DEV_XID_ERRORS,
+ * DCGM_FI_DEV_POWER_LIMIT), named and valued by the caller, with the
+ * labels gw_series_emit_dcgm() gives.
+ */
+int gw_series_emit_dcgm_named(const char *name, double v, const struct gw_series_gpu *g,
+			      const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx);
 /* The value of a field in DCGM's units (MiB, W, ...), as /metrics prints it
  * (doubles with six decimals): what a scraper stores, and so the history. */
 double gw_series_dcgm_value(const struct gw_field *f, const struct gw_value *v);

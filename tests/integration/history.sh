@@ -39,6 +39,42 @@ pts=$(curl -s "http://127.0.0.1:$port/api/v1/query_range?query=gpuwatch_temperat
 [ "${pts:-0}" -ge 10 ] 2>/dev/null || fail "query_range points: '$pts'"
 vals=$(curl -s "http://127.0.0.1:$port/api/v1/label/gpu/values?match[]=DCGM_FI_DEV_GPU_TEMP" | json '",".join(d["data"])')
 [ "$vals" = "0,1" ] || fail "label values of gpu: '$vals'"
+# every family /metrics exposes is stored too, series for series (so a rule
+# or panel written against a Prometheus scraping the agent works on the
+# agent itself), and up is 1 as a scrape would record it
+python3 - "$port" <<'PY' || fail "stored families differ from /metrics"
+import json, re, sys, urllib.parse, urllib.request
+base = f"http://127.0.0.1:{sys.argv[1]}"
+text = urllib.request.urlopen(base + "/metrics").read().decode()
+expo = {}
+for line in text.splitlines():
+    m = re.match(r"^(DCGM_FI_\w+)\{(.*)\} (\S+)$", line)
+    if m:
+        expo.setdefault(m.group(1), []).append((m.group(2), m.group(3)))
+def q(expr):
+    u = base + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    return json.load(urllib.request.urlopen(u))["data"]["result"]
+bad = []
+for name, series in sorted(expo.items()):
+    got = q(name)
+    if len(got) != len(series):
+        bad.append(f"{name}: {len(series)} series in /metrics, {len(got)} stored")
+for name in ("DCGM_FI_DEV_POWER_LIMIT", "DCGM_FI_DEV_XID_ERRORS"):
+    want = sorted(float(v) for _, v in expo.get(name, []))
+    got = sorted(float(r["value"][1]) for r in q(name))
+    if not want or want != got:
+        bad.append(f"{name}: /metrics {want}, stored {got}")
+up = q('up{job="gpuwatch",instance="node-a:9400"}')
+if len(up) != 1 or up[0]["value"][1] != "1":
+    bad.append(f"up: {up}")
+meta = json.load(urllib.request.urlopen(base + "/api/v1/metadata"))["data"]
+for name in list(expo) + ["up"]:
+    if name not in meta:
+        bad.append(f"{name}: not in /api/v1/metadata")
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+PY
 kill -TERM "$apid"
 wait "$apid" || fail "agent exit status $? on SIGTERM"
 apid=

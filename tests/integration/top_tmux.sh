@@ -153,5 +153,21 @@ cmp -s "$tmp/smi.out" "$tmp/top.out" || fail "no driver: top's message differs f
 "$GW_BIN" top --remote a:1 </dev/null >/dev/null 2>"$tmp/remote.err"; rc=$?
 [ "$rc" = 2 ] && grep -q 'needs a terminal' "$tmp/remote.err" || fail "--remote without a terminal: exit $rc, $(cat "$tmp/remote.err")"
 
+# --- an option without its value says which value is missing, exit 2 ------------------
+for args in "-d|-d needs SECONDS" "--delay|--delay needs SECONDS" "-w|-w needs MINUTES" \
+	"--window|--window needs MINUTES" "--remote|--remote needs HOST:PORT,..." \
+	"--prometheus|--prometheus needs URL" "--remote -c|--remote needs HOST:PORT,..." \
+	"-d 0.5 -w|-w needs MINUTES" "--window=|--window needs MINUTES, got an empty value"; do
+	IFS='|' read -r a want <<<"$args"
+	# shellcheck disable=SC2086
+	"$GW_BIN" top $a </dev/null >/dev/null 2>"$tmp/opt.err"; rc=$?
+	[ "$rc" = 2 ] && [ "$(head -1 "$tmp/opt.err")" = "gpuwatch top: $want" ] ||
+		fail "top $a: exit $rc, $(head -1 "$tmp/opt.err") (wanted: $want)"
+done
+"$GW_BIN" top --window=5x </dev/null >/dev/null 2>"$tmp/opt.err"
+grep -q 'wants 1, 5, 15 or 60 minutes, got "5x"' "$tmp/opt.err" || fail "--window=5x: $(cat "$tmp/opt.err")"
+"$GW_BIN" top --frobnicate </dev/null >/dev/null 2>"$tmp/opt.err"
+grep -q "unknown option '--frobnicate'" "$tmp/opt.err" || fail "unknown option: $(cat "$tmp/opt.err")"
+
 [ "$fails" = 0 ] && echo "top_tmux: ok"
 exit $((fails > 0))

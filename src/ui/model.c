@@ -48,8 +48,9 @@ int gw_ui_model_init(struct gw_ui_model *m, unsigned int hist_cap)
 	m->hist_t = calloc(hist_cap, sizeof(*m->hist_t));
 	if (!m->hist_t)
 		return GW_ENOMEM;
+	/* _any: PCIe throughput is no --query-gpu field (nvidia-smi has none), but the table reads it */
 	for (int c = 0; c < GW_UC__COUNT; c++)
-		m->fidx[c] = index_of(gw_field_find(col_field[c]));
+		m->fidx[c] = index_of(gw_field_find_any(col_field[c]));
 	for (int p = 0; p < GW_UP__COUNT; p++)
 		m->pidx[p] = index_of_dcgm(prof_dcgm[p]);
 	return 0;

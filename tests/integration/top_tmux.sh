@@ -38,6 +38,7 @@ s=$(cap a)
 grep -q 'gpuwatch top .*1 GPU .*SIMULATED' <<<"$s" || fail "title without SIMULATED"
 grep -Eq '^ 0 H200 +100%.* 31\.6G/140G .* 52C +627/700W' <<<"$s" || fail "GPU 0 row differs from the scenario: $(sed -n 2p <<<"$s")"
 grep -q 'clk sm 1980 mem 3201 MHz' <<<"$s" || fail "clocks differ from the scenario"
+grep -q 'pcie rx 8.7 tx 4.2 MB/s' <<<"$s" || fail "PCIe differs from the scenario (8691/4217 KB/s): $(sed -n 3p <<<"$s")"
 grep -Eq '28234MiB +- \./gpu_burn' <<<"$s" || fail "gpu_burn row without its memory"
 [ "$(proc_rows a)" = "10309 10291 10293 " ] || fail "default sort (memory, descending): $(proc_rows a)"
 
@@ -136,6 +137,11 @@ start d 80x24 LANG=C.UTF-8 -- --sim 8xH200:training top
 wait_for d '^ 7 H200' || fail "not all 8 GPUs on 80x24"
 for g in 0 1 2 3 4 5 6; do cap d | grep -q "^ $g H200" || fail "GPU $g missing on 80x24"; done
 keys d q
+
+# --- PCIe throughput of another board (l40s-load.scn: 2012109 / 259423 KB/s) ------------
+start l 100x30 LANG=C.UTF-8 -- --sim "$scn/l40s-load.scn" top
+wait_for l 'pcie rx 2012\.1 tx 259\.4 MB/s' 5 || fail "L40S PCIe differs from the scenario"
+keys l q
 
 # --- a GPU lost while watching ---------------------------------------------------
 start e 100x30 LANG=C.UTF-8 -- --sim "$scn/gpu-lost.scn" top

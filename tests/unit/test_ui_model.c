@@ -5,6 +5,7 @@
  */
 #include "harness.h"
 #include "fields/fields.h"
+#include "fields/fields_table.h"
 #include "ui/braille.h"
 #include "ui/format.h"
 #include "ui/model.h"
@@ -25,7 +26,7 @@ struct fake {
 
 static void set_int(struct gw_value *vals, const char *field, int64_t i)
 {
-	const struct gw_field *f = gw_field_find(field);
+	const struct gw_field *f = gw_field_find_any(field);
 	for (size_t k = 0; k < gw_fields_count(); k++) {
 		if (gw_field_at(k) == f) {
 			vals[k].state = GW_V_OK;
@@ -101,6 +102,16 @@ static void test_values_and_history(void)
 	CHECK(gw_ui_num(&m.gpus[0].cur[GW_UC_UTIL], &d));
 	CHECK_DBL_NEAR(d, 90, 1e-9);
 	CHECK(!gw_ui_num(&m.gpus[1].cur[GW_UC_UTIL], &d)); /* never set: not valid, not 0 */
+	/* every column reads a field of the table, PCIe throughput too (no --query-gpu field) */
+	for (int c = 0; c < GW_UC__COUNT; c++)
+		CHECK(m.fidx[c] != SIZE_MAX);
+	set_int(z.fg[1].v, "pcie.rx_throughput", 8691); /* KB/s */
+	set_int(z.fg[1].v, "pcie.tx_throughput", 4217);
+	tick(&m, &z, 10500, 90);
+	CHECK(gw_ui_num(&m.gpus[1].cur[GW_UC_PCIERX], &d));
+	CHECK_DBL_NEAR(d, 8691, 1e-9);
+	CHECK(gw_ui_num(&m.gpus[1].cur[GW_UC_PCIETX], &d));
+	CHECK_DBL_NEAR(d, 4217, 1e-9);
 	bool changed = true;
 	CHECK_INT_EQ(gw_ui_model_update(&m, &z.f, &changed), 0); /* same seq */
 	CHECK(!changed);

@@ -71,6 +71,8 @@ struct gw_ui_node {
 	int err;         /* 0: its last answer came; else GW_E... and why */
 	char why[160];   /* "unreachable: connection refused", "no samples in Prometheus' answer" */
 	int64_t seen_ms; /* time of its last answer; 0: never answered */
+	bool simulated;  /* its GPUs are simulated (as last answered) */
+	char note[160];  /* what it lacks though it answers ("no history ..."); "" */
 };
 
 struct gw_ui_gpu {

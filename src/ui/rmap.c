@@ -21,6 +21,7 @@ enum rkind {
 	RK_LOST, /* gpuwatch_gpu_lost */
 	RK_PMEM, /* per-process memory, bytes */
 	RK_PSM,  /* per-process SM utilisation, a fraction */
+	RK_BUILD, /* gpuwatch_build_info: the node's simulated label */
 };
 
 /*
@@ -65,6 +66,7 @@ static const struct rmetric {
 	{"gpuwatch_gpu_lost", RK_LOST, 0, 1, 0, -1},
 	{"gpuwatch_process_memory_used_bytes", RK_PMEM, 0, 1, 0, -1},
 	{"gpuwatch_process_sm_utilization_ratio", RK_PSM, 0, 1, 0, -1},
+	{"gpuwatch_build_info", RK_BUILD, 0, 1, 0, -1},
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
 
@@ -283,6 +285,11 @@ static void add_sample(struct gw_ui_rbuild *b, const struct gw_ui_promresp *r, c
 		       const struct rmetric *mt, int node)
 {
 	double v = se->pts[se->npts - 1].v;
+	if (mt->kind == RK_BUILD) { /* the node's, not a GPU's */
+		const char *sim = gw_ui_promresp_label(r, se, "simulated");
+		b->s->nodes[node].simulated |= sim && strcmp(sim, "true") == 0;
+		return;
+	}
 	if (mt->kind == RK_PMEM || mt->kind == RK_PSM) {
 		struct gw_ui_proc *p = proc_of(b, r, se, node);
 		if (p && mt->kind == RK_PMEM && v >= 0) {

@@ -60,6 +60,9 @@ static const struct rmetric {
 	{"gpuwatch_pcie_tx_bytes_per_second", RK_COL, GW_UC_PCIETX, 1 / 1024.0, 1, -1},
 	{"gpuwatch_pstate", RK_COL, GW_UC_PSTATE, 1, 1, -1},
 	{"gpuwatch_clocks_event_reasons", RK_COL, GW_UC_REASONS, 1, 2, -1},
+	/* dcgm-exporter's default set has PCIe only as profiling rates (bytes/s, headers included) */
+	{"DCGM_FI_PROF_PCIE_RX_BYTES", RK_COL, GW_UC_PCIERX, 1 / 1024.0, 2, -1},
+	{"DCGM_FI_PROF_PCIE_TX_BYTES", RK_COL, GW_UC_PCIETX, 1 / 1024.0, 2, -1},
 	{"DCGM_FI_PROF_SM_ACTIVE", RK_PROF, GW_UP_SMACT, 1, 0, -1},
 	{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", RK_PROF, GW_UP_TENSOR, 1, 0, -1},
 	{"DCGM_FI_DEV_XID_ERRORS", RK_XID, 0, 1, 0, -1},

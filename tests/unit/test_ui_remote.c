@@ -215,7 +215,10 @@ static void test_build_text(void)
 	CHECK_INT_EQ(gw_ui_rbuild_answer(&b, &r, real), 0);
 	gw_ui_promresp_release(&r);
 	/* a node whose build series says it is real hardware, and one without any */
-	static const char hw[] = "gpuwatch_build_info{simulated=\"false\"} 1\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5\n";
+	static const char hw[] = "gpuwatch_build_info{simulated=\"false\"} 1\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5\n"
+				 /* a dcgm-exporter's default set: PCIe only as profiling rates, bytes/s */
+				 "DCGM_FI_PROF_PCIE_TX_BYTES{gpu=\"0\"} 4318208\n"
+				 "DCGM_FI_PROF_PCIE_RX_BYTES{gpu=\"0\"} 8899584\n";
 	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, hw, strlen(hw), 5000, &err), 0);
 	CHECK_INT_EQ(gw_ui_rbuild_answer(&b, &r, gw_ui_rbuild_node(&b, "b:9400", "")), 0);
 	gw_ui_promresp_release(&r);
@@ -226,13 +229,16 @@ static void test_build_text(void)
 		gw_ui_rsnap_free(s);
 		return;
 	}
+	double v;
 	CHECK(s->nodes[0].simulated && !s->nodes[1].simulated);
+	CHECK(gw_ui_num(&s->gpus[1].cur[GW_UC_PCIETX], &v) && v == 4217); /* KB/s */
+	CHECK(gw_ui_num(&s->gpus[1].cur[GW_UC_PCIERX], &v) && v == 8691);
 	CHECK_STR_EQ(s->nodes[0].name, "a:9400");
 	const struct gw_ui_rgpu *g = &s->gpus[0];
-	double v;
 	CHECK(gw_ui_num(&g->cur[GW_UC_UTIL], &v) && v == 42);
 	CHECK(gw_ui_num(&g->cur[GW_UC_MEMTOTAL], &v) && v == 143771.0 * 1024 * 1024);
 	CHECK(gw_ui_num(&g->cur[GW_UC_PCIERX], &v) && v == 24534); /* KB/s, as the local view's */
+	CHECK(!gw_ui_num(&g->cur[GW_UC_PCIETX], &v)); /* none of its names in the text */
 	CHECK_STR_EQ(g->uuid, "GPU-a");
 	CHECK(s->procs[0].pid == 4242 && s->procs[0].gpu == 0 && s->procs[0].mem_bytes == 94371840000ULL);
 	CHECK_STR_EQ(s->procs[0].cmd, "trainer");

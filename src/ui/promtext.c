@@ -151,22 +151,27 @@ static size_t token(struct cursor *c, const char **tok)
 	return (size_t)(c->p - *tok);
 }
 
-/* One sample line into labels and *pt; t_ms is the point's time unless the line has its own. */
-static bool sample(struct cursor *c, json_t *labels, struct gw_ui_point *pt, int64_t t_ms)
+/* The metric name at the start of a sample line into name; false (why filled) when there is none. */
+static bool metric_name(struct cursor *c, char *name, size_t cap)
 {
 	size_t nlen = name_len(c);
 	if (nlen == 0) {
 		snprintf(c->why, sizeof(c->why), "expected a metric name");
 		return false;
 	}
-	char name[256];
-	if (nlen >= sizeof(name)) {
-		snprintf(c->why, sizeof(c->why), "a metric name over %zu bytes", sizeof(name) - 1);
+	if (nlen >= cap) {
+		snprintf(c->why, sizeof(c->why), "a metric name over %zu bytes", cap - 1);
 		return false;
 	}
 	memcpy(name, c->p, nlen);
 	name[nlen] = '\0';
 	c->p += nlen;
+	return true;
+}
+
+/* The rest of a sample line (after its name) into labels and *pt; t_ms is the point's time unless the line has its own. */
+static bool sample(struct cursor *c, const char *name, json_t *labels, struct gw_ui_point *pt, int64_t t_ms)
+{
 	if (!put_label(c, labels, "__name__", 8, name))
 		return false;
 	if (c->p < c->end && *c->p == '{') {
@@ -213,7 +218,7 @@ static size_t count_lines(const char *s, size_t len)
 }
 
 int gw_ui_promresp_parse_text(struct gw_ui_promresp *r, const char *body, size_t len, int64_t t_ms,
-			      struct gw_err *err)
+			      bool (*keep)(const char *name), struct gw_err *err)
 {
 	memset(r, 0, sizeof(*r));
 	if (len > GW_UI_PROMRESP_SIZE_MAX)
@@ -232,13 +237,21 @@ int gw_ui_promresp_parse_text(struct gw_ui_promresp *r, const char *body, size_t
 	for (; c.p < c.end && rc == 0; c.line++) {
 		const char *eol = memchr(c.p, '\n', (size_t)(c.end - c.p));
 		skip_blanks(&c);
+		char name[256];
+		bool ok = true;
 		if (c.p < c.end && *c.p != '#' && *c.p != '\n' && *c.p != '\r') {
-			json_t *labels = json_object();
-			if (!labels || json_array_append_new(r->doc, labels) != 0) {
+			/* a family not asked for is not read past its name (but a last line without its newline is) */
+			ok = metric_name(&c, name, sizeof(name));
+			if (ok && keep && eol && !keep(name)) {
+				c.p = eol + 1;
+				continue;
+			}
+			json_t *labels = ok ? json_object() : NULL;
+			if (ok && (!labels || json_array_append_new(r->doc, labels) != 0)) {
 				rc = gw_err_set(err, GW_ENOMEM, "out of memory at line %zu", c.line);
 				break;
 			}
-			if (!sample(&c, labels, &r->pts[r->npts], t_ms)) {
+			if (!ok || !sample(&c, name, labels, &r->pts[r->npts], t_ms)) {
 				/* every line ends in a newline: a bad last line without one was cut off */
 				rc = eol ? gw_err_set(err, GW_EPARSE, "line %zu: %s", c.line, c.why)
 					 : gw_err_set(err, GW_EPARSE, "text ends early at byte %zu (truncated?): line %zu: %s",

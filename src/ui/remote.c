@@ -241,7 +241,8 @@ static void finished(struct gw_ui_remote *r, struct request *q, CURLcode rc)
 	gw_err_clear(&e);
 	const char *body = q->body.data ? q->body.data : "";
 	int prc = code != 200 && q->text ? GW_EIO /* an error page is no exposition */
-		  : q->text		 ? gw_ui_promresp_parse_text(&q->resp, body, q->body.len, gw_now_ms(), &e)
+		  : q->text		 ? gw_ui_promresp_parse_text(&q->resp, body, q->body.len, gw_now_ms(),
+								   gw_ui_rmap_wanted, &e)
 					 : gw_ui_promresp_parse(&q->resp, body, q->body.len, &e);
 	if (prc == 0 && code == 200)
 		return;

@@ -97,6 +97,14 @@ void gw_ui_rmap_hist_query(char *buf, size_t n)
 	names_query(buf, n, true);
 }
 
+bool gw_ui_rmap_wanted(const char *name)
+{
+	for (size_t i = 0; i < NMETRICS; i++)
+		if (strcmp(metrics[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 void gw_ui_rsnap_free(struct gw_ui_rsnap *s)
 {
 	if (!s)

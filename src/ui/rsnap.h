@@ -87,6 +87,9 @@ struct gw_ui_rbuild {
 void gw_ui_rmap_query(char *buf, size_t n);
 void gw_ui_rmap_hist_query(char *buf, size_t n);
 
+/* Whether the table reads the metric name (what a /metrics text is filtered by). */
+bool gw_ui_rmap_wanted(const char *name);
+
 int gw_ui_rbuild_init(struct gw_ui_rbuild *b, int64_t t_ms);
 
 /* Add a node; returns its index, or -1 (out of memory). key "" for a --remote agent. */

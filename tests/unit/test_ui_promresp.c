@@ -288,7 +288,7 @@ static void test_text(void)
 	struct gw_ui_promresp r;
 	struct gw_err err;
 	gw_err_clear(&err);
-	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 1000, &err), 0);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 1000, NULL, &err), 0);
 	CHECK_INT_EQ(r.nseries, 4);
 	CHECK(!r.matrix);
 	CHECK_STR_EQ(gw_ui_promresp_label(&r, &r.series[0], "__name__"), "DCGM_FI_DEV_GPU_UTIL");
@@ -302,9 +302,32 @@ static void test_text(void)
 	CHECK(gw_ui_promresp_label(&r, &r.series[3], "gpu") == NULL);
 	gw_ui_promresp_release(&r);
 	/* empty: no series, no error */
-	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, "", 0, 1000, &err), 0);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, "", 0, 1000, NULL, &err), 0);
 	CHECK_INT_EQ(r.nseries, 0);
 	gw_ui_promresp_release(&r);
+}
+
+static bool only_a(const char *name)
+{
+	return strcmp(name, "a") == 0;
+}
+
+/* Families not asked for are skipped unread; a cut last line is read whatever its family. */
+static void test_text_keep(void)
+{
+	static const char text[] = "a{x=\"1\"} 1\nb{x=\"1\" broken\nab 2\na{x=\"2\"} 3\n";
+	struct gw_ui_promresp r;
+	struct gw_err err;
+	gw_err_clear(&err);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 1000, only_a, &err), 0);
+	CHECK_INT_EQ(r.nseries, 2);
+	CHECK(r.nseries == 2 && r.series[1].pts[0].v == 3);
+	gw_ui_promresp_release(&r);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 1000, NULL, &err), GW_EPARSE);
+	CHECK_STR_EQ(err.msg, "line 2: expected , or } after a label");
+	static const char cut[] = "a 1\nb{x=\"";
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, cut, strlen(cut), 1000, only_a, &err), GW_EPARSE);
+	CHECK(strstr(err.msg, "truncated?") != NULL);
 }
 
 /* What is not an exposition is refused with its line and why; a cut last line says so. */
@@ -330,7 +353,7 @@ static void test_text_malformed(void)
 		struct gw_ui_promresp r;
 		struct gw_err err;
 		gw_err_clear(&err);
-		CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, bad[i].text, strlen(bad[i].text), 1000, &err), GW_EPARSE);
+		CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, bad[i].text, strlen(bad[i].text), 1000, NULL, &err), GW_EPARSE);
 		CHECK_STR_EQ(err.msg, bad[i].msg);
 		CHECK(r.doc == NULL && r.series == NULL);
 	}
@@ -347,5 +370,6 @@ int main(void)
 	RUN(test_mutations);
 	RUN(test_text);
 	RUN(test_text_malformed);
+	RUN(test_text_keep);
 	return harness_done();
 }

@@ -208,7 +208,7 @@ static void test_build_text(void)
 	struct gw_ui_promresp r;
 	struct gw_err err;
 	gw_err_clear(&err);
-	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 5000, &err), 0);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 5000, NULL, &err), 0);
 	struct gw_ui_rbuild b;
 	gw_ui_rbuild_init(&b, 5000);
 	int real = gw_ui_rbuild_node(&b, "a:9400", "");
@@ -219,7 +219,7 @@ static void test_build_text(void)
 				 /* a dcgm-exporter's default set: PCIe only as profiling rates, bytes/s */
 				 "DCGM_FI_PROF_PCIE_TX_BYTES{gpu=\"0\"} 4318208\n"
 				 "DCGM_FI_PROF_PCIE_RX_BYTES{gpu=\"0\"} 8899584\n";
-	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, hw, strlen(hw), 5000, &err), 0);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, hw, strlen(hw), 5000, NULL, &err), 0);
 	CHECK_INT_EQ(gw_ui_rbuild_answer(&b, &r, gw_ui_rbuild_node(&b, "b:9400", "")), 0);
 	gw_ui_promresp_release(&r);
 	struct gw_ui_rsnap *s = gw_ui_rbuild_finish(&b, false);

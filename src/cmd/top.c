@@ -97,9 +97,11 @@ static void usage(FILE *out)
 	      "        --prometheus URL  every GPU a Prometheus server has (dcgm-exporter's\n"
 	      "                          or gpuwatch's series), grouped by node\n"
 	      "    -h, --help            this help\n\n"
-	      "Remote views ask Prometheus' HTTP API (/api/v1/query) every refresh, with a\n"
-	      "1 s timeout; a node that does not answer stays listed as stale and is asked\n"
-	      "again every refresh. Charts start with the history the source keeps.\n\n"
+	      "Every refresh --remote reads each agent's /metrics and --prometheus asks\n"
+	      "Prometheus' HTTP API (/api/v1/query), with a 1 s timeout; a node that does\n"
+	      "not answer stays listed as stale and is asked again every refresh. Charts\n"
+	      "start with the history the source keeps (none from an agent run with\n"
+	      "--no-history).\n\n"
 	      "Keys: ? help, q quit, +/- refresh, w window, c layout, Enter detail,\n"
 	      "Tab processes, </> sort column, r reverse, / filter, T/K signal,\n"
 	      "b braille or block charts.\n",
@@ -178,55 +180,137 @@ static int set_targets(struct top_opts *o, const char *opt, const char *list, bo
 		o->targets[o->ntargets++] = t;
 	}
 	if (o->ntargets == 0) {
-		fprintf(stderr, "gpuwatch top: %s wants %s\n", opt, prometheus ? "a URL" : "HOST:PORT,...");
+		fprintf(stderr, "gpuwatch top: %s needs %s\n", opt, prometheus ? "URL" : "HOST:PORT,...");
 		return -1;
 	}
 	return 0;
 }
 
+static int opt_delay(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val)
+{
+	(void)v;
+	char *end;
+	double s = strtod(val, &end);
+	if (end == val || *end || !(s >= 0.1 && s <= 10)) {
+		fprintf(stderr, "gpuwatch top: %s wants seconds from 0.1 to 10, got \"%s\"\n", opt, val);
+		return -1;
+	}
+	o->interval_ms = (unsigned int)(s * 1000 + 0.5);
+	return 0;
+}
+
+static int opt_window(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val)
+{
+	(void)v;
+	char *end;
+	long mnt = strtol(val, &end, 10);
+	if (end == val || *end || (mnt != 1 && mnt != 5 && mnt != 15 && mnt != 60)) {
+		fprintf(stderr, "gpuwatch top: %s wants 1, 5, 15 or 60 minutes, got \"%s\"\n", opt, val);
+		return -1;
+	}
+	o->window_ms = mnt * 60000;
+	return 0;
+}
+
+static int opt_compact(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val)
+{
+	(void)o, (void)opt, (void)val;
+	v->mode = GW_MODE_COMPACT;
+	return 0;
+}
+
+static int opt_ascii(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val)
+{
+	(void)v, (void)opt, (void)val;
+	o->ascii = true;
+	return 0;
+}
+
+static int opt_nocolor(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val)
+{
+	(void)v, (void)opt, (void)val;
+	o->nocolor = true;
+	return 0;
+}
+
+static int opt_remote(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val)
+{
+	(void)v;
+	return set_targets(o, opt, val, false);
+}
+
+static int opt_prometheus(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val)
+{
+	(void)v;
+	return set_targets(o, opt, val, true);
+}
+
+/* Every option: its short and long names, what its value is (NULL: none) and what it sets. */
+static const struct top_opt {
+	const char *shortname, *longname;
+	const char *value;
+	int (*set)(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val);
+} top_optab[] = {
+	{"-d", "--delay", "SECONDS", opt_delay},
+	{"-w", "--window", "MINUTES", opt_window},
+	{"-c", "--compact", NULL, opt_compact},
+	{NULL, "--ascii", NULL, opt_ascii},
+	{NULL, "--no-color", NULL, opt_nocolor},
+	{NULL, "--remote", "HOST:PORT,...", opt_remote},
+	{NULL, "--prometheus", "URL", opt_prometheus},
+};
+
+/* The option a names, and where its value is: "--window=5" carries it, "-w 5" takes the next argument. */
+static const struct top_opt *find_opt(const char *a, const char **inline_val)
+{
+	*inline_val = NULL;
+	for (size_t i = 0; i < NELEM(top_optab); i++) {
+		const struct top_opt *t = &top_optab[i];
+		size_t n = strlen(t->longname);
+		if ((t->shortname && strcmp(a, t->shortname) == 0) || strcmp(a, t->longname) == 0)
+			return t;
+		if (t->value && strncmp(a, t->longname, n) == 0 && a[n] == '=') {
+			*inline_val = a + n + 1;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static bool is_opt(const char *a, const char **inline_val)
+{
+	return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || find_opt(a, inline_val) != NULL;
+}
+
 static int parse_args(int argc, char **argv, struct top_opts *o, struct gw_ui_view *v)
 {
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i], *val;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(stdout);
 			return 1;
-		} else if ((strcmp(a, "-d") == 0 || strcmp(a, "--delay") == 0) && val) {
-			char *end;
-			double s = strtod(val, &end);
-			if (*end || !(s >= 0.1 && s <= 10)) {
-				fprintf(stderr, "gpuwatch top: --delay wants seconds from 0.1 to 10, got \"%s\"\n", val);
-				return -1;
-			}
-			o->interval_ms = (unsigned int)(s * 1000 + 0.5);
-			i++;
-		} else if ((strcmp(a, "-w") == 0 || strcmp(a, "--window") == 0) && val) {
-			long mnt = strtol(val, NULL, 10);
-			if (mnt != 1 && mnt != 5 && mnt != 15 && mnt != 60) {
-				fprintf(stderr, "gpuwatch top: --window wants 1, 5, 15 or 60 minutes, got \"%s\"\n", val);
-				return -1;
-			}
-			o->window_ms = mnt * 60000;
-			i++;
-		} else if (strcmp(a, "-c") == 0 || strcmp(a, "--compact") == 0) {
-			v->mode = GW_MODE_COMPACT;
-		} else if (strcmp(a, "--ascii") == 0) {
-			o->ascii = true;
-		} else if (strcmp(a, "--no-color") == 0) {
-			o->nocolor = true;
-		} else if ((strcmp(a, "--remote") == 0 || strcmp(a, "--prometheus") == 0) && val) {
-			if (set_targets(o, a, val, a[2] == 'p') != 0)
-				return -1;
-			i++;
-		} else if (strncmp(a, "--remote=", 9) == 0 || strncmp(a, "--prometheus=", 13) == 0) {
-			if (set_targets(o, a, strchr(a, '=') + 1, a[2] == 'p') != 0)
-				return -1;
-		} else {
+		}
+		const struct top_opt *t = find_opt(a, &val);
+		if (!t) {
 			fprintf(stderr, "gpuwatch top: unknown option '%s'\n", a);
 			usage(stderr);
 			return -1;
 		}
+		if (t->value && !val) {
+			/* "--remote -c": the value was forgotten, not "-c" meant as a host */
+			const char *next = i + 1 < argc ? argv[i + 1] : NULL, *ignored;
+			if (!next || is_opt(next, &ignored)) {
+				fprintf(stderr, "gpuwatch top: %s needs %s\n", a, t->value);
+				return -1;
+			}
+			val = argv[++i];
+		}
+		if (t->value && !*val) {
+			fprintf(stderr, "gpuwatch top: %s needs %s, got an empty value\n", t->longname, t->value);
+			return -1;
+		}
+		if (t->set(o, v, t->longname, val) != 0)
+			return -1;
 	}
 	return 0;
 }

@@ -129,22 +129,30 @@ static void sparkline(const struct gw_ui_view *v, unsigned int g, int y, int x, 
 
 static void title(const struct gw_ui_view *v, int cols)
 {
-	char left[160], right[64];
+	char left[256], right[64];
 	const struct gw_ui_model *m = v->m;
 	time_t t = (time_t)(m->last_t_ms / 1000);
 	struct tm tm;
 	localtime_r(&t, &tm);
 	if (m->remote) {
-		unsigned int down = 0, real = 0;
-		for (unsigned int i = 0; i < m->nnodes; i++)
+		unsigned int down = 0, real = 0, answered = 0, sim = 0;
+		for (unsigned int i = 0; i < m->nnodes; i++) {
 			down += m->nodes[i].err != 0;
+			answered += m->nodes[i].seen_ms != 0;
+			sim += m->nodes[i].simulated;
+		}
 		for (unsigned int g = 0; g < m->ngpus; g++)
 			real += !m->gpus[g].placeholder;
-		char d[32] = "";
+		char d[32] = "", s[48] = "";
 		if (down)
 			snprintf(d, sizeof(d), " (%u down)", down);
-		snprintf(left, sizeof(left), " gpuwatch top  %s  %u node%s%s  %u GPU%s", v->host, m->nnodes,
-			 m->nnodes == 1 ? "" : "s", d, real, real == 1 ? "" : "s");
+		/* as the local view says it; a mixed fleet says how many nodes (the detail view says which) */
+		if (sim && sim == answered)
+			snprintf(s, sizeof(s), "  SIMULATED");
+		else if (sim)
+			snprintf(s, sizeof(s), "  SIMULATED %u of %u nodes", sim, answered);
+		snprintf(left, sizeof(left), " gpuwatch top  %s  %u node%s%s  %u GPU%s%s", v->host, m->nnodes,
+			 m->nnodes == 1 ? "" : "s", d, real, real == 1 ? "" : "s", s);
 	} else {
 		snprintf(left, sizeof(left), " gpuwatch top  %s  %u GPU%s%s", v->host, m->ngpus, m->ngpus == 1 ? "" : "s",
 			 v->simulated ? "  SIMULATED" : "");

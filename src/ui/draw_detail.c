@@ -110,15 +110,20 @@ void gw_ui_draw_detail(struct gw_ui_view *v, int top, int rows, int cols)
 	unsigned int g = v->sel_gpu < v->m->ngpus ? v->sel_gpu : 0;
 	const struct gw_ui_gpu *u = &v->m->gpus[g];
 	char buf[640], node[GW_UI_NODE_NAME_MAX + 8] = "", stale[256];
-	if (u->node != GW_UI_NO_NODE && u->node < v->m->nnodes)
-		snprintf(node, sizeof(node), "%s  ", v->m->nodes[u->node].name);
+	const struct gw_ui_node *nd = u->node != GW_UI_NO_NODE && u->node < v->m->nnodes ? &v->m->nodes[u->node] : NULL;
+	if (nd)
+		snprintf(node, sizeof(node), "%s  ", nd->name);
 	gw_ui_stale_text(v, u, stale, sizeof(stale));
+	/* then what the node lacks, where nothing worse is said */
+	if (!stale[0] && nd && nd->note[0])
+		snprintf(stale, sizeof(stale), "%.200s", nd->note);
+	bool sim = (nd ? nd->simulated : v->simulated) && !u->placeholder;
 	if (u->placeholder)
 		snprintf(buf, sizeof(buf), "%sno GPU known  %.200s", node, stale);
 	else
-		snprintf(buf, sizeof(buf), "%sGPU %u  %s  %s%s%s%.200s", node, u->index, u->name, u->bus_id,
-			 u->lost ? "  LOST - fell off the bus" : "", stale[0] ? "  " : "", stale);
-	bool bad = u->lost || stale[0];
+		snprintf(buf, sizeof(buf), "%sGPU %u  %s  %s%s%s%s%.200s", node, u->index, u->name, u->bus_id,
+			 sim ? "  SIMULATED" : "", u->lost ? "  LOST - fell off the bus" : "", stale[0] ? "  " : "", stale);
+	bool bad = u->lost || u->stale;
 	if (bad)
 		gw_ui_attr(v, GW_CP_BAD, true);
 	attron(A_BOLD);

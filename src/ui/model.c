@@ -48,8 +48,9 @@ int gw_ui_model_init(struct gw_ui_model *m, unsigned int hist_cap)
 	m->hist_t = calloc(hist_cap, sizeof(*m->hist_t));
 	if (!m->hist_t)
 		return GW_ENOMEM;
+	/* _any: PCIe throughput is no --query-gpu field (nvidia-smi has none), but the table reads it */
 	for (int c = 0; c < GW_UC__COUNT; c++)
-		m->fidx[c] = index_of(gw_field_find(col_field[c]));
+		m->fidx[c] = index_of(gw_field_find_any(col_field[c]));
 	for (int p = 0; p < GW_UP__COUNT; p++)
 		m->pidx[p] = index_of_dcgm(prof_dcgm[p]);
 	return 0;
@@ -267,6 +268,21 @@ int gw_ui_model_update(struct gw_ui_model *m, const struct gw_frame *f, bool *ch
 	return copy_procs(m, f);
 }
 
+/*
+ * Ticks come at most 10 s apart (the slowest refresh); two samples further
+ * apart than this had missed ticks between them, a gap the chart shows.
+ */
+#define HOLD_MAX_MS 15000
+
+/* The column of time t in a window of ncols columns from start; -1 before it. */
+static long column_of(int64_t t, int64_t start, int64_t window_ms, unsigned int ncols)
+{
+	if (t < start)
+		return -1;
+	long col = (long)((t - start) * (int64_t)ncols / (window_ms + 1));
+	return col >= (long)ncols ? (long)ncols - 1 : col;
+}
+
 void gw_ui_hist_series(const struct gw_ui_model *m, unsigned int gpu, enum gw_ui_metric metric, int64_t now_ms,
 		       int64_t window_ms, float *out, unsigned int ncols)
 {
@@ -276,18 +292,28 @@ void gw_ui_hist_series(const struct gw_ui_model *m, unsigned int gpu, enum gw_ui
 		return;
 	const float *ring = m->gpus[gpu].hist[metric];
 	int64_t start = now_ms - window_ms;
+	/* the sample after the one at hand (newer), once one is seen: its time, column and whether it had a value */
+	int64_t next_t = 0;
+	long next_col = -1;
+	bool next_ok = false;
 	/* newest first; stop at the first sample older than the window */
 	for (unsigned int i = 0; i < m->hist_n; i++) {
 		unsigned int s = (m->hist_head + m->hist_cap - 1 - i) % m->hist_cap;
 		int64_t t = m->hist_t[s];
-		if (t < start)
-			break;
-		if (t > now_ms || isnan(ring[s]))
+		if (t > now_ms)
 			continue;
-		unsigned int col = (unsigned int)((t - start) * (int64_t)ncols / (window_ms + 1));
-		if (col >= ncols)
-			col = ncols - 1;
-		if (isnan(out[col]) || ring[s] > out[col])
-			out[col] = ring[s];
+		float x = ring[s];
+		long col = column_of(t, start, window_ms, ncols);
+		if (col >= 0 && !isnan(x) && (isnan(out[col]) || x > out[col]))
+			out[col] = x;
+		/* columns narrower than the sampling interval hold this value until the next sample */
+		if (next_ok && !isnan(x) && next_t - t <= HOLD_MAX_MS)
+			for (long c = col + 1; c < next_col; c++)
+				out[c] = x;
+		next_t = t;
+		next_col = col;
+		next_ok = !isnan(x);
+		if (col < 0)
+			break;
 	}
 }

@@ -71,6 +71,8 @@ struct gw_ui_node {
 	int err;         /* 0: its last answer came; else GW_E... and why */
 	char why[160];   /* "unreachable: connection refused", "no samples in Prometheus' answer" */
 	int64_t seen_ms; /* time of its last answer; 0: never answered */
+	bool simulated;  /* its GPUs are simulated (as last answered) */
+	char note[160];  /* what it lacks though it answers ("no history ..."); "" */
 };
 
 struct gw_ui_gpu {
@@ -154,9 +156,13 @@ int gw_ui_model_update_remote(struct gw_ui_model *m, const struct gw_ui_rsnap *s
 void gw_ui_model_clear_history(struct gw_ui_model *m);
 
 /*
- * One value per column for the window [now_ms - window_ms, now_ms]: the
- * maximum of the samples falling into each column (so a short spike stays
- * visible), NAN where a column has none.
+ * One value per column for the window [now_ms - window_ms, now_ms], each
+ * column an equal span of time: the maximum of the samples falling into
+ * it (so a short spike stays visible). A column between two samples,
+ * when columns are narrower than the sampling interval, holds the older
+ * sample's value, so a chart has no holes a sample apart; a column stays
+ * NAN before the first sample, after a sample without a value (a lost GPU,
+ * a stale node) and in a silence over 15 s (ticks missed).
  */
 void gw_ui_hist_series(const struct gw_ui_model *m, unsigned int gpu, enum gw_ui_metric metric, int64_t now_ms,
 		       int64_t window_ms, float *out, unsigned int ncols);

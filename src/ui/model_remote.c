@@ -46,6 +46,10 @@ static int update_nodes(struct gw_ui_model *m, const struct gw_ui_rsnap *s, stru
 		n->seen_ms = old ? old->seen_ms : 0;
 		n->err = r->pending && old ? old->err : r->err;
 		snprintf(n->why, sizeof(n->why), "%s", r->pending && old ? old->why : r->why);
+		n->simulated = (r->pending || r->err) && old ? old->simulated : r->simulated;
+		snprintf(n->note, sizeof(n->note), "%s", r->note[0] || !old ? r->note : old->note);
+		if (r->note[0] && (!old || strcmp(old->note, r->note) != 0))
+			gw_ui_model_add_event(m, s->t_ms, UINT32_MAX, n->name, r->note);
 		if (r->pending)
 			continue;
 		if (!r->err)

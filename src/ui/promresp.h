@@ -16,6 +16,10 @@
  * GW_EPARSE with where it went wrong. Nothing the server sends can crash
  * the reader.
  *
+ * The same series come from a text exposition (gw_ui_promresp_parse_text,
+ * promtext.c), checked as strictly: what --remote reads from an agent's
+ * /metrics.
+ *
  * Ownership: the caller embeds struct gw_ui_promresp, parse fills it and
  * release frees it; labels and points are borrowed from it.
  * Threading: reentrant; an answer belongs to one thread at a time.
@@ -58,6 +62,20 @@ struct gw_ui_promresp {
 /* Read len bytes of an API answer. Returns 0, GW_EPARSE, GW_EINVAL, GW_ERANGE or GW_ENOMEM. */
 int gw_ui_promresp_parse(struct gw_ui_promresp *r, const char *body, size_t len, struct gw_err *err);
 void gw_ui_promresp_release(struct gw_ui_promresp *r);
+
+/*
+ * Read a Prometheus text exposition (an agent's or dcgm-exporter's
+ * /metrics) into r as an instant vector: one series per sample line, its
+ * name as the "__name__" label, each point at t_ms unless the line has its
+ * own time stamp (ms). Comment and blank lines are skipped, and so are
+ * the lines of a metric keep() refuses (NULL: keep all), read no further
+ * than their name: an agent's /metrics is ~1,200 lines for 8 GPUs, top
+ * reads ~20 of its families. A line read that is not a sample is
+ * GW_EPARSE, "line N: why" (a last line without its newline, always read,
+ * says the text was cut short); over the size cap GW_ERANGE.
+ */
+int gw_ui_promresp_parse_text(struct gw_ui_promresp *r, const char *body, size_t len, int64_t t_ms,
+			      bool (*keep)(const char *name), struct gw_err *err);
 
 /* Label name of series s, or NULL when it has none. */
 const char *gw_ui_promresp_label(const struct gw_ui_promresp *r, const struct gw_ui_series *s,

@@ -2,6 +2,11 @@
  * remote.c - the remote source's worker: one libcurl multi handle, every
  * source asked concurrently each refresh, answers parsed on this thread
  * and published to the UI as one snapshot per refresh.
+ *
+ * An agent (--remote) is read from its /metrics every refresh: served with
+ * or without a history store, with the processes and gpuwatch_build_info
+ * (the store keeps GPU series only), rendered once per sample however many
+ * ask. Its history store is asked once, for the charts' start.
  */
 #include "ui/remote.h"
 
@@ -31,6 +36,8 @@ struct request {
 	bool busy; /* in the multi handle */
 	bool done; /* finished since the last snapshot */
 	unsigned int timeout_ms;
+	bool text; /* the answer is a text exposition (an agent's /metrics), not the query API's JSON */
+	long http; /* the answer's status; 0: none came */
 	int err;
 	char why[160];
 	struct gw_ui_promresp resp; /* the answer, when it came and was good */
@@ -151,6 +158,7 @@ int gw_ui_remote_new(struct gw_ui_remote **out, const struct gw_ui_remote_opts *
 	if (rc == 0 && !(r->multi = r->curl.curl_multi_init()))
 		rc = gw_err_set(err, GW_ENOMEM, "curl_multi_init failed");
 	for (unsigned int i = 0; i < r->nsrc && rc == 0; i++) {
+		src[i].req[REQ_NOW].text = !o->prometheus;
 		rc = request_init(r, &src[i].req[REQ_NOW], r->timeout_ms, err);
 		if (rc == 0) /* the history is bigger and asked once */
 			rc = request_init(r, &src[i].req[REQ_HIST], 2 * r->timeout_ms, err);
@@ -170,7 +178,9 @@ static void start(struct gw_ui_remote *r, struct source *s, enum req_kind k)
 {
 	struct request *q = &s->req[k];
 	char url[4096];
-	if (k == REQ_NOW)
+	if (k == REQ_NOW && q->text)
+		snprintf(url, sizeof(url), "%s/metrics", s->url);
+	else if (k == REQ_NOW)
 		snprintf(url, sizeof(url), "%s/api/v1/query?query=%s", s->url, r->query);
 	else
 		snprintf(url, sizeof(url), "%s/api/v1/query_range?query=%s&start=%.3f&end=%.3f&step=%.3f", s->url,
@@ -217,6 +227,7 @@ static void finished(struct gw_ui_remote *r, struct request *q, CURLcode rc)
 	q->busy = false;
 	q->done = true;
 	q->err = 0;
+	q->http = 0;
 	q->why[0] = '\0';
 	gw_ui_promresp_release(&q->resp);
 	if (rc != CURLE_OK) {
@@ -225,13 +236,20 @@ static void finished(struct gw_ui_remote *r, struct request *q, CURLcode rc)
 	}
 	long code = 0;
 	r->curl.curl_easy_getinfo(q->easy, CURLINFO_RESPONSE_CODE, &code);
+	q->http = code;
 	struct gw_err e;
 	gw_err_clear(&e);
-	int prc = gw_ui_promresp_parse(&q->resp, q->body.data ? q->body.data : "", q->body.len, &e);
+	const char *body = q->body.data ? q->body.data : "";
+	int prc = code != 200 && q->text ? GW_EIO /* an error page is no exposition */
+		  : q->text		 ? gw_ui_promresp_parse_text(&q->resp, body, q->body.len, gw_now_ms(),
+								   gw_ui_rmap_wanted, &e)
+					 : gw_ui_promresp_parse(&q->resp, body, q->body.len, &e);
 	if (prc == 0 && code == 200)
 		return;
 	q->err = prc ? prc : GW_EIO;
-	if (code != 200)
+	if (code == 404 && q->text)
+		snprintf(q->why, sizeof(q->why), "HTTP 404 for /metrics: not a gpuwatch agent or exporter?");
+	else if (code != 200)
 		snprintf(q->why, sizeof(q->why), "HTTP %ld%s%.120s", code, prc == GW_EINVAL ? ": " : "",
 			 prc == GW_EINVAL ? e.msg : "");
 	else
@@ -265,6 +283,13 @@ static void add_source(struct gw_ui_remote *r, struct gw_ui_rbuild *b, struct so
 		return;
 	if (hist->done && !hist->err && r->hist_n)
 		gw_ui_rbuild_history(b, &hist->resp, node, r->hist_t0, r->hist_step, r->hist_n);
+	else if (hist->done && node >= 0 && now->done && !now->err) { /* it answers, but gave no history */
+		char *note = b->s->nodes[node].note;
+		if (hist->http == 404)
+			snprintf(note, sizeof(b->s->nodes[node].note), "no history (agent run with --no-history?): charts start now");
+		else
+			snprintf(note, sizeof(b->s->nodes[node].note), "no history (%.40s): charts start now", hist->why);
+	}
 	unsigned int first = b->s->nnodes;
 	if (now->done && !now->err) {
 		gw_ui_rbuild_answer(b, &now->resp, node);

@@ -21,6 +21,7 @@ enum rkind {
 	RK_LOST, /* gpuwatch_gpu_lost */
 	RK_PMEM, /* per-process memory, bytes */
 	RK_PSM,  /* per-process SM utilisation, a fraction */
+	RK_BUILD, /* gpuwatch_build_info: the node's simulated label */
 };
 
 /*
@@ -59,12 +60,16 @@ static const struct rmetric {
 	{"gpuwatch_pcie_tx_bytes_per_second", RK_COL, GW_UC_PCIETX, 1 / 1024.0, 1, -1},
 	{"gpuwatch_pstate", RK_COL, GW_UC_PSTATE, 1, 1, -1},
 	{"gpuwatch_clocks_event_reasons", RK_COL, GW_UC_REASONS, 1, 2, -1},
+	/* dcgm-exporter's default set has PCIe only as profiling rates (bytes/s, headers included) */
+	{"DCGM_FI_PROF_PCIE_RX_BYTES", RK_COL, GW_UC_PCIERX, 1 / 1024.0, 2, -1},
+	{"DCGM_FI_PROF_PCIE_TX_BYTES", RK_COL, GW_UC_PCIETX, 1 / 1024.0, 2, -1},
 	{"DCGM_FI_PROF_SM_ACTIVE", RK_PROF, GW_UP_SMACT, 1, 0, -1},
 	{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", RK_PROF, GW_UP_TENSOR, 1, 0, -1},
 	{"DCGM_FI_DEV_XID_ERRORS", RK_XID, 0, 1, 0, -1},
 	{"gpuwatch_gpu_lost", RK_LOST, 0, 1, 0, -1},
 	{"gpuwatch_process_memory_used_bytes", RK_PMEM, 0, 1, 0, -1},
 	{"gpuwatch_process_sm_utilization_ratio", RK_PSM, 0, 1, 0, -1},
+	{"gpuwatch_build_info", RK_BUILD, 0, 1, 0, -1},
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
 
@@ -90,6 +95,14 @@ void gw_ui_rmap_query(char *buf, size_t n)
 void gw_ui_rmap_hist_query(char *buf, size_t n)
 {
 	names_query(buf, n, true);
+}
+
+bool gw_ui_rmap_wanted(const char *name)
+{
+	for (size_t i = 0; i < NMETRICS; i++)
+		if (strcmp(metrics[i].name, name) == 0)
+			return true;
+	return false;
 }
 
 void gw_ui_rsnap_free(struct gw_ui_rsnap *s)
@@ -283,6 +296,11 @@ static void add_sample(struct gw_ui_rbuild *b, const struct gw_ui_promresp *r, c
 		       const struct rmetric *mt, int node)
 {
 	double v = se->pts[se->npts - 1].v;
+	if (mt->kind == RK_BUILD) { /* the node's, not a GPU's */
+		const char *sim = gw_ui_promresp_label(r, se, "simulated");
+		b->s->nodes[node].simulated |= sim && strcmp(sim, "true") == 0;
+		return;
+	}
 	if (mt->kind == RK_PMEM || mt->kind == RK_PSM) {
 		struct gw_ui_proc *p = proc_of(b, r, se, node);
 		if (p && mt->kind == RK_PMEM && v >= 0) {

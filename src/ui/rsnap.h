@@ -10,10 +10,11 @@
  * The first snapshot may also carry history (a query_range over the chart
  * window) on one time grid shared by all GPUs.
  *
- * The builder turns Prometheus API answers into a snapshot through one
- * table of metric names (the DCGM names dcgm-exporter and the agent share,
- * plus gpuwatch's process and lost-GPU series); the same table makes the
- * query, so both sources are asked the same thing.
+ * The builder turns Prometheus API answers (or an agent's /metrics read
+ * into the same series) into a snapshot through one table of metric names
+ * (the DCGM names dcgm-exporter and the agent share, plus gpuwatch's
+ * process, lost-GPU and build series); the same table makes the query, so
+ * a Prometheus server is asked for exactly what an agent exposes.
  *
  * Ownership: the builder owns the snapshot until gw_ui_rbuild_finish hands
  * it over; the receiver frees it with gw_ui_rsnap_free. Threading: a
@@ -35,6 +36,8 @@ struct gw_ui_rnode {
 	bool pending;                    /* request still running: nothing new about this node */
 	int err;                         /* 0: answered; else GW_E... */
 	char why[160];                   /* for the screen, when err */
+	bool simulated;                  /* gpuwatch_build_info says its GPUs are simulated */
+	char note[160];                  /* what it answered but lacks ("no history ..."); "" */
 };
 
 /* Raw series kept for the history until the memory share can be computed. */
@@ -83,6 +86,9 @@ struct gw_ui_rbuild {
 /* The instant query (PromQL) every refresh sends, and the range query of the history. */
 void gw_ui_rmap_query(char *buf, size_t n);
 void gw_ui_rmap_hist_query(char *buf, size_t n);
+
+/* Whether the table reads the metric name (what a /metrics text is filtered by). */
+bool gw_ui_rmap_wanted(const char *name);
 
 int gw_ui_rbuild_init(struct gw_ui_rbuild *b, int64_t t_ms);
 

@@ -2,7 +2,7 @@
 # top_prometheus.sh - `gpuwatch top --prometheus URL` in a real terminal
 # (tmux) against Debian's real prometheus scraping a real agent on
 # loopback: the scraped GPUs with the pinned values, named by the agent's
-# Hostname label; charts that start with Prometheus' history; the
+# Hostname label; SIMULATED as the agent's gpuwatch_build_info says; charts that start with Prometheus' history; the
 # per-process series with their node, never signalled; the node stale when
 # its exporter dies; the server's own failure when Prometheus goes.
 . "$(dirname "$0")/../lib/common.sh"
@@ -46,7 +46,7 @@ H=$(sed 's/[.[\*^$]/\\&/g' <<<"$host")
 # --- the scraped GPUs, named by the Hostname label, with the pinned values ------
 wait_for p "^$H +1 H200" 10 || fail "top --prometheus did not show the GPUs: $(cat "$tmp/p.err")"
 s=$(cap p)
-grep -q "gpuwatch top  via 127.0.0.1:$pport  1 node  2 GPUs" <<<"$s" || fail "title: $(head -1 <<<"$s")"
+grep -q "gpuwatch top  via 127.0.0.1:$pport  1 node  2 GPUs  SIMULATED " <<<"$s" || fail "title: $(head -1 <<<"$s")"
 grep -Eq "^$H +0 H200 +42%.* 97\.7G/140G .* 61C +612/700W" <<<"$s" || fail "GPU 0: $(sed -n 2p <<<"$s")"
 grep -Eq "^$H +1 H200 +97%.* 117G/140G .* 77C +690/700W" <<<"$s" || fail "GPU 1: $(sed -n 4p <<<"$s")"
 # the chart starts from Prometheus' history: several cells at once, not one sample

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # top_remote.sh - `gpuwatch top --remote` in a real terminal (tmux) against
 # two real agents on loopback, plus two broken peers: one that accepts and
-# never answers, one that answers cut-short JSON. Checks both agents' GPUs
-# with the pinned scenario values and their node, the broken peers shown
+# never answers, one that answers cut-short text. Checks both agents' GPUs
+# with the pinned scenario values and their node, their processes, the
+# title's SIMULATED (from gpuwatch_build_info), the broken peers shown
 # with why (and never a crash), that an agent killed with -9 turns stale
 # while the other keeps updating and keys keep working, that it comes back
 # live when restarted on the same port, that q quits at once with a peer
-# hanging, and the error when libcurl cannot be loaded.
+# hanging, an agent run with --no-history (GPUs and processes, and why the
+# charts start empty), and the error when libcurl cannot be loaded.
 . "$(dirname "$0")/../lib/common.sh"
 command -v tmux >/dev/null && command -v curl >/dev/null && command -v python3 >/dev/null ||
 	{ echo "skip: tmux, curl or python3 not installed"; exit 77; }
@@ -33,7 +35,7 @@ agent() { # NAME SCENARIO PORT: an agent with its own store
 pa=$(free_port) pb=$(free_port) ph=$(free_port) pg=$(free_port)
 agent a top-remote-a.scn "$pa"
 agent b top-remote-b.scn "$pb"
-# a peer that accepts connections and never answers, and one that answers cut-short JSON
+# a peer that accepts connections and never answers, and one that answers cut-short text
 python3 - "$ph" "$pg" <<'PY' &
 import socket, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -42,6 +44,8 @@ hang.bind(("127.0.0.1", int(sys.argv[1]))); hang.listen(64)
 class Cut(BaseHTTPRequestHandler):
     def do_GET(self):
         body = b'{"status":"success","data":{"resultType":"vector","result":[{"metric":{"gpu":"0"'
+        if self.path == "/metrics":
+            body = b'# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-'
         self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
         self.wfile.write(body)
     def log_message(self, *a): pass
@@ -58,13 +62,15 @@ T set-option -t r window-size manual >/dev/null 2>&1
 # --- both agents' GPUs with their node and the scenario's values -------------
 wait_for r "^$B +0 H100" 10 || fail "agent B's GPU not shown"
 s=$(cap r)
-grep -q 'gpuwatch top  remote  4 nodes (2 down)  3 GPUs' <<<"$s" || fail "title: $(head -1 <<<"$s")"
+grep -q 'gpuwatch top  remote  4 nodes (2 down)  3 GPUs  SIMULATED ' <<<"$s" || fail "title: $(head -1 <<<"$s")"
 grep -Eq "^$A +0 H200 +42%.* 97\.7G/140G .* 61C +612/700W" <<<"$s" || fail "A GPU 0: $(row r "$A +0")"
 grep -Eq "^$A +1 H200 +97%.* 117G/140G .* 77C +690/700W" <<<"$s" || fail "A GPU 1: $(row r "$A +1")"
 grep -Eq "^$B +0 H100 80G +13%.* 19\.5G/79\.6G.* 45C +250/700W" <<<"$s" || fail "B GPU 0: $(row r "$B +0")"
 grep -Eq "^$H +- +no answer within 1000 ms" <<<"$s" || fail "hanging peer: $(row r "$H")"
-grep -Eq "^$G +- +bad answer: JSON ends early at byte [0-9]+ \(truncated\?\)" <<<"$s" || fail "cut JSON: $(row r "$G")"
+grep -Eq "^$G +- +bad answer: text ends early at byte [0-9]+ \(truncated\?\): line 2" <<<"$s" || fail "cut exposition: $(row r "$G")"
 grep -Eq '^NODE +PID +USER' <<<"$s" || fail "no NODE column in the process table"
+# the agents' processes, from their /metrics (the history store keeps none)
+grep -Eq "^$A +4242 .* 0 +90000MiB .*trainer" <<<"$s" || fail "A's process 4242 not shown: $(grep -E '^NODE|4242' <<<"$s")"
 # the detail view of a remote GPU names its node and has the values
 keys r Down Down Enter
 s=$(cap r)
@@ -114,6 +120,27 @@ t1=$(date +%s%N)
 [ "$(cat "$tmp/r.rc" 2>/dev/null)" = 0 ] || fail "q: exit code $(cat "$tmp/r.rc" 2>/dev/null) $(cat "$tmp/r.err")"
 [ $(((t1 - t0) / 1000000)) -lt 2000 ] || fail "q took $(((t1 - t0) / 1000000)) ms with a hanging peer"
 cap r | grep -q 'gpuwatch top' && fail "screen not restored after q"
+
+# --- an agent without history: its GPUs and processes, and why the charts start empty ---
+pc=$(free_port)
+"$GW_BIN" --sim "$scn/top-remote-a.scn" agent -a "127.0.0.1:$pc" --no-history 2>>"$tmp/c.err" &
+pids+=($!)
+wait_http "http://127.0.0.1:$pc/health" 10 || fail "agent c did not start: $(tail -3 "$tmp/c.err")"
+C="127\.0\.0\.1:$pc"
+T new-session -d -s c -x 120 -y 24 "env LANG=C.UTF-8 TERM=tmux-256color $GW_BIN top -w 1 --remote 127.0.0.1:$pc \
+	2>$tmp/c.top.err; echo \$? >$tmp/c.rc; sleep 60"
+T set-option -t c window-size manual >/dev/null 2>&1
+wait_for c "^$C +1 H200" 10 || fail "no-history agent's GPUs not shown"
+wait_for c "^$C +4242 .* 0 +90000MiB .*trainer" 3 || fail "no-history agent's process not shown"
+s=$(cap c)
+grep -q 'gpuwatch top  remote  1 node  2 GPUs  SIMULATED ' <<<"$s" || fail "no-history title: $(head -1 <<<"$s")"
+grep -Eq "^$C +0 H200 +42%.* 97\.7G/140G .* 61C +612/700W" <<<"$s" || fail "no-history GPU 0: $(grep -E "^$C +0" <<<"$s")"
+grep -q "events:.*127.0.0.1:$pc no history (agent run with --no-history?): charts start now" <<<"$s" ||
+	fail "no-history agent: no event saying why the charts start empty: $(grep events: <<<"$s")"
+grep -q 'HTTP 404' <<<"$s" && fail "no-history agent shown as a bare HTTP 404"
+keys c Enter
+cap c | sed -n 2p | grep -q "GPU 0  NVIDIA H200  .*  SIMULATED  no history" || fail "detail: $(cap c | sed -n 2p)"
+keys c q
 
 # --- no libcurl: a clear error naming the library, exit 1 ----------------------------
 T new-session -d -s n -x 100 -y 10 "env GPUWATCH_CURL_LIBRARY=$tmp/none/libcurl.so.4 $GW_BIN top --remote 127.0.0.1:$pa \

@@ -38,6 +38,7 @@ s=$(cap a)
 grep -q 'gpuwatch top .*1 GPU .*SIMULATED' <<<"$s" || fail "title without SIMULATED"
 grep -Eq '^ 0 H200 +100%.* 31\.6G/140G .* 52C +627/700W' <<<"$s" || fail "GPU 0 row differs from the scenario: $(sed -n 2p <<<"$s")"
 grep -q 'clk sm 1980 mem 3201 MHz' <<<"$s" || fail "clocks differ from the scenario"
+grep -q 'pcie rx 8.7 tx 4.2 MB/s' <<<"$s" || fail "PCIe differs from the scenario (8691/4217 KB/s): $(sed -n 3p <<<"$s")"
 grep -Eq '28234MiB +- \./gpu_burn' <<<"$s" || fail "gpu_burn row without its memory"
 [ "$(proc_rows a)" = "10309 10291 10293 " ] || fail "default sort (memory, descending): $(proc_rows a)"
 
@@ -137,6 +138,11 @@ wait_for d '^ 7 H200' || fail "not all 8 GPUs on 80x24"
 for g in 0 1 2 3 4 5 6; do cap d | grep -q "^ $g H200" || fail "GPU $g missing on 80x24"; done
 keys d q
 
+# --- PCIe throughput of another board (l40s-load.scn: 2012109 / 259423 KB/s) ------------
+start l 100x30 LANG=C.UTF-8 -- --sim "$scn/l40s-load.scn" top
+wait_for l 'pcie rx 2012\.1 tx 259\.4 MB/s' 5 || fail "L40S PCIe differs from the scenario"
+keys l q
+
 # --- a GPU lost while watching ---------------------------------------------------
 start e 100x30 LANG=C.UTF-8 -- --sim "$scn/gpu-lost.scn" top
 wait_for e '^ 1 H200 +LOST' 8 || fail "lost GPU 1 not marked"
@@ -152,6 +158,22 @@ GPUWATCH_NVML_LIBRARY=$nolib "$GW_BIN" top >"$tmp/top.out" 2>/dev/null; trc=$?
 cmp -s "$tmp/smi.out" "$tmp/top.out" || fail "no driver: top's message differs from smi's"
 "$GW_BIN" top --remote a:1 </dev/null >/dev/null 2>"$tmp/remote.err"; rc=$?
 [ "$rc" = 2 ] && grep -q 'needs a terminal' "$tmp/remote.err" || fail "--remote without a terminal: exit $rc, $(cat "$tmp/remote.err")"
+
+# --- an option without its value says which value is missing, exit 2 ------------------
+for args in "-d|-d needs SECONDS" "--delay|--delay needs SECONDS" "-w|-w needs MINUTES" \
+	"--window|--window needs MINUTES" "--remote|--remote needs HOST:PORT,..." \
+	"--prometheus|--prometheus needs URL" "--remote -c|--remote needs HOST:PORT,..." \
+	"-d 0.5 -w|-w needs MINUTES" "--window=|--window needs MINUTES, got an empty value"; do
+	IFS='|' read -r a want <<<"$args"
+	# shellcheck disable=SC2086
+	"$GW_BIN" top $a </dev/null >/dev/null 2>"$tmp/opt.err"; rc=$?
+	[ "$rc" = 2 ] && [ "$(head -1 "$tmp/opt.err")" = "gpuwatch top: $want" ] ||
+		fail "top $a: exit $rc, $(head -1 "$tmp/opt.err") (wanted: $want)"
+done
+"$GW_BIN" top --window=5x </dev/null >/dev/null 2>"$tmp/opt.err"
+grep -q 'wants 1, 5, 15 or 60 minutes, got "5x"' "$tmp/opt.err" || fail "--window=5x: $(cat "$tmp/opt.err")"
+"$GW_BIN" top --frobnicate </dev/null >/dev/null 2>"$tmp/opt.err"
+grep -q "unknown option '--frobnicate'" "$tmp/opt.err" || fail "unknown option: $(cat "$tmp/opt.err")"
 
 [ "$fails" = 0 ] && echo "top_tmux: ok"
 exit $((fails > 0))

@@ -5,6 +5,8 @@
  */
 #include "harness.h"
 #include "fields/fields.h"
+#include "fields/fields_table.h"
+#include "ui/braille.h"
 #include "ui/format.h"
 #include "ui/model.h"
 #include "ui/proctab.h"
@@ -24,7 +26,7 @@ struct fake {
 
 static void set_int(struct gw_value *vals, const char *field, int64_t i)
 {
-	const struct gw_field *f = gw_field_find(field);
+	const struct gw_field *f = gw_field_find_any(field);
 	for (size_t k = 0; k < gw_fields_count(); k++) {
 		if (gw_field_at(k) == f) {
 			vals[k].state = GW_V_OK;
@@ -100,6 +102,16 @@ static void test_values_and_history(void)
 	CHECK(gw_ui_num(&m.gpus[0].cur[GW_UC_UTIL], &d));
 	CHECK_DBL_NEAR(d, 90, 1e-9);
 	CHECK(!gw_ui_num(&m.gpus[1].cur[GW_UC_UTIL], &d)); /* never set: not valid, not 0 */
+	/* every column reads a field of the table, PCIe throughput too (no --query-gpu field) */
+	for (int c = 0; c < GW_UC__COUNT; c++)
+		CHECK(m.fidx[c] != SIZE_MAX);
+	set_int(z.fg[1].v, "pcie.rx_throughput", 8691); /* KB/s */
+	set_int(z.fg[1].v, "pcie.tx_throughput", 4217);
+	tick(&m, &z, 10500, 90);
+	CHECK(gw_ui_num(&m.gpus[1].cur[GW_UC_PCIERX], &d));
+	CHECK_DBL_NEAR(d, 8691, 1e-9);
+	CHECK(gw_ui_num(&m.gpus[1].cur[GW_UC_PCIETX], &d));
+	CHECK_DBL_NEAR(d, 4217, 1e-9);
 	bool changed = true;
 	CHECK_INT_EQ(gw_ui_model_update(&m, &z.f, &changed), 0); /* same seq */
 	CHECK(!changed);
@@ -118,6 +130,100 @@ static void test_values_and_history(void)
 	gw_ui_hist_series(&m, 0, GW_UM_UTIL, 10000, 60000, s, 2);
 	CHECK(isnan(s[0]));
 	CHECK_DBL_NEAR(s[1], 90, 1e-6);
+	gw_ui_model_release(&m);
+	fake_free(&z);
+}
+
+/*
+ * A 1 s refresh charted over 5 minutes in a 200-cell braille chart: 400
+ * columns of 0.75 s for 300 samples. Every column from the first sample on
+ * has a value, so a steady 100 % draws full cells, not stripes.
+ */
+static void test_hist_fills_columns(void)
+{
+	struct fake z;
+	struct gw_ui_model m;
+	fake_init(&z);
+	CHECK_INT_EQ(gw_ui_model_init(&m, 3600), 0);
+	for (int i = 1; i <= 300; i++)
+		tick(&m, &z, 1000LL * i, i == 150 ? 100 : 60);
+	float s[400];
+	gw_ui_hist_series(&m, 0, GW_UM_UTIL, 300000, 300000, s, 400);
+	CHECK(isnan(s[0])); /* before the first sample, at 1 s */
+	int empty = 0, spike = 0;
+	for (int c = 1; c < 400; c++) {
+		empty += isnan(s[c]);
+		spike += s[c] == 100.0f;
+	}
+	CHECK_INT_EQ(empty, 0);
+	CHECK(spike >= 1 && spike <= 2); /* the spike's column, and at most one held until the next sample */
+	CHECK_DBL_NEAR(s[399], 60, 1e-6);
+	/* drawn: full cells, but for the first, whose left column is the older 60 % at the window's start */
+	for (int i = 1; i <= 300; i++)
+		tick(&m, &z, 300000 + 1000LL * i, 100);
+	gw_ui_hist_series(&m, 0, GW_UM_UTIL, 600000, 300000, s, 400);
+	char row[200 * 3 + 1];
+	gw_ui_braille_row(row, sizeof(row), s, 200, 0, 100, 0, 1);
+	size_t full = 0;
+	for (size_t k = 3; k + 2 < strlen(row); k += 3)
+		full += memcmp(row + k, "\xe2\xa3\xbf", 3) == 0; /* U+28FF, all eight dots */
+	CHECK_INT_EQ(full, 199);
+	/* fewer samples than columns: 6 samples 10 s apart over a minute in 120 columns */
+	struct gw_ui_model m2;
+	CHECK_INT_EQ(gw_ui_model_init(&m2, 64), 0);
+	for (int i = 0; i < 6; i++)
+		tick(&m2, &z, 1000000 + 10000LL * i, 10 * (i + 1));
+	float s2[120];
+	gw_ui_hist_series(&m2, 0, GW_UM_UTIL, 1050000, 60000, s2, 120);
+	int first = -1;
+	for (int c = 0; c < 120 && first < 0; c++)
+		if (!isnan(s2[c]))
+			first = c;
+	CHECK(first >= 19 && first <= 21); /* the first sample, 10 s into the window */
+	for (int c = first; c < 120; c++)
+		CHECK(!isnan(s2[c]));
+	CHECK_DBL_NEAR(s2[first + 1], 10, 1e-6); /* held, not made up */
+	CHECK_DBL_NEAR(s2[119], 60, 1e-6);
+	gw_ui_model_release(&m2);
+	gw_ui_model_release(&m);
+	fake_free(&z);
+}
+
+/* Holes that are real stay holes: a sample without a value, and a silence of missed ticks. */
+static void test_hist_keeps_gaps(void)
+{
+	struct fake z;
+	struct gw_ui_model m;
+	fake_init(&z);
+	CHECK_INT_EQ(gw_ui_model_init(&m, 3600), 0);
+	for (int i = 1; i <= 100; i++)
+		tick(&m, &z, 1000LL * i, 50);
+	/* a frame whose utilisation is not known (GPU lost, node stale) */
+	bool changed;
+	z.f.seq++;
+	z.f.t_ms = 101000;
+	for (size_t k = 0; k < gw_fields_count(); k++)
+		z.fg[0].v[k].state = GW_V_NA;
+	CHECK_INT_EQ(gw_ui_model_update(&m, &z.f, &changed), 0);
+	for (int i = 102; i <= 150; i++)
+		tick(&m, &z, 1000LL * i, 50);
+	/* then 60 s without a frame */
+	for (int i = 211; i <= 300; i++)
+		tick(&m, &z, 1000LL * i, 50);
+	float s[400];
+	gw_ui_hist_series(&m, 0, GW_UM_UTIL, 300000, 300000, s, 400);
+	int c100 = (int)(100000LL * 400 / 300001), c101 = (int)(101000LL * 400 / 300001);
+	int c102 = (int)(102000LL * 400 / 300001);
+	CHECK_DBL_NEAR(s[c100], 50, 1e-6);
+	for (int c = c100 + 1; c < c102; c++) /* from 100 s to 102 s: nothing known */
+		CHECK(isnan(s[c]));
+	CHECK(isnan(s[c101]));
+	CHECK_DBL_NEAR(s[c102], 50, 1e-6);
+	int c150 = (int)(150000LL * 400 / 300001), c211 = (int)(211000LL * 400 / 300001);
+	CHECK_DBL_NEAR(s[c150], 50, 1e-6);
+	for (int c = c150 + 1; c < c211; c++)
+		CHECK(isnan(s[c]));
+	CHECK_DBL_NEAR(s[c211], 50, 1e-6);
 	gw_ui_model_release(&m);
 	fake_free(&z);
 }
@@ -238,6 +344,8 @@ static void test_format(void)
 int main(void)
 {
 	RUN(test_values_and_history);
+	RUN(test_hist_fills_columns);
+	RUN(test_hist_keeps_gaps);
 	RUN(test_events);
 	RUN(test_procs);
 	RUN(test_format);

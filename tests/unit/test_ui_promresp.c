@@ -11,7 +11,9 @@
 #include "ui/promresp.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define VECTOR(...)                                                                                          \
 	"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" __VA_ARGS__ "]}}"
@@ -271,6 +273,92 @@ static void test_mutations(void)
 	CHECK(ok > 0); /* some damage leaves a valid answer (a digit for a digit) */
 }
 
+/* An agent's /metrics as --remote reads it: the same series an instant query gives. */
+static void test_text(void)
+{
+	static const char text[] =
+	    "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n"
+	    "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"
+	    "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-1\",modelName=\"NVIDIA H200\",Hostname=\"n\\\\1\\\"\\nx\"} 42\n"
+	    "\n"
+	    "  gpuwatch_build_info{version=\"0.1.0\",simulated=\"true\",} 1\r\n"
+	    "gpuwatch_pcie_rx_bytes_per_second{ gpu = \"1\" } 1.2e+06 1796251142025\n"
+	    "up NaN\n"
+	    "# EOF";
+	struct gw_ui_promresp r;
+	struct gw_err err;
+	gw_err_clear(&err);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 1000, NULL, &err), 0);
+	CHECK_INT_EQ(r.nseries, 4);
+	CHECK(!r.matrix);
+	CHECK_STR_EQ(gw_ui_promresp_label(&r, &r.series[0], "__name__"), "DCGM_FI_DEV_GPU_UTIL");
+	CHECK_STR_EQ(gw_ui_promresp_label(&r, &r.series[0], "Hostname"), "n\\1\"\nx");
+	CHECK(r.series[0].npts == 1 && r.series[0].pts[0].v == 42 && r.series[0].pts[0].t_ms == 1000);
+	CHECK_STR_EQ(gw_ui_promresp_label(&r, &r.series[1], "simulated"), "true");
+	CHECK_STR_EQ(gw_ui_promresp_label(&r, &r.series[2], "gpu"), "1");
+	CHECK(r.series[2].pts[0].v == 1.2e6);
+	CHECK_INT_EQ(r.series[2].pts[0].t_ms, 1796251142025LL);
+	CHECK(isnan(r.series[3].pts[0].v));
+	CHECK(gw_ui_promresp_label(&r, &r.series[3], "gpu") == NULL);
+	gw_ui_promresp_release(&r);
+	/* empty: no series, no error */
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, "", 0, 1000, NULL, &err), 0);
+	CHECK_INT_EQ(r.nseries, 0);
+	gw_ui_promresp_release(&r);
+}
+
+static bool only_a(const char *name)
+{
+	return strcmp(name, "a") == 0;
+}
+
+/* Families not asked for are skipped unread; a cut last line is read whatever its family. */
+static void test_text_keep(void)
+{
+	static const char text[] = "a{x=\"1\"} 1\nb{x=\"1\" broken\nab 2\na{x=\"2\"} 3\n";
+	struct gw_ui_promresp r;
+	struct gw_err err;
+	gw_err_clear(&err);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 1000, only_a, &err), 0);
+	CHECK_INT_EQ(r.nseries, 2);
+	CHECK(r.nseries == 2 && r.series[1].pts[0].v == 3);
+	gw_ui_promresp_release(&r);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 1000, NULL, &err), GW_EPARSE);
+	CHECK_STR_EQ(err.msg, "line 2: expected , or } after a label");
+	static const char cut[] = "a 1\nb{x=\"";
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, cut, strlen(cut), 1000, only_a, &err), GW_EPARSE);
+	CHECK(strstr(err.msg, "truncated?") != NULL);
+}
+
+/* What is not an exposition is refused with its line and why; a cut last line says so. */
+static void test_text_malformed(void)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+	    {"{\"status\":\"success\"}\n", "line 1: expected a metric name"},
+	    {"a 1\nb{x=\"1\",x=\"2\"} 1\n", "line 2: label x given twice"},
+	    {"a{x=1} 1\n", "line 1: expected =\"value\" after a label name"},
+	    {"a{x=\"1\" y=\"2\"} 1\n", "line 1: expected , or } after a label"},
+	    {"a{x=\"\\t\"} 1\n", "line 1: unknown escape \\t in a label value"},
+	    {"a{x=\"1\n\"} 1\n", "line 1: unterminated label value"},
+	    {"a{x=\"\xff\"} 1\n", "line 1: label x is not UTF-8"},
+	    {"a\n", "line 1: no value"},
+	    {"a 1,5\n", "line 1: \"1,5\" is not a number"},
+	    {"a 1 soon\n", "line 1: \"soon\" is not a time stamp"},
+	    {"a 1 2 3\n", "line 1: unexpected text after the value"},
+	    {"# TYPE a gauge\na{gpu=\"0\",UUID=\"GPU-", "text ends early at byte 35 (truncated?): line 2: unterminated label value"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct gw_ui_promresp r;
+		struct gw_err err;
+		gw_err_clear(&err);
+		CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, bad[i].text, strlen(bad[i].text), 1000, NULL, &err), GW_EPARSE);
+		CHECK_STR_EQ(err.msg, bad[i].msg);
+		CHECK(r.doc == NULL && r.series == NULL);
+	}
+}
+
 int main(void)
 {
 	RUN(test_values);
@@ -280,5 +368,8 @@ int main(void)
 	RUN(test_truncated);
 	RUN(test_caps);
 	RUN(test_mutations);
+	RUN(test_text);
+	RUN(test_text_malformed);
+	RUN(test_text_keep);
 	return harness_done();
 }

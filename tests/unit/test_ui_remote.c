@@ -193,6 +193,85 @@ static void test_build_names(void)
 	gw_ui_rsnap_free(s);
 }
 
+/* An agent's /metrics (--remote): GPUs, processes and the build series, for the node it was asked as. */
+static void test_build_text(void)
+{
+	static const char text[] =
+	    "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"
+	    "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-a\",modelName=\"NVIDIA H200\",Hostname=\"vm\"} 42\n"
+	    "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",modelName=\"NVIDIA H200\",Hostname=\"vm\"} 100000\n"
+	    "DCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"GPU-a\",modelName=\"NVIDIA H200\",Hostname=\"vm\"} 43771\n"
+	    "gpuwatch_pcie_rx_bytes_per_second{gpu=\"0\",uuid=\"GPU-a\",model=\"NVIDIA H200\"} 25122816\n"
+	    "gpuwatch_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-a\",pid=\"4242\",process=\"trainer\",type=\"C\","
+	    "slurm_job=\"77\"} 94371840000\n"
+	    "gpuwatch_build_info{version=\"0.1.0\",simulated=\"true\",driver_version=\"590.48.01\"} 1\n";
+	struct gw_ui_promresp r;
+	struct gw_err err;
+	gw_err_clear(&err);
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, text, strlen(text), 5000, NULL, &err), 0);
+	struct gw_ui_rbuild b;
+	gw_ui_rbuild_init(&b, 5000);
+	int real = gw_ui_rbuild_node(&b, "a:9400", "");
+	CHECK_INT_EQ(gw_ui_rbuild_answer(&b, &r, real), 0);
+	gw_ui_promresp_release(&r);
+	/* a node whose build series says it is real hardware, and one without any */
+	static const char hw[] = "gpuwatch_build_info{simulated=\"false\"} 1\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5\n"
+				 /* a dcgm-exporter's default set: PCIe only as profiling rates, bytes/s */
+				 "DCGM_FI_PROF_PCIE_TX_BYTES{gpu=\"0\"} 4318208\n"
+				 "DCGM_FI_PROF_PCIE_RX_BYTES{gpu=\"0\"} 8899584\n";
+	CHECK_INT_EQ(gw_ui_promresp_parse_text(&r, hw, strlen(hw), 5000, NULL, &err), 0);
+	CHECK_INT_EQ(gw_ui_rbuild_answer(&b, &r, gw_ui_rbuild_node(&b, "b:9400", "")), 0);
+	gw_ui_promresp_release(&r);
+	struct gw_ui_rsnap *s = gw_ui_rbuild_finish(&b, false);
+	gw_ui_rbuild_release(&b);
+	if (!s || s->nnodes != 2 || s->ngpus != 2 || s->nprocs != 1) {
+		CHECK(0);
+		gw_ui_rsnap_free(s);
+		return;
+	}
+	double v;
+	CHECK(s->nodes[0].simulated && !s->nodes[1].simulated);
+	CHECK(gw_ui_num(&s->gpus[1].cur[GW_UC_PCIETX], &v) && v == 4217); /* KB/s */
+	CHECK(gw_ui_num(&s->gpus[1].cur[GW_UC_PCIERX], &v) && v == 8691);
+	CHECK_STR_EQ(s->nodes[0].name, "a:9400");
+	const struct gw_ui_rgpu *g = &s->gpus[0];
+	CHECK(gw_ui_num(&g->cur[GW_UC_UTIL], &v) && v == 42);
+	CHECK(gw_ui_num(&g->cur[GW_UC_MEMTOTAL], &v) && v == 143771.0 * 1024 * 1024);
+	CHECK(gw_ui_num(&g->cur[GW_UC_PCIERX], &v) && v == 24534); /* KB/s, as the local view's */
+	CHECK(!gw_ui_num(&g->cur[GW_UC_PCIETX], &v)); /* none of its names in the text */
+	CHECK_STR_EQ(g->uuid, "GPU-a");
+	CHECK(s->procs[0].pid == 4242 && s->procs[0].gpu == 0 && s->procs[0].mem_bytes == 94371840000ULL);
+	CHECK_STR_EQ(s->procs[0].cmd, "trainer");
+	CHECK_STR_EQ(s->procs[0].owner, "job:77");
+	CHECK_STR_EQ(s->procs[0].node, "a:9400");
+	/* into the model: the node marked simulated; a note becomes one event, then stays with the node */
+	snprintf(s->nodes[0].note, sizeof(s->nodes[0].note), "no history (agent run with --no-history?): charts start now");
+	struct gw_ui_model m;
+	CHECK_INT_EQ(gw_ui_model_init(&m, 16), 0);
+	CHECK_INT_EQ(gw_ui_model_update_remote(&m, s), 0);
+	gw_ui_rsnap_free(s);
+	CHECK(m.nnodes == 2 && m.nodes[0].simulated && !m.nodes[1].simulated);
+	CHECK_INT_EQ(m.nprocs, 1);
+	const struct gw_ui_event *e = gw_ui_model_event(&m, 0);
+	CHECK(e && strcmp(e->where, "a:9400") == 0 && strstr(e->text, "no history"));
+	CHECK_INT_EQ(m.nevents, 1);
+	/* the next refresh has no note (the history is asked once) and a's answer failed: both kept */
+	gw_ui_rbuild_init(&b, 6000);
+	int na = gw_ui_rbuild_node(&b, "a:9400", "");
+	b.s->nodes[na].err = GW_EIO;
+	snprintf(b.s->nodes[na].why, sizeof(b.s->nodes[na].why), "unreachable: connection refused");
+	s = gw_ui_rbuild_finish(&b, false);
+	gw_ui_rbuild_release(&b);
+	CHECK(s != NULL);
+	if (s)
+		CHECK_INT_EQ(gw_ui_model_update_remote(&m, s), 0);
+	gw_ui_rsnap_free(s);
+	CHECK(m.nodes[0].simulated);
+	CHECK(strstr(m.nodes[0].note, "no history") != NULL);
+	CHECK_INT_EQ(m.nevents, 2); /* the failure, not the note again */
+	gw_ui_model_release(&m);
+}
+
 static void test_build_history(void)
 {
 	const char *m = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
@@ -341,6 +420,7 @@ int main(void)
 	RUN(test_answer_errors);
 	RUN(test_build_grouped);
 	RUN(test_build_names);
+	RUN(test_build_text);
 	RUN(test_build_history);
 	RUN(test_model);
 	RUN(test_model_history);

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"pmon", gw_cmd_pmon, "process monitor, nvidia-smi pmon compatible"},
 	{"agent", gw_cmd_agent, "sampling daemon: dcgm-exporter compatible /metrics, history, PromQL API"},
 	{"query", gw_cmd_query, "PromQL over the local store, like promtool query"},
+	{"serve", gw_cmd_serve, "the query API over a store without sampling (imported logs, copied stores)"},
 	{"import", gw_cmd_import, "import nvidia-smi CSV logs into the store"},
 	{"export", gw_cmd_export, "write the store as OpenMetrics (for promtool backfill) or CSV"},
 	{"top", gw_cmd_top, "live terminal view: every GPU, its history and its processes"},

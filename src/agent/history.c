@@ -24,6 +24,8 @@ static void metadata(void *ctx, const char *metric, long limit, struct gw_buf *o
 	long n = 0;
 	for (size_t i = 0; i < h->nfields && (limit < 0 || n < limit); i++) {
 		const struct gw_field *f = gw_field_at(i);
+		if ((f->flags & GW_FL_STATIC) && f->cunit == GW_CU_NONE)
+			continue; /* identity, never stored (agent_history_feed) */
 		for (int k = 0; k < 2; k++) {
 			const char *name = k ? f->dcgm : f->prom;
 			if (!name || (!k && f->ptype != GW_PT_GAUGE && f->ptype != GW_PT_COUNTER) ||
@@ -83,7 +85,7 @@ static void configure(struct agent_history *h, const struct gw_counters *c, bool
 	atomic_store(&h->keep_xid, !c || gw_counters_has_family(c, "DCGM_FI_DEV_XID_ERRORS"));
 	atomic_store(&h->keep_power_limit, h->enforced >= 0 && (!c || gw_counters_has_family(c, "DCGM_FI_DEV_POWER_LIMIT")));
 	h->driver[0] = '\0';
-	if (driver_label && h->nv->nvmlSystemGetDriverVersion)
+	if (driver_label && h->nv && h->nv->nvmlSystemGetDriverVersion)
 		h->nv->nvmlSystemGetDriverVersion(h->driver, sizeof(h->driver));
 }
 
@@ -161,8 +163,14 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 				  .stagger = o->stagger,
 				  .on_flush = flushed,
 				  .on_flush_arg = h,
-				  .recover = true,
-				  .must_write = true};
+				  .recover = !o->readonly,
+				  .must_write = !o->readonly,
+				  .must_exist = o->readonly};
+	if (o->readonly) {
+		to.flush_interval_ms = -1;
+		to.retention_ms = 0;
+		to.retention_bytes = 0;
+	}
 	int rc = gw_tsdb_open(&h->db, &to, err);
 	if (rc)
 		return rc;

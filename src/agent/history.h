@@ -71,6 +71,9 @@ struct agent_history_opts {
 	 * they go on) and the recovery; NULL: none */
 	void (*log)(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	bool stagger; /* gw_tsdb_opts.stagger: the live agent, not sim record */
+	/* `gpuwatch serve`: an existing store, only read (no flushes, no
+	 * retention, no recovery: a damaged one is reported by its queries) */
+	bool readonly;
 	/* DCGM series carry DCGM_FI_DRIVER_VERSION, as /metrics gives them when
 	 * the counters list it as a label (the default list does) */
 	bool driver_label;

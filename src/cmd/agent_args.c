@@ -75,20 +75,20 @@ static int parse_ms(const char *opt, const char *s, unsigned int *out)
 
 
 
-/* A count within lo..hi. */
-static int parse_count(const char *opt, const char *s, unsigned int lo, unsigned int hi, unsigned int *out)
+int agent_args_count(const char *cmd, const char *opt, const char *s, unsigned int lo, unsigned int hi,
+		     unsigned int *out)
 {
 	char *end;
 	long v = strtol(s, &end, 10);
 	if (!*s || *end || v < (long)lo || v > (long)hi) {
-		fprintf(stderr, "gpuwatch agent: %s wants a number from %u to %u, got \"%s\"\n", opt, lo, hi, s);
+		fprintf(stderr, "gpuwatch %s: %s wants a number from %u to %u, got \"%s\"\n", cmd, opt, lo, hi, s);
 		return -1;
 	}
 	*out = (unsigned int)v;
 	return 0;
 }
 
-static int parse_timeout(const char *opt, const char *s, bool zero_ok, int64_t *ms)
+int agent_args_timeout(const char *cmd, const char *opt, const char *s, bool zero_ok, int64_t *ms)
 {
 	if (zero_ok && strcmp(s, "0") == 0) {
 		*ms = 0;
@@ -96,11 +96,22 @@ static int parse_timeout(const char *opt, const char *s, bool zero_ok, int64_t *
 	}
 	if (gw_promql_duration(s, strlen(s), ms) != 0 || *ms < 0 || (*ms == 0 && !zero_ok) ||
 	    *ms > 24LL * 3600 * 1000) {
-		fprintf(stderr, "gpuwatch agent: %s wants a duration like 10s (at most 1d%s), got \"%s\"\n", opt,
+		fprintf(stderr, "gpuwatch %s: %s wants a duration like 10s (at most 1d%s), got \"%s\"\n", cmd, opt,
 			zero_ok ? "; 0 for none" : "", s);
 		return -1;
 	}
 	return 0;
+}
+
+/* A count within lo..hi. */
+static int parse_count(const char *opt, const char *s, unsigned int lo, unsigned int hi, unsigned int *out)
+{
+	return agent_args_count("agent", opt, s, lo, hi, out);
+}
+
+static int parse_timeout(const char *opt, const char *s, bool zero_ok, int64_t *ms)
+{
+	return agent_args_timeout("agent", opt, s, zero_ok, ms);
 }
 
 /* "15d", "12h" -> ms; "10GB", "512MiB", "1048576" -> bytes. */

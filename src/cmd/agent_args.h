@@ -16,6 +16,12 @@ struct agent_args {
 	struct gw_agent_opts ao; /* log is the command's to set */
 };
 
+/* The checks the agent's and serve's flags share; they report on stderr as
+ * "gpuwatch CMD: OPT wants ..." and return -1 on a bad value. */
+int agent_args_count(const char *cmd, const char *opt, const char *s, unsigned int lo, unsigned int hi,
+		     unsigned int *out);
+int agent_args_timeout(const char *cmd, const char *opt, const char *s, bool zero_ok, int64_t *ms);
+
 /* 0: parsed; 1: --help was shown (exit 0); 2: a bad option, reported on stderr. */
 int agent_parse_args(int argc, char **argv, struct agent_args *o);
 

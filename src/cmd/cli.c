@@ -1,6 +1,9 @@
 #include "cmd/cmd.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
 #include <string.h>
 
 int gw_cli_open_nvml(const struct gw_cli *cli, struct gw_nvml **nv)
@@ -53,4 +56,20 @@ int gw_cli_finish_stdout(void)
 		return GW_EXIT_OTHER;
 	}
 	return 0;
+}
+
+void gw_cli_log(const char *level, const char *fmt, ...)
+{
+	char ts[40];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct tm tm;
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(stderr, "ts=%s.%03ldZ level=%s ", ts, now.tv_nsec / 1000000, level);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }

@@ -68,7 +68,7 @@ static bool dcgm_value(const struct gw_field *f, const struct gw_value *v, char 
 	if (v->state != GW_V_OK || v->kind == GW_VK_STR)
 		return false;
 	double x = gw_series_dcgm_value(f, v);
-	if (f->cunit == GW_CU_MW || v->kind == GW_VK_FLOAT)
+	if ((f->cunit == GW_CU_MW || v->kind == GW_VK_FLOAT) && !(f->flags & GW_FL_DCGM_INT))
 		snprintf(buf, n, "%f", x);
 	else
 		snprintf(buf, n, "%lld", (long long)x);

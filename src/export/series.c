@@ -32,6 +32,8 @@ double gw_series_dcgm_value(const struct gw_field *f, const struct gw_value *v)
 	case GW_CU_MW:
 		return gw_series_round6((v->kind == GW_VK_FLOAT ? v->d : (double)v->i) / 1000.0);
 	default:
+		if (v->kind == GW_VK_FLOAT && (f->flags & GW_FL_DCGM_INT))
+			return (double)llround(v->d); /* an int64 field of DCGM's: dcgm-exporter prints it whole */
 		return v->kind == GW_VK_FLOAT ? gw_series_round6(v->d) : (double)v->i;
 	}
 }

@@ -183,7 +183,8 @@ const struct gw_field gw_fields_power[] = {
 	    "Fraction of time the FP16 (non-tensor) pipe was active."),
 #undef GPM
 #define GPMB(nm, idx, dcgm, id, prom, help)                                                                    \
-	{F(nm), FMT(UINT), RD(gpm, idx), CU(BPS), FLAGS(GW_FL_NOSMI), DCGM(dcgm, id), PROM(prom, GAUGE, help), DESC(help)}
+	{F(nm), FMT(UINT), RD(gpm, idx), CU(BPS), FLAGS(GW_FL_NOSMI | GW_FL_DCGM_INT), DCGM(dcgm, id),                  \
+	 PROM(prom, GAUGE, help), DESC(help)}
 	GPMB("gpm.pcie_tx", GW_GPM_PCIE_TX_BPS, DCGM_FI_PROF_PCIE_TX_BYTES, 1009, "gpuwatch_gpm_pcie_tx_bytes_per_second",
 	     "PCIe bytes sent per second, headers included."),
 	GPMB("gpm.pcie_rx", GW_GPM_PCIE_RX_BPS, DCGM_FI_PROF_PCIE_RX_BYTES, 1010, "gpuwatch_gpm_pcie_rx_bytes_per_second",

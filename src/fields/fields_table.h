@@ -67,6 +67,7 @@ enum gw_ptype {
 #define GW_FL_NOSMI 0x1	 /* not an nvidia-smi --query-gpu field (extra metric) */
 #define GW_FL_STATIC 0x2 /* does not change while the driver is loaded */
 #define GW_FL_SLOW 0x4   /* costly to read (ECC, retired pages, PCIe throughput): sampled less often */
+#define GW_FL_DCGM_INT 0x8 /* DCGM's field is an int64 (DCGM_FI_PROF_PCIE_TX_BYTES): printed and stored whole */
 
 struct gw_field;
 typedef void (*gw_field_reader)(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);

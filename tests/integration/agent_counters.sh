@@ -24,6 +24,20 @@ grep -qF 'c.csv:2: field DCGM_FI_DEV_NO_SUCH\x1b[31m is not one gpuwatch exports
 	fail "no warning for the unknown field: $(cat -v "$tmp/agent.err")"
 grep -q $'\033' "$tmp/agent.err" && fail "a raw escape byte reached the log"
 
+# DCGM's int64 fields print whole, as dcgm-exporter prints them; its doubles with six decimals
+port=$(free_port)
+"$BIN" --sim 1xH100:training agent -a "127.0.0.1:$port" --no-history 2>"$tmp/int.err" &
+pids+=($!)
+wait_http "http://127.0.0.1:$port/metrics" 20 || fail "agent did not serve: $(cat -v "$tmp/int.err")"
+sleep 1.2 # GPM rates need two samples
+curl -s "http://127.0.0.1:$port/metrics" >"$tmp/m2"
+for f in DCGM_FI_PROF_PCIE_TX_BYTES DCGM_FI_PROF_PCIE_RX_BYTES DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_FB_USED; do
+	grep -Eq "^$f\{[^}]*\} [0-9]+\$" "$tmp/m2" || fail "$f is not printed as an integer: $(grep "^$f{" "$tmp/m2")"
+done
+for f in DCGM_FI_DEV_POWER_USAGE DCGM_FI_PROF_PIPE_TENSOR_ACTIVE; do
+	grep -Eq "^$f\{[^}]*\} [0-9]+\.[0-9]{6}\$" "$tmp/m2" || fail "$f is not printed as %f: $(grep "^$f{" "$tmp/m2")"
+done
+
 # A binary file: refused at start, nothing raw in the log.
 printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\003\000>\000' >"$tmp/bin.csv"
 timeout 20 "$BIN" --sim 1xH200 agent -a "127.0.0.1:$(free_port)" --storage.path "$tmp/data2" -f "$tmp/bin.csv" 2>"$tmp/bin.err"

@@ -116,7 +116,10 @@ struct gwsim_static {
 	unsigned int has_mem_temp;
 	unsigned int fans, fan_min_pct;
 	unsigned int nvlinks;
+	unsigned int nvlink_inactive; /* links after the active ones that are down (no bridge fitted) */
 	double nvlink_gbps; /* GB/s per link per direction */
+	char cpu_affinity[128]; /* CPU list "0-55,112-167"; "" = derived from the fleet */
+	unsigned int numa_node; /* the NUMA node of those CPUs and of the GPU's memory affinity */
 	unsigned int ecc, mig_capable, mig_mode, gpm, persistence, display_active, display_mode;
 	unsigned int accounting, accounting_buffer, compute_mode, gsp;
 	unsigned int retired_pages, remap, remap_banks;
@@ -406,6 +409,9 @@ void gwsim_workload_procs(struct gwsim_gpu *g);
 
 /* nvml_system.c */
 nvmlReturn_t gwsim_pci_info(const struct gwsim_gpu *g, nvmlPciInfo_t *pci);
+
+/* nvml_topo.c */
+nvmlReturn_t gwsim_nvlink_speed(const struct gwsim_gpu *g, unsigned int link, unsigned int *mbps);
 
 /* nvml_perf.c: values shared with field values and samples */
 unsigned long long gwsim_violation_ns(const struct gwsim_gpu *g, unsigned int i);

@@ -103,11 +103,6 @@ static const struct {
 	[GW_SMI_Q_REMAPPED_ROWS] = {"--query-remapped-rows", ""},
 };
 
-const char *gw_smi_listq_option(enum gw_smi_listq q)
-{
-	return queries[q].option;
-}
-
 static bool word_is(const char *p, size_t len, const char *s)
 {
 	return s && strlen(s) == len && strncmp(p, s, len) == 0;

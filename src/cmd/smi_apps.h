@@ -50,9 +50,6 @@ int gw_smi_recs_accounted(const struct gw_read_ctx *c, struct gw_smi_rec **recs,
 int gw_smi_recs_retired(const struct gw_read_ctx *c, struct gw_smi_rec **recs, size_t *n);
 int gw_smi_recs_remapped(const struct gw_read_ctx *c, struct gw_smi_rec **recs, size_t *n);
 
-/* The option's name, "--query-compute-apps". */
-const char *gw_smi_listq_option(enum gw_smi_listq q);
-
 /* Parse the field list into column ids; GW_EINVAL with the bad name in bad. */
 int gw_smi_apps_parse(enum gw_smi_listq q, const char *list, int *cols, size_t *n, char *bad, size_t badlen);
 

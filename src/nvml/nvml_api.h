@@ -201,6 +201,7 @@ typedef int nvmlDeviceArchitecture_t; /* unsigned int in NVML; same size */
 #define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX 139
 #define NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX 140
 #define NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX 141
+#define NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON 90 /* MBps of every active link (older drivers) */
 #define NVML_FI_DEV_NVLINK_GET_SPEED 164 /* MBps of the link in scopeId */
 #define NVML_FI_DEV_POWER_AVERAGE 185
 #define NVML_FI_DEV_POWER_INSTANT 186

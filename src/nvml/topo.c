@@ -6,6 +6,22 @@
 #define CPU_WORDS 64 /* 4096 CPUs */
 #define NODE_WORDS 4 /* 256 NUMA nodes */
 
+/* The link's speed: field 164 for the link, else (drivers before it) the
+ * speed all active links share, field 90. */
+static void link_speed(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_nvlink *l)
+{
+	static const unsigned int ids[2] = {NVML_FI_DEV_NVLINK_GET_SPEED, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON};
+	for (int i = 0; i < 2 && nv->nvmlDeviceGetFieldValues; i++) {
+		nvmlFieldValue_t f = {.fieldId = ids[i], .scopeId = i == 0 ? l->id : 0};
+		if (nv->nvmlDeviceGetFieldValues(dev, 1, &f) != NVML_SUCCESS || f.nvmlReturn != NVML_SUCCESS)
+			continue;
+		l->speed_valid = true;
+		l->speed_mbps = f.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? (unsigned int)f.value.ullVal
+										   : f.value.uiVal;
+		return;
+	}
+}
+
 static int link_read(struct gw_nvml *nv, nvmlDevice_t dev, unsigned int id, struct gw_nvlink *l)
 {
 	memset(l, 0, sizeof(*l));
@@ -18,14 +34,7 @@ static int link_read(struct gw_nvml *nv, nvmlDevice_t dev, unsigned int id, stru
 	l->active = st == NVML_FEATURE_ENABLED;
 	if (!l->active)
 		return 0;
-	if (nv->nvmlDeviceGetFieldValues) {
-		nvmlFieldValue_t f = {.fieldId = NVML_FI_DEV_NVLINK_GET_SPEED, .scopeId = id};
-		if (nv->nvmlDeviceGetFieldValues(dev, 1, &f) == NVML_SUCCESS && f.nvmlReturn == NVML_SUCCESS) {
-			l->speed_valid = true;
-			l->speed_mbps = f.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? (unsigned int)f.value.ullVal
-											   : f.value.uiVal;
-		}
-	}
+	link_speed(nv, dev, l);
 	nvmlIntNvLinkDeviceType_t type;
 	if (nv->nvmlDeviceGetNvLinkRemoteDeviceType && nv->nvmlDeviceGetNvLinkRemoteDeviceType(dev, id, &type) == NVML_SUCCESS)
 		l->remote_type = type;

@@ -42,45 +42,48 @@ static const struct {
 	const char *unit; /* header suffix */
 	const char *help;
 } app_fields[] = {
-	{A_TIMESTAMP, Q_ALL, "timestamp", NULL, NULL,
-	 "The timestamp of when the query was made in format \"YYYY/MM/DD HH:MM:SS.msec\"."},
-	{A_GPU_NAME, Q_ALL, "gpu_name", NULL, NULL,
-	 "The official product name of the GPU. This is an alphanumeric string. For all products."},
-	{A_GPU_BUS_ID, Q_ALL, "gpu_bus_id", NULL, NULL, "PCI bus id as \"domain:bus:device.function\", in hex."},
-	{A_GPU_SERIAL, Q_ALL, "gpu_serial", NULL, NULL,
-	 "This number matches the serial number physically printed on each board. It is a globally unique "
-	 "immutable alphanumeric value."},
-	{A_GPU_UUID, Q_ALL, "gpu_uuid", NULL, NULL,
-	 "This value is the globally unique immutable alphanumeric identifier of the GPU. It does not "
-	 "correspond to any physical label on the board."},
-	{A_VGPU, Q_ACCT, "vgpu_instance", NULL, NULL, "vGPU instance"},
-	{A_PID, Q_COMPUTE | Q_ACCT, "pid", NULL, NULL, "Process ID of the compute application"},
-	{A_NAME, Q_COMPUTE, "process_name", "name", NULL, "Process Name"},
-	{A_MEM, Q_COMPUTE, "used_gpu_memory", "used_memory", "MiB",
-	 "Amount memory used on the device by the context. Not available on Windows when running in WDDM "
-	 "mode because Windows KMD manages all the memory not NVIDIA driver."},
-	{A_GPU_UTIL, Q_ACCT, "gpu_utilization", "gpu_util", "%", "GPU Utilization"},
-	{A_MEM_UTIL, Q_ACCT, "mem_utilization", "mem_util", "%",
-	 "Percentage of GPU memory utilized on the device by the context."},
-	{A_MAX_MEM, Q_ACCT, "max_memory_usage", NULL, "MiB", "Maximum amount memory used on the device by the context."},
-	{A_TIME, Q_ACCT, "time", NULL, "ms", "Amount of time in ms during which the compute context was active."},
-	{A_PAGE_ADDR, Q_PAGES, "retired_pages.address", NULL, NULL,
-	 "Address of a retired page. Address might be different when ECC is Enabled or Disabled."},
-	{A_PAGE_TIME, Q_PAGES, "retired_pages.timestamp", NULL, NULL, "Timestamp at which the page was retired."},
-	{A_PAGE_CAUSE, Q_PAGES, "retired_pages.cause", NULL, NULL,
-	 "Reason that describes why the page was retired. Can take one of two values: \n"
-	 " - Double Bit ECC - The number of GPU device memory pages that have been retired due to a double bit ECC "
-	 "error.\n"
-	 " - Single Bit ECC - The number of GPU device memory pages that have been retired due to multiple single "
-	 "bit ECC errors."},
-	{A_REMAP_CORR, Q_REMAP, "remapped_rows.correctable", "remapped_rows.sbe", NULL,
-	 "The number of rows that have been remapped due to multiple single bit ECC errors."},
-	{A_REMAP_UNC, Q_REMAP, "remapped_rows.uncorrectable", "remapped_rows.dbe", NULL,
-	 "The number of rows that have been remapped due to a double bit ECC error."},
-	{A_REMAP_PENDING, Q_REMAP, "remapped_rows.pending", NULL, NULL,
-	 "Checks if any row remapping are pending on the next reboot."},
-	{A_REMAP_FAILURE, Q_REMAP, "remapped_rows.failure", NULL, NULL,
-	 "Checks if any row remapping failure happens in the GPU lifespan."},
+    {A_TIMESTAMP, Q_ALL, "timestamp", NULL, NULL,
+     "The timestamp of when the query was made in format \"YYYY/MM/DD HH:MM:SS.msec\"."},
+    {A_GPU_NAME, Q_ALL, "gpu_name", NULL, NULL,
+     "The official product name of the GPU. This is an alphanumeric string. For all products."},
+    {A_GPU_BUS_ID, Q_ALL, "gpu_bus_id", NULL, NULL, "PCI bus id as \"domain:bus:device.function\", in hex."},
+    {A_GPU_SERIAL, Q_ALL, "gpu_serial", NULL, NULL,
+     "This number matches the serial number physically printed on each board. It is a globally unique "
+     "immutable alphanumeric value."},
+    {A_GPU_UUID, Q_ALL, "gpu_uuid", NULL, NULL,
+     "This value is the globally unique immutable alphanumeric identifier of the GPU. It does not "
+     "correspond to any physical label on the board."},
+    {A_VGPU, Q_ACCT, "vgpu_instance", NULL, NULL, "vGPU instance"},
+    {A_PID, Q_COMPUTE | Q_ACCT, "pid", NULL, NULL, "Process ID of the compute application"},
+    {A_NAME, Q_COMPUTE, "process_name", "name", NULL, "Process Name"},
+    {A_MEM, Q_COMPUTE, "used_gpu_memory", "used_memory", "MiB",
+     "Amount memory used on the device by the context. Not available on Windows when running in WDDM "
+     "mode because Windows KMD manages all the memory not NVIDIA driver."},
+    {A_GPU_UTIL, Q_ACCT, "gpu_utilization", "gpu_util", "%", "GPU Utilization"},
+    {A_MEM_UTIL, Q_ACCT, "mem_utilization", "mem_util", "%",
+     "Percentage of GPU memory utilized on the device by the context."},
+    {A_MAX_MEM, Q_ACCT, "max_memory_usage", NULL, "MiB",
+     "Maximum amount memory used on the device by the context."},
+    {A_TIME, Q_ACCT, "time", NULL, "ms", "Amount of time in ms during which the compute context was active."},
+    {A_PAGE_ADDR, Q_PAGES, "retired_pages.address", NULL, NULL,
+     "Address of a retired page. Address might be different when ECC is Enabled or Disabled."},
+    {A_PAGE_TIME, Q_PAGES, "retired_pages.timestamp", NULL, NULL, "Timestamp at which the page was retired."},
+    {A_PAGE_CAUSE, Q_PAGES, "retired_pages.cause", NULL, NULL,
+     "Reason that describes why the page was retired. Can take one of two values: \n"
+     " - Double Bit ECC - The number of GPU device memory pages that have been retired due to a double bit "
+     "ECC "
+     "error.\n"
+     " - Single Bit ECC - The number of GPU device memory pages that have been retired due to multiple "
+     "single "
+     "bit ECC errors."},
+    {A_REMAP_CORR, Q_REMAP, "remapped_rows.correctable", "remapped_rows.sbe", NULL,
+     "The number of rows that have been remapped due to multiple single bit ECC errors."},
+    {A_REMAP_UNC, Q_REMAP, "remapped_rows.uncorrectable", "remapped_rows.dbe", NULL,
+     "The number of rows that have been remapped due to a double bit ECC error."},
+    {A_REMAP_PENDING, Q_REMAP, "remapped_rows.pending", NULL, NULL,
+     "Checks if any row remapping are pending on the next reboot."},
+    {A_REMAP_FAILURE, Q_REMAP, "remapped_rows.failure", NULL, NULL,
+     "Checks if any row remapping failure happens in the GPU lifespan."},
 };
 #define N_APP_FIELDS (sizeof(app_fields) / sizeof(app_fields[0]))
 
@@ -88,19 +91,21 @@ static const struct {
 	const char *option;
 	const char *preamble; /* help text between the first line and the fields */
 } queries[] = {
-	[GW_SMI_Q_COMPUTE_APPS] = {"--query-compute-apps", "Section about Active Compute Processes properties\n"
-							   "List of processes having compute context on the device.\n\n"},
-	[GW_SMI_Q_ACCOUNTED_APPS] = {"--query-accounted-apps",
-				     "Section about Accounted Graphics/Compute Processes properties\n"
-				     "List of accounted processes having had a graphics/compute context on the device.\n\n"
-				     "Format options and one or more properties to be queried need to be provided as "
-				     "comma separated values for this switch.\n"
-				     "For example:\n"
-				     "nvidia-smi --query-accounted-apps=gpu_name,pid,time,gpu_util,mem_util,"
-				     "max_memory_usage --format=csv\n\n"
-				     "List of properties that can be queried are:\n\n"},
-	[GW_SMI_Q_RETIRED_PAGES] = {"--query-retired-pages", ""},
-	[GW_SMI_Q_REMAPPED_ROWS] = {"--query-remapped-rows", ""},
+    [GW_SMI_Q_COMPUTE_APPS] = {"--query-compute-apps",
+			       "Section about Active Compute Processes properties\n"
+			       "List of processes having compute context on the device.\n\n"},
+    [GW_SMI_Q_ACCOUNTED_APPS] =
+	{"--query-accounted-apps",
+	 "Section about Accounted Graphics/Compute Processes properties\n"
+	 "List of accounted processes having had a graphics/compute context on the device.\n\n"
+	 "Format options and one or more properties to be queried need to be provided as "
+	 "comma separated values for this switch.\n"
+	 "For example:\n"
+	 "nvidia-smi --query-accounted-apps=gpu_name,pid,time,gpu_util,mem_util,"
+	 "max_memory_usage --format=csv\n\n"
+	 "List of properties that can be queried are:\n\n"},
+    [GW_SMI_Q_RETIRED_PAGES] = {"--query-retired-pages", ""},
+    [GW_SMI_Q_REMAPPED_ROWS] = {"--query-remapped-rows", ""},
 };
 
 static bool word_is(const char *p, size_t len, const char *s)
@@ -169,8 +174,8 @@ static void num(char *buf, size_t n, bool valid, unsigned long long v, const cha
 		snprintf(buf, n, "%llu", v);
 }
 
-static void cell(char *buf, size_t n, enum app_col id, const struct gw_smi_rec *r, const struct gw_read_ctx *c,
-		 const struct gw_smi_format *fmt)
+static void cell(char *buf, size_t n, enum app_col id, const struct gw_smi_rec *r,
+		 const struct gw_read_ctx *c, const struct gw_smi_format *fmt)
 {
 	const unsigned long long mib = 1024ULL * 1024ULL;
 	switch (id) {
@@ -228,7 +233,8 @@ static void cell(char *buf, size_t n, enum app_col id, const struct gw_smi_rec *
 		break;
 	case A_PAGE_CAUSE:
 		snprintf(buf, n, "%s",
-			 r->cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? "Double Bit ECC" : "Single Bit ECC");
+			 r->cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? "Double Bit ECC"
+										     : "Single Bit ECC");
 		break;
 	case A_REMAP_CORR:
 		num(buf, n, r->remap_valid, r->corr, NULL, fmt);
@@ -271,8 +277,8 @@ static int recs_compute(const struct gw_read_ctx *c, struct gw_smi_rec **recs, s
 	return 0;
 }
 
-int gw_smi_apps_rows(enum gw_smi_listq q, FILE *out, const int *cols, size_t n, const struct gw_smi_format *fmt,
-		     const struct gw_read_ctx *c)
+int gw_smi_apps_rows(enum gw_smi_listq q, FILE *out, const int *cols, size_t n,
+		     const struct gw_smi_format *fmt, const struct gw_read_ctx *c)
 {
 	if (c->gpu->lost)
 		return GW_EGPULOST;

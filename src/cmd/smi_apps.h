@@ -33,15 +33,15 @@ struct gw_smi_rec {
 	unsigned int pid;
 	char name[GW_PROC_NAME_MAX];
 	bool mem_valid;
-	unsigned long long mem_bytes;   /* compute: used now; accounted: the high-water mark */
-	bool acct_valid;                /* accounted: NVML gave the process's stats */
+	unsigned long long mem_bytes;	 /* compute: used now; accounted: the high-water mark */
+	bool acct_valid;		 /* accounted: NVML gave the process's stats */
 	unsigned int gpu_util, mem_util; /* accounted, % */
-	unsigned long long time_ms;      /* accounted: 0 while the process runs */
-	bool page_valid;                 /* retired: NVML listed the page */
+	unsigned long long time_ms;	 /* accounted: 0 while the process runs */
+	bool page_valid;		 /* retired: NVML listed the page */
 	unsigned long long addr;
-	unsigned long long stamp;        /* seconds since the epoch; 0 unknown */
-	int cause;                       /* nvmlPageRetirementCause_t */
-	bool remap_valid;                /* remapped: NVML answered */
+	unsigned long long stamp; /* seconds since the epoch; 0 unknown */
+	int cause;		  /* nvmlPageRetirementCause_t */
+	bool remap_valid;	  /* remapped: NVML answered */
 	unsigned int corr, unc, pending, failure;
 };
 
@@ -56,8 +56,8 @@ int gw_smi_apps_parse(enum gw_smi_listq q, const char *list, int *cols, size_t *
 void gw_smi_apps_header(FILE *out, const int *cols, size_t n, const struct gw_smi_format *fmt);
 
 /* Rows for one GPU; GW_EGPULOST when it is lost (then nothing is printed). */
-int gw_smi_apps_rows(enum gw_smi_listq q, FILE *out, const int *cols, size_t n, const struct gw_smi_format *fmt,
-		     const struct gw_read_ctx *ctx);
+int gw_smi_apps_rows(enum gw_smi_listq q, FILE *out, const int *cols, size_t n,
+		     const struct gw_smi_format *fmt, const struct gw_read_ctx *ctx);
 
 /* --help-query-compute-apps and its siblings. */
 void gw_smi_apps_help(enum gw_smi_listq q, FILE *out);

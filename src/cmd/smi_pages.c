@@ -54,7 +54,8 @@ int gw_smi_recs_accounted(const struct gw_read_ctx *c, struct gw_smi_rec **recs,
 		struct gw_smi_rec *rec = &(*recs)[(*n)++];
 		nvmlAccountingStats_t st;
 		rec->pid = pids[i];
-		if (nv->nvmlDeviceGetAccountingStats && nv->nvmlDeviceGetAccountingStats(dev, pids[i], &st) == NVML_SUCCESS) {
+		if (nv->nvmlDeviceGetAccountingStats &&
+		    nv->nvmlDeviceGetAccountingStats(dev, pids[i], &st) == NVML_SUCCESS) {
 			rec->acct_valid = true;
 			rec->gpu_util = st.gpuUtilization;
 			rec->mem_util = st.memoryUtilization;
@@ -75,9 +76,10 @@ static int retired_cause(const struct gw_read_ctx *c, int cause, struct gw_smi_r
 	nvmlDevice_t dev = c->gpu->dev;
 	unsigned int count = 0;
 	nvmlReturn_t r = nv->nvmlDeviceGetRetiredPages_v2
-				 ? nv->nvmlDeviceGetRetiredPages_v2(dev, cause, &count, NULL, NULL)
-			 : nv->nvmlDeviceGetRetiredPages ? nv->nvmlDeviceGetRetiredPages(dev, cause, &count, NULL)
-							 : NVML_ERROR_NOT_SUPPORTED;
+			     ? nv->nvmlDeviceGetRetiredPages_v2(dev, cause, &count, NULL, NULL)
+			 : nv->nvmlDeviceGetRetiredPages
+			     ? nv->nvmlDeviceGetRetiredPages(dev, cause, &count, NULL)
+			     : NVML_ERROR_NOT_SUPPORTED;
 	if (r != NVML_SUCCESS && r != NVML_ERROR_INSUFFICIENT_SIZE) {
 		*unsupported = true;
 		return lost_or(r, 0);
@@ -93,8 +95,9 @@ static int retired_cause(const struct gw_read_ctx *c, int cause, struct gw_smi_r
 		free(stamp);
 		return GW_ENOMEM;
 	}
-	r = nv->nvmlDeviceGetRetiredPages_v2 ? nv->nvmlDeviceGetRetiredPages_v2(dev, cause, &count, addr, stamp)
-					     : nv->nvmlDeviceGetRetiredPages(dev, cause, &count, addr);
+	r = nv->nvmlDeviceGetRetiredPages_v2
+		? nv->nvmlDeviceGetRetiredPages_v2(dev, cause, &count, addr, stamp)
+		: nv->nvmlDeviceGetRetiredPages(dev, cause, &count, addr);
 	for (unsigned int i = 0; r == NVML_SUCCESS && i < count; i++) {
 		struct gw_smi_rec *rec = &(*recs)[(*n)++];
 		memset(rec, 0, sizeof(*rec));
@@ -140,7 +143,8 @@ int gw_smi_recs_remapped(const struct gw_read_ctx *c, struct gw_smi_rec **recs, 
 	*n = 1;
 	if (!c->nv->nvmlDeviceGetRemappedRows)
 		return 0;
-	nvmlReturn_t r = c->nv->nvmlDeviceGetRemappedRows(c->gpu->dev, &rec->corr, &rec->unc, &rec->pending, &rec->failure);
+	nvmlReturn_t r = c->nv->nvmlDeviceGetRemappedRows(c->gpu->dev, &rec->corr, &rec->unc, &rec->pending,
+							  &rec->failure);
 	rec->remap_valid = r == NVML_SUCCESS;
 	if (r == NVML_ERROR_GPU_IS_LOST) {
 		*n = 0;

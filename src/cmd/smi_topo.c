@@ -16,17 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char legend[] = "Legend:\n\n"
-			     "  X    = Self\n"
-			     "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes "
-			     "(e.g., QPI/UPI)\n"
-			     "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges "
-			     "within a NUMA node\n"
-			     "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
-			     "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host "
-			     "Bridge)\n"
-			     "  PIX  = Connection traversing at most a single PCIe bridge\n"
-			     "  NV#  = Connection traversing a bonded set of # NVLinks\n";
+static const char legend[] =
+    "Legend:\n\n"
+    "  X    = Self\n"
+    "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes "
+    "(e.g., QPI/UPI)\n"
+    "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges "
+    "within a NUMA node\n"
+    "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+    "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host "
+    "Bridge)\n"
+    "  PIX  = Connection traversing at most a single PCIe bridge\n"
+    "  NV#  = Connection traversing a bonded set of # NVLinks\n";
 
 /* The GPUs, opened; on failure the exit code is returned and nothing is held. */
 static int open_gpus(const struct gw_cli *cli, struct gw_nvml **nv, struct gw_gpu **gpus, unsigned int *n)
@@ -66,12 +67,13 @@ static void nvlink_usage(FILE *out)
 }
 
 /* The options nvidia-smi's topo and nvlink have beyond ours. */
-static const char *const topo_theirs[] = {"-mp", "--matrix_pci", "-c", "--cpu", "-n", "--nearest_gpus",
-					  "-p", "--gpu_path", "-p2p", "--p2pstatus", NULL};
-static const char *const nvlink_theirs[] = {"-l", "--link", "-c", "--capabilities", "-p", "--pcibusid",
-					    "-R", "--remotelinkinfo", "-e", "--errorcounters", "-ec", "--error-counters",
-					    "-gt", "--getthroughput", "-sc", "--setcontrol", "-g", "--getcontrol",
-					    "-r", "--resetcontrol", "-gn", "--gpmmetrics", NULL};
+static const char *const topo_theirs[] = {"-mp", "--matrix_pci",   "-i", "--id",       "-c",   "--cpu",
+					  "-n",	 "--nearest_gpus", "-p", "--gpu_path", "-p2p", "--p2pstatus",
+					  NULL};
+static const char *const nvlink_theirs[] = {
+    "-l", "--link",	     "-c",  "--capabilities",	"-p",  "--pcibusid",	  "-R",	 "--remotelinkinfo",
+    "-e", "--errorcounters", "-ec", "--error-counters", "-gt", "--getthroughput", "-sc", "--setcontrol",
+    "-g", "--getcontrol",    "-r",  "--resetcontrol",	"-gn", "--gpmmetrics",	  NULL};
 
 static bool in_list(const char *a, const char *const *list)
 {
@@ -164,7 +166,8 @@ static void nvlink_status(FILE *out, struct gw_nvml *nv, const struct gw_gpu *g)
 {
 	gw_smi_list_gpu(out, g->index, g->name, g->uuid);
 	unsigned int mig = 0, pending = 0;
-	if (nv->nvmlDeviceGetMigMode && nv->nvmlDeviceGetMigMode(g->dev, &mig, &pending) == NVML_SUCCESS && mig) {
+	if (nv->nvmlDeviceGetMigMode && nv->nvmlDeviceGetMigMode(g->dev, &mig, &pending) == NVML_SUCCESS &&
+	    mig) {
 		fputs("Nvlink queries are not supported for Devices in MIG mode\n", out);
 		return;
 	}

@@ -10,14 +10,16 @@
  * speed all active links share, field 90. */
 static void link_speed(struct gw_nvml *nv, nvmlDevice_t dev, struct gw_nvlink *l)
 {
-	static const unsigned int ids[2] = {NVML_FI_DEV_NVLINK_GET_SPEED, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON};
+	static const unsigned int ids[2] = {NVML_FI_DEV_NVLINK_GET_SPEED,
+					    NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON};
 	for (int i = 0; i < 2 && nv->nvmlDeviceGetFieldValues; i++) {
 		nvmlFieldValue_t f = {.fieldId = ids[i], .scopeId = i == 0 ? l->id : 0};
 		if (nv->nvmlDeviceGetFieldValues(dev, 1, &f) != NVML_SUCCESS || f.nvmlReturn != NVML_SUCCESS)
 			continue;
 		l->speed_valid = true;
-		l->speed_mbps = f.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? (unsigned int)f.value.ullVal
-										   : f.value.uiVal;
+		l->speed_mbps = f.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG
+				    ? (unsigned int)f.value.ullVal
+				    : f.value.uiVal;
 		return;
 	}
 }
@@ -36,7 +38,8 @@ static int link_read(struct gw_nvml *nv, nvmlDevice_t dev, unsigned int id, stru
 		return 0;
 	link_speed(nv, dev, l);
 	nvmlIntNvLinkDeviceType_t type;
-	if (nv->nvmlDeviceGetNvLinkRemoteDeviceType && nv->nvmlDeviceGetNvLinkRemoteDeviceType(dev, id, &type) == NVML_SUCCESS)
+	if (nv->nvmlDeviceGetNvLinkRemoteDeviceType &&
+	    nv->nvmlDeviceGetNvLinkRemoteDeviceType(dev, id, &type) == NVML_SUCCESS)
 		l->remote_type = type;
 	nvmlPciInfo_t pci;
 	if (nv->nvmlDeviceGetNvLinkRemotePciInfo_v2 &&

@@ -20,7 +20,7 @@ struct gw_nvlink {
 	unsigned int id;
 	bool active;
 	bool speed_valid;
-	unsigned int speed_mbps; /* MBps, as NVML's field 164 gives it */
+	unsigned int speed_mbps;	       /* MBps, as NVML's field 164 gives it */
 	nvmlIntNvLinkDeviceType_t remote_type; /* NVML_NVLINK_DEVICE_TYPE_UNKNOWN when not known */
 	char remote_bus[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE]; /* "" when not known */
 };

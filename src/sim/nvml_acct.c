@@ -12,8 +12,8 @@
  * pinned sm/mem sequence, else its share of the GPU's current utilisation,
  * and the memory high-water mark is its memory now, or at its end.
  */
-#include "sim.h"
 #include "scenario.h"
+#include "sim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -161,20 +161,26 @@ int gwsim_acct_parse(struct gwsim_gpu *g, const char *v, char *err, size_t errle
 		else if (eq && strcmp(w, "time") == 0)
 			dst = &a.time_ms, hi = GWSIM_T_MAX * 1000.0;
 		if (!dst)
-			return snprintf(err, errlen, "accounted wants PID [sm=PCT] [mem=PCT] [max=MIB] [time=MS], not \"%s\"",
-					w), -1;
+			return snprintf(
+				   err, errlen,
+				   "accounted wants PID [sm=PCT] [mem=PCT] [max=MIB] [time=MS], not \"%s\"",
+				   w),
+			       -1;
 		char key[32];
 		snprintf(key, sizeof(key), "accounted %s", w);
 		if (gwsim_parse_range(key, eq, 0, hi, dst, err, errlen) != 0)
 			return -1;
 	}
 	if (!a.pid)
-		return snprintf(err, errlen, "accounted wants PID [sm=PCT] [mem=PCT] [max=MIB] [time=MS]"), -1;
+		return snprintf(err, errlen, "accounted wants PID [sm=PCT] [mem=PCT] [max=MIB] [time=MS]"),
+		       -1;
 	for (unsigned int i = 0; i < g->nacct; i++)
 		if (g->acct[i].pid == a.pid) /* an overlay's line replaces the base's in place */
 			return g->acct[i] = a, 0;
 	if (g->nacct >= GWSIM_MAX_ACCT)
-		return snprintf(err, errlen, "too many accounted records on GPU %u (max %d)", g->index, GWSIM_MAX_ACCT), -1;
+		return snprintf(err, errlen, "too many accounted records on GPU %u (max %d)", g->index,
+				GWSIM_MAX_ACCT),
+		       -1;
 	g->acct[g->nacct++] = a;
 	return 0;
 }

@@ -86,7 +86,8 @@ static nvmlReturn_t mem_affinity(const struct gwsim_gpu *g, unsigned int words, 
 	return NVML_SUCCESS;
 }
 
-GWSIM_DEV(nvmlDeviceGetTopologyCommonAncestor, (nvmlDevice_t d, nvmlDevice_t d2, nvmlGpuTopologyLevel_t *pathInfo),
+GWSIM_DEV(nvmlDeviceGetTopologyCommonAncestor,
+	  (nvmlDevice_t d, nvmlDevice_t d2, nvmlGpuTopologyLevel_t *pathInfo),
 	  common_ancestor(g, d2, pathInfo))
 GWSIM_DEV(nvmlDeviceGetCpuAffinity, (nvmlDevice_t d, unsigned int cpuSetSize, unsigned long *cpuSet),
 	  cpu_set(g->st.cpu_affinity, cpuSetSize, cpuSet))
@@ -130,7 +131,8 @@ static nvmlReturn_t link_version(const struct gwsim_gpu *g, unsigned int link, u
 	return NVML_SUCCESS;
 }
 
-static nvmlReturn_t link_remote_type(const struct gwsim_gpu *g, unsigned int link, nvmlIntNvLinkDeviceType_t *type)
+static nvmlReturn_t link_remote_type(const struct gwsim_gpu *g, unsigned int link,
+				     nvmlIntNvLinkDeviceType_t *type)
 {
 	nvmlReturn_t r = link_check(g, link, type);
 	if (r != NVML_SUCCESS)
@@ -154,7 +156,8 @@ static nvmlReturn_t link_remote_pci(const struct gwsim_gpu *g, unsigned int link
 	pci->domain = own.domain;
 	pci->bus = 0xC0 + link % NVSWITCHES;
 	pci->pciDeviceId = 0x22A310DE; /* NVSwitch (third generation) */
-	snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:00.0", pci->domain & 0xFFFF, pci->bus);
+	snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:00.0", pci->domain & 0xFFFF,
+		 pci->bus);
 	snprintf(pci->busId, sizeof(pci->busId), "%08X:%02X:00.0", pci->domain, pci->bus);
 	return NVML_SUCCESS;
 }
@@ -163,7 +166,8 @@ GWSIM_DEV(nvmlDeviceGetNvLinkState, (nvmlDevice_t d, unsigned int link, nvmlEnab
 	  link_state(g, link, isActive))
 GWSIM_DEV(nvmlDeviceGetNvLinkVersion, (nvmlDevice_t d, unsigned int link, unsigned int *version),
 	  link_version(g, link, version))
-GWSIM_DEV(nvmlDeviceGetNvLinkRemoteDeviceType, (nvmlDevice_t d, unsigned int link, nvmlIntNvLinkDeviceType_t *type),
+GWSIM_DEV(nvmlDeviceGetNvLinkRemoteDeviceType,
+	  (nvmlDevice_t d, unsigned int link, nvmlIntNvLinkDeviceType_t *type),
 	  link_remote_type(g, link, type))
 GWSIM_DEV(nvmlDeviceGetNvLinkRemotePciInfo_v2, (nvmlDevice_t d, unsigned int link, nvmlPciInfo_t *pci),
 	  link_remote_pci(g, link, pci))

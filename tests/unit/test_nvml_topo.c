@@ -2,8 +2,8 @@
  * the switch at the far end, bonds between GPUs), PCIe levels, CPU and
  * NUMA affinity lists, and what a board without NVLink answers. */
 #include "harness.h"
-#include "sim_text.h"
 #include "nvml/topo.h"
+#include "sim_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +54,11 @@ static void test_no_links_and_pinned_affinity(void)
 {
 	struct gw_gpu *g = NULL;
 	unsigned int n = 0;
-	struct gw_nvml *nv = sim_open_text_gpus("[sim]\nclock = manual\n"
-						"[gpu 0]\nmodel = RTX2080S\ncpu_affinity = 0-3,8,10-11\nnuma_node = 2\n"
-						"[gpu 1]\nmodel = L40S\n[gpu 2]\nmodel = RTX4080S\n",
-						&g, &n);
+	struct gw_nvml *nv =
+	    sim_open_text_gpus("[sim]\nclock = manual\n"
+			       "[gpu 0]\nmodel = RTX2080S\ncpu_affinity = 0-3,8,10-11\nnuma_node = 2\n"
+			       "[gpu 1]\nmodel = L40S\n[gpu 2]\nmodel = RTX4080S\n",
+			       &g, &n);
 	CHECK(nv != NULL);
 	CHECK_INT_EQ(n, 3);
 	if (!nv || n != 3)

@@ -27,6 +27,10 @@ static void test_hgx_h200(void)
 	CHECK_INT_EQ(a.v[3].remote_type, NVML_NVLINK_DEVICE_TYPE_SWITCH);
 	CHECK(a.v[3].remote_bus[0] != '\0');
 	CHECK_INT_EQ(gw_nvlinks_between(&a, &b, g[7].bus_id), 18);
+	unsigned int ver = 0;
+	CHECK_INT_EQ(nv->nvmlDeviceGetNvLinkVersion(g[0].dev, 17, &ver), NVML_SUCCESS);
+	CHECK_INT_EQ(ver, 4); /* Hopper */
+	CHECK_INT_EQ(nv->nvmlDeviceGetNvLinkVersion(g[0].dev, 18, &ver), NVML_ERROR_INVALID_ARGUMENT);
 	nvmlGpuTopologyLevel_t lv;
 	CHECK_INT_EQ(gw_topo_level(nv, g[0].dev, g[0].dev, &lv), 0);
 	CHECK_STR_EQ(gw_topo_level_name(lv), "X");

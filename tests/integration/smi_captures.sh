@@ -60,6 +60,14 @@ check_state() { # CAPTURE STATE SCENARIO OUTDIR
 	"$BIN" --sim "$(scn "$base" mon)" pmon -c 5 >"$d/pmon.got" 2>/dev/null &
 	section "$cap" "$st :: dmon" >"$d/dmon.want"
 	"$BIN" --sim "$(scn "$base" mon)" dmon -c 5 >"$d/dmon.got" 2>/dev/null &
+	wait
+}
+
+# The record queries and capabilities, after every dmon/pmon has finished:
+# those run on the step clock, which reads a poll as 200 ms of silence, so
+# they are kept clear of other load.
+check_more() { # CAPTURE STATE SCENARIO OUTDIR
+	local cap=$1 st=$2 base=$3 d=$4
 	section "$cap" "$st :: query-accounted-apps" | sed 's/^[^,]*, //' >"$d/acct.want"
 	"$BIN" --sim "$(scn "$base" apps)" smi --format=csv \
 		--query-accounted-apps=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,gpu_util,mem_util,max_memory_usage,time \
@@ -78,7 +86,6 @@ check_state() { # CAPTURE STATE SCENARIO OUTDIR
 			"$BIN" smi --help-query-$h | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$d/help-$h.got"
 		done
 	fi
-	wait
 }
 
 fails=0
@@ -98,8 +105,17 @@ for cap in "$CAP"/*.txt; do
 		[ -f "$scn" ] || continue
 		d="$tmp/$name.$st"
 		mkdir -p "$d"
+		echo "$model" >"$d/model"
 		check_state "$cap" "$st" "$scn" "$d" &
 	done
+done
+wait
+for d in "$tmp"/*; do
+	[ -d "$d" ] || continue
+	cap="$CAP/$(basename "$d" | sed 's/\.[a-z]*$//').txt"
+	st=${d##*.}
+	model=$(cat "$d/model")
+	check_more "$cap" "$st" "$SCN/$model-$st.scn" "$d" &
 done
 wait
 for d in "$tmp"/*; do

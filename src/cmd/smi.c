@@ -1,13 +1,16 @@
 /*
- * smi.c - `gpuwatch smi`: nvidia-smi's table, -L, --query-gpu and
- * --query-compute-apps, with -i, -l/-lms and -f, and nvidia-smi's messages
- * and exit codes. Options are parsed before NVML is touched, so help and
- * argument errors cost nothing.
+ * smi.c - `gpuwatch smi`: nvidia-smi's table, -L, --query-gpu and the
+ * record queries (--query-compute-apps, -accounted-apps, -retired-pages,
+ * -remapped-rows), with -i, -l/-lms and -f, and nvidia-smi's messages and
+ * exit codes; `smi topo` and `smi nvlink` go to smi_topo.c. Options are
+ * parsed before NVML is touched, so help and argument errors cost nothing.
  */
 #include "cmd/cmd.h"
 #include "cmd/smi_apps.h"
+#include "cmd/smi_args.h"
 #include "cmd/smi_collect.h"
 #include "cmd/smi_query.h"
+#include "cmd/smi_topo.h"
 #include "cmd/smi_util.h"
 
 #include <stdlib.h>
@@ -23,9 +26,22 @@ struct smi_opts {
 	const char *query;    /* field list */
 	const char *format;   /* --format */
 	int modes;            /* how many mode options were given */
+	const char *mode_opt; /* the option that chose the mode, for messages */
+	enum gw_smi_listq listq; /* M_QUERY_APPS: which record query */
 };
 
-static const char invalid_args[] = "Invalid combination of input arguments. Please run 'gpuwatch smi -h' for help.\n";
+/* The record queries: option, its help option. */
+static const struct {
+	enum gw_smi_listq q;
+	const char *opt;
+	const char *help;
+} listqs[] = {
+	{GW_SMI_Q_COMPUTE_APPS, "--query-compute-apps", "--help-query-compute-apps"},
+	{GW_SMI_Q_ACCOUNTED_APPS, "--query-accounted-apps", "--help-query-accounted-apps"},
+	{GW_SMI_Q_RETIRED_PAGES, "--query-retired-pages", "--help-query-retired-pages"},
+	{GW_SMI_Q_REMAPPED_ROWS, "--query-remapped-rows", "--help-query-remapped-rows"},
+};
+#define N_LISTQS (sizeof(listqs) / sizeof(listqs[0]))
 
 static void usage(FILE *out)
 {
@@ -43,12 +59,26 @@ static void usage(FILE *out)
 	      "                                Call --help-query-gpu for more info.\n"
 	      "    --query-compute-apps=       List of currently active compute processes.\n"
 	      "                                Call --help-query-compute-apps for more info.\n"
+	      "    --query-accounted-apps=     List of accounted compute processes.\n"
+	      "                                Call --help-query-accounted-apps for more info.\n"
+	      "    --query-retired-pages=      List of device memory pages that have been retired.\n"
+	      "                                Call --help-query-retired-pages for more info.\n"
+	      "    --query-remapped-rows=      Information about remapped rows.\n"
+	      "                                Call --help-query-remapped-rows for more info.\n"
 	      "    --format=                   Comma separated list of format options:\n"
 	      "                                  csv - comma separated values (MANDATORY)\n"
 	      "                                  noheader - skip the first line with column headers\n"
 	      "                                  nounits - don't print units for numerical values\n\n"
-	      "Exit codes: 0 ok, 2 bad argument, 6 no such GPU, 9 driver not loaded,\n"
-	      "12 NVML library not found, 15 a GPU fell off the bus, 255 other error.\n",
+	      "    topo -m                     The GPU topology matrix: NVLink bonds, PCIe paths,\n"
+	      "                                CPU and NUMA affinity. \"gpuwatch smi topo -h\" for more.\n"
+	      "    nvlink -s                   Each GPU's NVLinks and their speed.\n"
+	      "                                \"gpuwatch smi nvlink -h\" for more.\n\n"
+	      "A bad argument prints nvidia-smi's message on standard output and what was\n"
+	      "wrong on standard error. nvidia-smi's options that change GPU state (-pm, -pl,\n"
+	      "-r, -ac, ...) and the ones gpuwatch lacks are refused by name (exit 3).\n\n"
+	      "Exit codes: 0 ok, 2 bad argument, 3 not available in gpuwatch, 6 no such GPU,\n"
+	      "9 driver not loaded, 12 NVML library not found, 15 a GPU fell off the bus,\n"
+	      "255 other error.\n",
 	      out);
 }
 
@@ -70,69 +100,92 @@ static bool is_opt(const char *a, const char *lng, const char *shrt)
 	return (strncmp(a, lng, n) == 0 && (a[n] == '=' || a[n] == '\0')) || (shrt && strcmp(a, shrt) == 0);
 }
 
+/* A second mode option ("-L" after "--query-gpu") is refused by name. */
+static int set_mode(struct smi_opts *o, enum smi_mode m, const char *opt)
+{
+	if (o->modes++)
+		return gw_smi_badarg("%s with %s: one of -L, --query-gpu and --query-* at a time", opt, o->mode_opt);
+	o->mode = m;
+	o->mode_opt = opt;
+	return -1;
+}
+
+static int parse_interval(struct smi_opts *o, const char *opt, const char *s, long unit_ms)
+{
+	unsigned long v;
+	const char *what = unit_ms == 1 ? "milliseconds" : "seconds";
+	if (o->interval_ms)
+		return gw_smi_badarg("%s: one interval only (-l or -lms, once)", opt);
+	if (!s)
+		return gw_smi_badarg("%s: needs a number of %s", opt, what);
+	if (!gw_smi_parse_uint(s, &v) || v > 86400000UL / (unsigned long)unit_ms)
+		return gw_smi_badarg("%s %s: not a number of %s", opt, s, what);
+	if (v == 0)
+		return gw_smi_badarg("%s %s: the interval must be at least 1", opt, s);
+	o->interval_ms = (long)v * unit_ms;
+	return -1;
+}
+
 /* Returns -1 to go on, or an exit code (help printed, or an error). */
 static int parse(int argc, char **argv, struct smi_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
+	int rc = -1;
+	for (int i = 1; i < argc && rc < 0; i++) {
 		const char *a = argv[i];
-		unsigned long v;
+		size_t q = 0;
+		for (; q < N_LISTQS && !is_opt(a, listqs[q].opt, NULL) && strcmp(a, listqs[q].help) != 0; q++)
+			;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(stdout);
 			return GW_EXIT_OK;
 		} else if (strcmp(a, "--help-query-gpu") == 0) {
 			gw_smi_help_query_gpu(stdout);
 			return GW_EXIT_OK;
-		} else if (strcmp(a, "--help-query-compute-apps") == 0) {
-			gw_smi_help_query_compute_apps(stdout);
+		} else if (q < N_LISTQS && strcmp(a, listqs[q].help) == 0) {
+			gw_smi_apps_help(listqs[q].q, stdout);
 			return GW_EXIT_OK;
 		} else if (strcmp(a, "-L") == 0 || strcmp(a, "--list-gpus") == 0) {
-			o->mode = M_LIST, o->modes++;
+			rc = set_mode(o, M_LIST, a);
 		} else if (is_opt(a, "--query-gpu", NULL)) {
-			o->mode = M_QUERY_GPU, o->modes++;
-			if (!(o->query = opt_value(argc, argv, &i, "--query-gpu", NULL)))
-				goto bad;
-		} else if (is_opt(a, "--query-compute-apps", NULL)) {
-			o->mode = M_QUERY_APPS, o->modes++;
-			if (!(o->query = opt_value(argc, argv, &i, "--query-compute-apps", NULL)))
-				goto bad;
+			rc = set_mode(o, M_QUERY_GPU, "--query-gpu");
+			if (rc < 0 && !(o->query = opt_value(argc, argv, &i, "--query-gpu", NULL)))
+				rc = gw_smi_badarg("--query-gpu: needs a list of fields (see --help-query-gpu)");
+		} else if (q < N_LISTQS) {
+			rc = set_mode(o, M_QUERY_APPS, listqs[q].opt);
+			o->listq = listqs[q].q;
+			if (rc < 0 && !(o->query = opt_value(argc, argv, &i, listqs[q].opt, NULL)))
+				rc = gw_smi_badarg("%s: needs a list of fields (see %s)", listqs[q].opt, listqs[q].help);
 		} else if (is_opt(a, "--format", NULL)) {
 			if (!(o->format = opt_value(argc, argv, &i, "--format", NULL)))
-				goto bad;
+				rc = gw_smi_badarg("--format: needs csv[,noheader][,nounits]");
 		} else if (is_opt(a, "--id", "-i")) {
 			if (!(o->ids = opt_value(argc, argv, &i, "--id", "-i")))
-				goto bad;
+				rc = gw_smi_badarg("%s: needs a GPU index, UUID or PCI bus id", a);
 		} else if (is_opt(a, "--filename", "-f")) {
 			if (!(o->file = opt_value(argc, argv, &i, "--filename", "-f")))
-				goto bad;
+				rc = gw_smi_badarg("%s: needs a file name", a);
 		} else if (is_opt(a, "--loop-ms", "-lms")) {
-			const char *s = opt_value(argc, argv, &i, "--loop-ms", "-lms");
-			if (o->interval_ms || !gw_smi_parse_uint(s, &v) || v == 0)
-				goto bad;
-			o->interval_ms = (long)v;
+			const char *opt = strncmp(a, "--loop-ms", 9) == 0 ? "--loop-ms" : "-lms";
+			rc = parse_interval(o, opt, opt_value(argc, argv, &i, "--loop-ms", "-lms"), 1);
 		} else if (strcmp(a, "-l") == 0 || strcmp(a, "--loop") == 0) {
-			/* the interval is optional: take the next word only if it is a number */
-			v = 5;
-			if (i + 1 < argc && gw_smi_parse_uint(argv[i + 1], &v))
-				i++;
-			if (o->interval_ms || v == 0)
-				goto bad;
-			o->interval_ms = (long)v * 1000;
+			/* the interval is optional: the next word is it unless it is an option */
+			bool given = i + 1 < argc && argv[i + 1][0] != '-';
+			rc = parse_interval(o, a, given ? argv[++i] : "5", 1000);
 		} else if (strncmp(a, "--loop=", 7) == 0) {
-			if (o->interval_ms || !gw_smi_parse_uint(a + 7, &v) || v == 0)
-				goto bad;
-			o->interval_ms = (long)v * 1000;
-		} else {
-			goto bad;
+			rc = parse_interval(o, "--loop", a + 7, 1000);
+		} else if ((rc = gw_smi_theirs(a)) < 0) {
+			rc = gw_smi_badarg("%s: no such option (see gpuwatch smi -h)", a);
 		}
 	}
-	if (o->modes > 1 || (o->format && o->mode != M_QUERY_GPU && o->mode != M_QUERY_APPS) ||
-	    ((o->mode == M_QUERY_GPU || o->mode == M_QUERY_APPS) && !o->format) ||
-	    (o->mode == M_LIST && o->interval_ms))
-		goto bad;
+	if (rc >= 0)
+		return rc;
+	if (o->format && o->mode != M_QUERY_GPU && o->mode != M_QUERY_APPS)
+		return gw_smi_badarg("--format is only for --query-gpu and the other --query-* options");
+	if ((o->mode == M_QUERY_GPU || o->mode == M_QUERY_APPS) && !o->format)
+		return gw_smi_badarg("--format is needed with %s", o->mode_opt);
+	if (o->mode == M_LIST && o->interval_ms)
+		return gw_smi_badarg("-l/-lms do not apply to -L");
 	return -1;
-bad:
-	fputs(invalid_args, stdout);
-	return GW_EXIT_BADARG;
 }
 
 struct smi_run {
@@ -221,7 +274,8 @@ static void print_once(struct smi_run *r, bool first)
 			gw_smi_apps_header(r->out, r->acols, r->nacols, &r->fmt);
 		for (unsigned int i = 0; i < r->count; i++) {
 			struct gw_read_ctx c = ctx_for(r, i, &now);
-			if (r->sel[i] && gw_smi_apps_rows(r->out, r->acols, r->nacols, &r->fmt, &c) == GW_EGPULOST)
+			if (r->sel[i] &&
+			    gw_smi_apps_rows(r->o.listq, r->out, r->acols, r->nacols, &r->fmt, &c) == GW_EGPULOST)
 				note_lost(r, i);
 		}
 		break;
@@ -235,15 +289,22 @@ static int prepare_query(struct smi_run *r)
 	char bad[128];
 	if (r->o.mode != M_QUERY_GPU && r->o.mode != M_QUERY_APPS)
 		return -1;
-	if (gw_smi_format_parse(r->o.format, &r->fmt, bad, sizeof(bad)) != 0 || !r->fmt.csv) {
-		fputs(invalid_args, stdout);
-		return GW_EXIT_BADARG;
-	}
+	if (gw_smi_format_parse(r->o.format, &r->fmt, bad, sizeof(bad)) != 0)
+		return gw_smi_badarg("--format=%s: \"%s\" is not a format option (csv, noheader, nounits)", r->o.format,
+				     bad);
+	if (!r->fmt.csv)
+		return gw_smi_badarg("--format=%s: csv is mandatory", r->o.format);
 	int rc = r->o.mode == M_QUERY_GPU
 			 ? gw_smi_query_parse(r->o.query, &r->qfields, &r->nq, bad, sizeof(bad))
-			 : gw_smi_apps_parse(r->o.query, r->acols, &r->nacols, bad, sizeof(bad));
+			 : gw_smi_apps_parse(r->o.listq, r->o.query, r->acols, &r->nacols, bad, sizeof(bad));
 	if (rc != 0) {
+		const char *help = r->o.mode == M_QUERY_GPU ? "--help-query-gpu" : "--help-query-*";
+		for (size_t q = 0; q < N_LISTQS; q++)
+			if (r->o.mode == M_QUERY_APPS && listqs[q].q == r->o.listq)
+				help = listqs[q].help;
 		printf("Field \"%s\" is not a valid field to query.\n\n", bad);
+		fflush(stdout);
+		fprintf(stderr, "%s=%s: no such field (see %s)\n", r->o.mode_opt, bad, help);
 		return GW_EXIT_BADARG;
 	}
 	return -1;
@@ -298,6 +359,10 @@ int gw_cmd_smi(int argc, char **argv, const struct gw_cli *cli)
 {
 	struct smi_run r;
 	memset(&r, 0, sizeof(r));
+	if (argc > 1 && strcmp(argv[1], "topo") == 0)
+		return gw_smi_topo_main(argc - 1, argv + 1, cli);
+	if (argc > 1 && strcmp(argv[1], "nvlink") == 0)
+		return gw_smi_nvlink_main(argc - 1, argv + 1, cli);
 	int rc = parse(argc, argv, &r.o);
 	if (rc >= 0)
 		return rc;

@@ -201,6 +201,8 @@ typedef int nvmlDeviceArchitecture_t; /* unsigned int in NVML; same size */
 #define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX 139
 #define NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX 140
 #define NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX 141
+#define NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON 90 /* MBps of every active link (older drivers) */
+#define NVML_FI_DEV_NVLINK_GET_SPEED 164 /* MBps of the link in scopeId */
 #define NVML_FI_DEV_POWER_AVERAGE 185
 #define NVML_FI_DEV_POWER_INSTANT 186
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP NVML_FI_DEV_PERF_POLICY_POWER
@@ -231,6 +233,24 @@ typedef int nvmlDeviceArchitecture_t; /* unsigned int in NVML; same size */
 #define GW_NVML_GPM_METRIC_MAX 333
 #define NVML_GPM_METRICS_GET_VERSION 1
 #define NVML_GPM_SUPPORT_VERSION 1
+
+/* Topology and NVLink. */
+typedef int nvmlGpuTopologyLevel_t;
+#define NVML_TOPOLOGY_INTERNAL 0   /* the same board */
+#define NVML_TOPOLOGY_SINGLE 10    /* one PCIe switch between them */
+#define NVML_TOPOLOGY_MULTIPLE 20  /* several PCIe switches, no host bridge */
+#define NVML_TOPOLOGY_HOSTBRIDGE 30
+#define NVML_TOPOLOGY_NODE 40      /* host bridges within one NUMA node */
+#define NVML_TOPOLOGY_SYSTEM 50    /* across NUMA nodes (QPI/UPI) */
+typedef int nvmlAffinityScope_t;
+#define NVML_AFFINITY_SCOPE_NODE 0
+#define NVML_AFFINITY_SCOPE_SOCKET 1
+typedef int nvmlIntNvLinkDeviceType_t;
+#define NVML_NVLINK_DEVICE_TYPE_GPU 0x00
+#define NVML_NVLINK_DEVICE_TYPE_IBMNPU 0x01
+#define NVML_NVLINK_DEVICE_TYPE_SWITCH 0x02
+#define NVML_NVLINK_DEVICE_TYPE_UNKNOWN 0xFF
+#define NVML_NVLINK_MAX_LINKS 18
 
 /* ---- structures ---------------------------------------------------------- */
 #define GW_NVML_STRUCT_VERSION(type, ver) ((unsigned int)(sizeof(type) | ((ver) << 24U)))
@@ -346,6 +366,17 @@ typedef struct {
 	unsigned int low;
 	unsigned int none;
 } nvmlRowRemapperHistogramValues_t;
+
+/* nvmlDeviceGetAccountingStats: one process's life on a GPU. */
+typedef struct {
+	unsigned int gpuUtilization;      /* % of the time a kernel of the process ran */
+	unsigned int memoryUtilization;   /* % of the time memory was read/written */
+	unsigned long long maxMemoryUsage; /* bytes */
+	unsigned long long time;           /* ms the context lived; 0 while it runs */
+	unsigned long long startTime;      /* us since epoch */
+	unsigned int isRunning;
+	unsigned int reserved[5];
+} nvmlAccountingStats_t;
 
 typedef struct {
 	nvmlDevice_t device;
@@ -492,6 +523,9 @@ typedef struct {
 	   nvmlMemoryLocation_t locationType, unsigned long long *count), NULL)                             \
 	X(OPT, nvmlDeviceGetRetiredPages,                                                                   \
 	  (nvmlDevice_t d, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses), NULL) \
+	X(OPT, nvmlDeviceGetRetiredPages_v2,                                                                \
+	  (nvmlDevice_t d, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, \
+	   unsigned long long *timestamps), NULL)                                                           \
 	X(OPT, nvmlDeviceGetRetiredPagesPendingStatus, (nvmlDevice_t d, nvmlEnableState_t *isPending), NULL) \
 	X(OPT, nvmlDeviceGetRemappedRows,                                                                   \
 	  (nvmlDevice_t d, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending,          \
@@ -508,6 +542,22 @@ typedef struct {
 	  "nvmlDeviceGetGraphicsRunningProcesses_v2")                                                       \
 	X(OPT, nvmlDeviceGetGraphicsRunningProcesses,                                                       \
 	  (nvmlDevice_t d, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos), NULL)                     \
+	/* accounting (per-process statistics kept by the driver) */                                       \
+	X(OPT, nvmlDeviceGetAccountingPids, (nvmlDevice_t d, unsigned int *count, unsigned int *pids), NULL) \
+	X(OPT, nvmlDeviceGetAccountingStats, (nvmlDevice_t d, unsigned int pid, nvmlAccountingStats_t *stats), NULL) \
+	/* topology, affinity and NVLink */                                                                 \
+	X(OPT, nvmlDeviceGetTopologyCommonAncestor,                                                         \
+	  (nvmlDevice_t d, nvmlDevice_t d2, nvmlGpuTopologyLevel_t *pathInfo), NULL)                        \
+	X(OPT, nvmlDeviceGetCpuAffinity, (nvmlDevice_t d, unsigned int cpuSetSize, unsigned long *cpuSet), NULL) \
+	X(OPT, nvmlDeviceGetMemoryAffinity,                                                                 \
+	  (nvmlDevice_t d, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope), NULL) \
+	X(OPT, nvmlDeviceGetNumaNodeId, (nvmlDevice_t d, unsigned int *node), NULL)                         \
+	X(OPT, nvmlDeviceGetNvLinkState, (nvmlDevice_t d, unsigned int link, nvmlEnableState_t *isActive), NULL) \
+	X(OPT, nvmlDeviceGetNvLinkVersion, (nvmlDevice_t d, unsigned int link, unsigned int *version), NULL) \
+	X(OPT, nvmlDeviceGetNvLinkRemotePciInfo_v2, (nvmlDevice_t d, unsigned int link, nvmlPciInfo_t *pci), \
+	  "nvmlDeviceGetNvLinkRemotePciInfo")                                                               \
+	X(OPT, nvmlDeviceGetNvLinkRemoteDeviceType,                                                         \
+	  (nvmlDevice_t d, unsigned int link, nvmlIntNvLinkDeviceType_t *type), NULL)                       \
 	/* field values (NVLink, memory temperature, average/instant power) */                             \
 	X(OPT, nvmlDeviceGetFieldValues, (nvmlDevice_t d, int valuesCount, nvmlFieldValue_t *values), NULL) \
 	/* events (XID, ECC) */                                                                             \

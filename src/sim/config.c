@@ -209,6 +209,13 @@ static void fill_identity(struct gwsim_gpu *g)
 			bus = 0x01 + i;
 		snprintf(st->bus_id, sizeof(st->bus_id), "%08X:%02X:00.0", i / 8, bus);
 	}
+	/* A DGX H100/H200 host: two sockets of 56 cores with SMT, the first
+	 * half of the GPUs on node 0. A scenario names both or neither. */
+	if (!st->cpu_affinity[0]) {
+		st->numa_node = gwsim.ngpus > 1 && g->index >= (gwsim.ngpus + 1) / 2;
+		snprintf(st->cpu_affinity, sizeof(st->cpu_affinity), "%s",
+			 st->numa_node ? "56-111,168-223" : "0-55,112-167");
+	}
 	if (!st->minor)
 		st->minor = g->index;
 	if (!st->power_limit_mw)

@@ -146,7 +146,7 @@ static const struct gwsim_model models[] = {
 	  .pstate_idle = 8, .pstate_busy = 2,
 	  .temp_shutdown = 100, .temp_slowdown = 97, .temp_gpu_max = 89, .temp_target = 84,
 	  .temp_ambient = 29.0, .thermal_r = 0.09, .thermal_tau = 15.0,
-	  .fans = 2, .fan_min_pct = 38,
+	  .fans = 2, .fan_min_pct = 38, .nvlink_inactive = 1, /* TU104's NVLink x8, no bridge fitted */
 	  .display_active = 1, .accounting_buffer = 4000, .gsp = 1,
 	  .supported_reasons = ALL_REASONS, .enc_supported = 1}},
 };

@@ -58,8 +58,9 @@ GWSIM_DEV(nvmlDeviceGetMemoryErrorCounter,
 	   nvmlMemoryLocation_t locationType, unsigned long long *count),
 	  ecc_counter(g, errorType, counterType, locationType, count))
 
+/* Timestamps (seconds since the epoch) only for the _v2 call. */
 static nvmlReturn_t retired(const struct gwsim_gpu *g, nvmlPageRetirementCause_t cause, unsigned int *count,
-			    unsigned long long *addr)
+			    unsigned long long *addr, unsigned long long *stamps)
 {
 	if (!g->st.retired_pages)
 		return NVML_ERROR_NOT_SUPPORTED;
@@ -71,8 +72,11 @@ static nvmlReturn_t retired(const struct gwsim_gpu *g, nvmlPageRetirementCause_t
 		*count = n;
 		return NVML_ERROR_INSUFFICIENT_SIZE;
 	}
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		addr[i] = g->h.retired[cause][i];
+		if (stamps)
+			stamps[i] = g->h.retired_t[cause][i];
+	}
 	*count = n;
 	return NVML_SUCCESS;
 }
@@ -117,7 +121,11 @@ static nvmlReturn_t histogram(const struct gwsim_gpu *g, nvmlRowRemapperHistogra
 
 GWSIM_DEV(nvmlDeviceGetRetiredPages,
 	  (nvmlDevice_t d, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses),
-	  retired(g, cause, pageCount, addresses))
+	  retired(g, cause, pageCount, addresses, NULL))
+GWSIM_DEV(nvmlDeviceGetRetiredPages_v2,
+	  (nvmlDevice_t d, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses,
+	   unsigned long long *timestamps),
+	  retired(g, cause, pageCount, addresses, timestamps))
 GWSIM_DEV(nvmlDeviceGetRetiredPagesPendingStatus, (nvmlDevice_t d, nvmlEnableState_t *isPending),
 	  retired_pending(g, isPending))
 GWSIM_DEV(nvmlDeviceGetRemappedRows,
@@ -181,6 +189,13 @@ static nvmlReturn_t field(const struct gwsim_gpu *g, nvmlFieldValue_t *f)
 		/* KiB counters; raw adds the link protocol's framing (~10 %) */
 		field_ull(f, (unsigned long long)(bytes * (raw ? 1.1 : 1.0) / 1024.0));
 		return NVML_SUCCESS;
+	}
+	case NVML_FI_DEV_NVLINK_GET_SPEED: {
+		unsigned int mbps = 0;
+		nvmlReturn_t r = gwsim_nvlink_speed(g, f->scopeId, &mbps);
+		if (r == NVML_SUCCESS)
+			field_uint(f, mbps);
+		return r;
 	}
 	case NVML_FI_DEV_POWER_AVERAGE:
 		if (st->arch < NVML_DEVICE_ARCH_AMPERE)

@@ -6,7 +6,7 @@
  *   include = FILE   (any section) reads FILE first, relative to this file:
  *                    an overlay changes a few keys of a base scenario
  *   [gpu N]          model, workload, load, any key of scenario_keys.c,
- *   [gpu N-M|*]      health keys, process, fault, unsupported, ret.FUNC
+ *   [gpu N-M|*]      health keys, process, accounted, fault, unsupported, ret.FUNC
  *
  * '#' starts a comment at the start of a line or after white space. Every
  * error names FILE:LINE. docs/SIMULATOR.md is the user's description.
@@ -411,6 +411,12 @@ static int gpu_key(struct ctx *c, struct gwsim_gpu *g, const char *k, char *v)
 	}
 	if (strcmp(k, "process") == 0)
 		return add_process(c, g, v);
+	if (strcmp(k, "accounted") == 0) {
+		char e[256];
+		if (gwsim_acct_parse(g, v, e, sizeof(e)) != 0)
+			FAIL(c, "%s", e);
+		return 0;
+	}
 	if (strcmp(k, "fault") == 0)
 		return fault_line(c, (int)g->index, v);
 	if (strcmp(k, "unsupported") == 0 || strncmp(k, "ret.", 4) == 0) {

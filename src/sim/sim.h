@@ -116,7 +116,10 @@ struct gwsim_static {
 	unsigned int has_mem_temp;
 	unsigned int fans, fan_min_pct;
 	unsigned int nvlinks;
+	unsigned int nvlink_inactive; /* links after the active ones that are down (no bridge fitted) */
 	double nvlink_gbps; /* GB/s per link per direction */
+	char cpu_affinity[128]; /* CPU list "0-55,112-167"; "" = derived from the fleet */
+	unsigned int numa_node; /* the NUMA node of those CPUs and of the GPU's memory affinity */
 	unsigned int ecc, mig_capable, mig_mode, gpm, persistence, display_active, display_mode;
 	unsigned int accounting, accounting_buffer, compute_mode, gsp;
 	unsigned int retired_pages, remap, remap_banks;
@@ -206,6 +209,17 @@ struct gwsim_proc {
 	struct gwsim_pseq sm, mem, enc, dec;
 	double start, end;  /* virtual seconds; end <= start: forever */
 };
+/* A record of the driver's accounting buffer (`accounted = PID ...`): a
+ * process that ran before the scenario starts, or what a scenario process's
+ * record says over its whole life. Negative: not given. */
+struct gwsim_acct {
+	unsigned int pid;
+	double sm, mem;  /* % over the process's life */
+	double max_mib;  /* memory high-water mark */
+	double time_ms;  /* how long the context lived */
+};
+#define GWSIM_MAX_ACCT 32 /* per GPU */
+
 #define GWSIM_PROC_COMPUTE 1U
 #define GWSIM_PROC_GRAPHICS 2U
 
@@ -308,6 +322,8 @@ struct gwsim_gpu {
 	struct gwsim_pins pins;
 	struct gwsim_proc procs[GWSIM_MAX_PROCS];
 	unsigned int nprocs;
+	struct gwsim_acct acct[GWSIM_MAX_ACCT];
+	unsigned int nacct;
 	struct gwsim_health h;
 	struct gwsim_dyn d;
 };
@@ -406,6 +422,12 @@ void gwsim_workload_procs(struct gwsim_gpu *g);
 
 /* nvml_system.c */
 nvmlReturn_t gwsim_pci_info(const struct gwsim_gpu *g, nvmlPciInfo_t *pci);
+
+/* nvml_acct.c: parse an `accounted` line into g; -1 with err set when bad */
+int gwsim_acct_parse(struct gwsim_gpu *g, const char *v, char *err, size_t errlen);
+
+/* nvml_topo.c */
+nvmlReturn_t gwsim_nvlink_speed(const struct gwsim_gpu *g, unsigned int link, unsigned int *mbps);
 
 /* nvml_perf.c: values shared with field values and samples */
 unsigned long long gwsim_violation_ns(const struct gwsim_gpu *g, unsigned int i);

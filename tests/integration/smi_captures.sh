@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # gpuwatch on the simulator's scenario for each real nvidia-smi capture must
 # print what nvidia-smi printed: the default table (date line aside), the
-# query-compute-apps CSV (timestamps aside), -L, and the dmon and pmon
-# sections. Each capture maps to the simulator scenario written for it,
+# query-compute-apps, query-accounted-apps and query-retired-pages CSV
+# (timestamps aside), the dmon and pmon sections, and from the idle
+# scenario the capabilities: topo -m, nvlink -s and the help texts of
+# --query-accounted-apps and --query-retired-pages. Each capture maps to the simulator scenario written for it,
 #   $GW_TEST_DATA/data/scenarios/<model>-<idle|load>.scn
 # nvidia-smi took each section at its own moment, so a section may have an
 # overlay that includes the base and pins what changed by then:
@@ -61,6 +63,31 @@ check_state() { # CAPTURE STATE SCENARIO OUTDIR
 	wait
 }
 
+# The record queries and capabilities, after every dmon/pmon has finished:
+# those run on the step clock, which reads a poll as 200 ms of silence, so
+# they are kept clear of other load.
+check_more() { # CAPTURE STATE SCENARIO OUTDIR
+	local cap=$1 st=$2 base=$3 d=$4
+	section "$cap" "$st :: query-accounted-apps" | sed 's/^[^,]*, //' >"$d/acct.want"
+	"$BIN" --sim "$(scn "$base" apps)" smi --format=csv \
+		--query-accounted-apps=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,gpu_util,mem_util,max_memory_usage,time \
+		2>/dev/null | sed 's/^[^,]*, //' >"$d/acct.got"
+	section "$cap" "$st :: query-retired-pages" | sed 's/^[^,]*, //' >"$d/pages.want"
+	"$BIN" --sim "$base" smi --format=csv \
+		--query-retired-pages=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,retired_pages.address,retired_pages.timestamp,retired_pages.cause \
+		2>/dev/null | sed 's/^[^,]*, //' >"$d/pages.got"
+	if [ "$st" = idle ]; then
+		section "$cap" "capabilities :: topo -m" >"$d/topo.want"
+		"$BIN" --sim "$base" smi topo -m 2>/dev/null >"$d/topo.got"
+		section "$cap" "capabilities :: nvlink -s" >"$d/nvlink.want"
+		"$BIN" --sim "$base" smi nvlink -s 2>/dev/null >"$d/nvlink.got"
+		for h in accounted-apps retired-pages; do
+			section "$cap" "capabilities :: help-query-$h" >"$d/help-$h.want"
+			"$BIN" smi --help-query-$h | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$d/help-$h.got"
+		done
+	fi
+}
+
 fails=0
 checked=0
 for cap in "$CAP"/*.txt; do
@@ -78,14 +105,24 @@ for cap in "$CAP"/*.txt; do
 		[ -f "$scn" ] || continue
 		d="$tmp/$name.$st"
 		mkdir -p "$d"
+		echo "$model" >"$d/model"
 		check_state "$cap" "$st" "$scn" "$d" &
 	done
 done
 wait
 for d in "$tmp"/*; do
 	[ -d "$d" ] || continue
-	for what in table apps pmon dmon; do
-		compare "$(basename "$d") $what" "$d/$what.want" "$d/$what.got"
+	cap="$CAP/$(basename "$d" | sed 's/\.[a-z]*$//').txt"
+	st=${d##*.}
+	model=$(cat "$d/model")
+	check_more "$cap" "$st" "$SCN/$model-$st.scn" "$d" &
+done
+wait
+for d in "$tmp"/*; do
+	[ -d "$d" ] || continue
+	for want in "$d"/*.want; do
+		what=$(basename "$want" .want)
+		compare "$(basename "$d") $what" "$want" "$d/$what.got"
 		checked=$((checked + 1))
 	done
 done

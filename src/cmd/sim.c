@@ -102,7 +102,7 @@ static void record_usage(FILE *out)
 		     "      --slow-interval MS      ECC, retired pages, PCIe throughput (default 10000)\n"
 		     "      --process-interval MS   process lists (default 5000)\n"
 		     "      --storage.path DIR      data directory (default data/)\n"
-		     "      --instance NAME         instance label (default HOST:9400, as the agent's)\n"
+		     "      --instance NAME         instance label (default: the host name, as the agent's)\n"
 		     "      --job NAME              job label (default gpuwatch, as the agent's)\n"
 		     "  -q, --quiet                 no progress, no summary\n"
 		     "  -h, --help                  show this help\n\n"
@@ -117,6 +117,7 @@ struct rec_args {
 	const char *path, *instance, *job;
 	int64_t duration_ms, interval_ms, start_ms, end_ms;
 	bool has_duration, has_start, has_end, quiet;
+	bool default_instance; /* instance is the host name: the store renames the old HOST:PORT series */
 	struct gw_sampler_opts so;
 };
 
@@ -514,7 +515,7 @@ static int open_store(struct rec *r, struct gw_nvml *nv)
 	}
 	struct agent_history_opts ho = {.path = o->path,
 					.flush_interval_ms = -1,
-					.instance = o->instance,
+					.instance = o->default_instance ? NULL : o->instance,
 					.job = o->job,
 					.driver_label = true,
 					.counters = &dc};
@@ -617,14 +618,12 @@ static int sim_record(int argc, char **argv, const struct gw_cli *cli)
 	}
 	if ((rc = resolve_window(&o)) != 0)
 		return rc;
-	char host[256], instance[300];
-	if (!o.instance) {
-		/* The agent's default, host:port with its default port, so its live series continue these. */
-		if (gethostname(host, sizeof(host) - 1) != 0)
-			snprintf(host, sizeof(host), "localhost");
-		host[sizeof(host) - 1] = '\0';
-		snprintf(instance, sizeof(instance), "%s:9400", host);
-		o.instance = instance;
+	char host[256];
+	o.default_instance = !o.instance;
+	if (o.default_instance) {
+		/* The agent's default, the host name, so its live series continue these. */
+		agent_history_host(host, sizeof(host));
+		o.instance = host;
 	}
 	/* Before any thread starts (the store's flusher), so the signals wait for record_loop. */
 	sigset_t sigs, old;

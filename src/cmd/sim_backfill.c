@@ -22,8 +22,8 @@ static int exact(const struct gw_labels *l, struct gw_matcher *m, size_t cap, si
 	return rc;
 }
 
-int sim_backfill_first(struct gw_tsdb *db, const char *instance, const char *job, int64_t from, int64_t *first,
-		       struct gw_err *err)
+int sim_backfill_first(struct gw_tsdb *db, const char *instance, const char *job, int64_t from,
+		       int64_t *first, struct gw_err *err)
 {
 	*first = INT64_MAX;
 	struct gw_matcher m[2];

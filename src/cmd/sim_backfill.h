@@ -26,8 +26,8 @@
  * over their first 8 series: a frame stores every series at once), or
  * INT64_MAX when none has one.
  */
-int sim_backfill_first(struct gw_tsdb *db, const char *instance, const char *job, int64_t from, int64_t *first,
-		       struct gw_err *err);
+int sim_backfill_first(struct gw_tsdb *db, const char *instance, const char *job, int64_t from,
+		       int64_t *first, struct gw_err *err);
 
 /* Rename instance `from` to `to` in the store at path, merging series; *n: series renamed. */
 int sim_backfill_merge(const char *path, const char *from, const char *to, uint64_t *n, struct gw_err *err);

@@ -2,9 +2,11 @@
 # Build gpuwatch and run the agent on this machine's GPUs, or on the
 # simulated fleet (clearly labelled) when no NVIDIA driver is present.
 # Usage: scripts/quickstart.sh [agent options], e.g. -a :9400
+# GPUWATCH_SKIP_BUILD=1 uses build/ as it is (tests/integration/readme_steps.sh,
+# whose tree is built already); GPUWATCH_ADDRESS sets the listen address.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh
+[ "${GPUWATCH_SKIP_BUILD:-}" = 1 ] || scripts/build.sh
 sim=()
 if build/gpuwatch smi -L >/dev/null 2>&1; then
 	build/gpuwatch smi

@@ -214,15 +214,6 @@ static int start_history(struct gw_agent *a, struct gw_err *err)
 	const struct gw_agent_opts *o = &a->o;
 	if (o->no_history)
 		return 0;
-	char instance[300];
-	if (!o->instance) {
-		/* Prometheus names a target host:port; the agent's own history does the same. */
-		char host[256];
-		if (gethostname(host, sizeof(host) - 1) != 0)
-			snprintf(host, sizeof(host), "localhost");
-		const char *port = strrchr(o->address, ':');
-		snprintf(instance, sizeof(instance), "%s:%s", host, port ? port + 1 : o->address);
-	}
 	/* About 25 samples a series between flushes, within 1..5 s: 5 s at the
 	 * default 1 s, 2.5 s at 100 ms. Raw samples wait 16 B each (at 100 ms a
 	 * 5 s wait held ~0.7 MB more), and each flush writes a row a series (at
@@ -236,7 +227,8 @@ static int start_history(struct gw_agent *a, struct gw_err *err)
 					.retention_ms = o->retention_ms,
 					.retention_bytes = o->retention_bytes,
 					.flush_interval_ms = flush_ms,
-					.instance = o->instance ? o->instance : instance,
+					/* NULL: the host name, which a new port keeps (docs/STORE.md) */
+					.instance = o->instance,
 					.log = o->log,
 					.stagger = true,
 					/* as /metrics; a SIGHUP's new counters reach it too (agent_expose_load) */

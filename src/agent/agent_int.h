@@ -23,9 +23,10 @@ struct agent_status {
 	char *flags[64]; /* name, value, ..., NULL */
 	size_t nflags, used;
 	char text[4096];
-	char yaml[1024];
+	char yaml[2048];
 	char retention[64];
 	char scrape_url[320];
+	char address[300]; /* host:port the agent is scraped at: the target's __address__ */
 };
 
 struct gw_agent {

@@ -133,7 +133,7 @@ static void flushed(void *arg, int rc, const struct gw_err *e)
 	}
 }
 
-/* What the store's open did about damage, said loudly: where the old file went, or what will be skipped. */
+/* What the store's open did: damage said loudly (where the old file went, or what will be skipped), renames. */
 static void log_recovery(struct agent_history *h)
 {
 	struct gw_tsdb_status st;
@@ -143,11 +143,46 @@ static void log_recovery(struct agent_history *h)
 		       "msg=\"the history store could not be used; moved it aside and started a fresh one\" path=%s "
 		       "moved_to=%s why=\"%s\" hint=\"sqlite3 FILE .recover may still read rows from the old file\"",
 		       h->path, st.moved_to, st.moved_why);
-	else if (st.corrupt_chunks)
+	if (st.relabelled)
+		h->log("info",
+		       "msg=\"renamed the series of the old instance name host:port to the host name\" path=%s "
+		       "instance=\"%s\" series=%llu merged=%llu",
+		       h->path, h->instance, (unsigned long long)st.relabelled, (unsigned long long)st.relabel_merged);
+	if (st.moved_to[0])
+		return;
+	if (st.corrupt_chunks)
 		h->log("warn",
 		       "msg=\"the history store is damaged; kept it, and queries skip the damaged chunks with a "
 		       "warning\" path=%s damaged_chunks=%llu",
 		       h->path, (unsigned long long)st.corrupt_chunks);
+}
+
+void agent_history_host(char *buf, size_t len)
+{
+	if (len < 2 || gethostname(buf, len - 1) != 0 || !buf[0])
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+}
+
+/*
+ * The instance label before 2026-12-03 was "HOST:PORT" (the agent's listen
+ * port, 9400 for sim record); the host name alone names the machine now.
+ * Series written under the old name are renamed at open so one GPU stays
+ * one series (tsdb_relabel.c).
+ */
+static bool old_instance(void *arg, const char *value, char *out, size_t len)
+{
+	const char *host = arg;
+	size_t n = strlen(host), digits = 0;
+	if (strncmp(value, host, n) != 0 || value[n] != ':')
+		return false;
+	for (const char *p = value + n + 1; *p; p++, digits++)
+		if (*p < '0' || *p > '9')
+			return false;
+	if (digits < 1 || digits > 5)
+		return false;
+	snprintf(out, len, "%s", host);
+	return true;
 }
 
 int agent_history_open(struct agent_history *h, const struct agent_history_opts *o, struct gw_nvml *nv,
@@ -156,6 +191,8 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	memset(h, 0, sizeof(*h));
 	h->log = o->log;
 	snprintf(h->path, sizeof(h->path), "%s", o->path ? o->path : "");
+	agent_history_host(h->hostname, sizeof(h->hostname));
+	snprintf(h->instance, sizeof(h->instance), "%s", o->instance ? o->instance : h->hostname);
 	struct gw_tsdb_opts to = {.path = o->path,
 				  .retention_ms = o->retention_ms,
 				  .retention_bytes = o->retention_bytes,
@@ -170,6 +207,8 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 		to.flush_interval_ms = -1;
 		to.retention_ms = 0;
 		to.retention_bytes = 0;
+	} else if (!o->instance) { /* the default name: take over the series of the old default */
+		to.relabel = (struct gw_tsdb_relabel){"instance", old_instance, h->hostname};
 	}
 	int rc = gw_tsdb_open(&h->db, &to, err);
 	if (rc)
@@ -197,9 +236,6 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 		gw_tsdb_close(h->db);
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
-	if (gethostname(h->hostname, sizeof(h->hostname) - 1) != 0)
-		snprintf(h->hostname, sizeof(h->hostname), "localhost");
-	snprintf(h->instance, sizeof(h->instance), "%s", o->instance ? o->instance : h->hostname);
 	snprintf(h->job, sizeof(h->job), "%s", o->job ? o->job : "gpuwatch");
 	configure(h, o->counters, o->driver_label);
 	h->api.q = gw_tsdb_querier(h->db);

@@ -65,7 +65,9 @@ struct agent_history_opts {
 	int64_t retention_ms; /* --storage.retention.time */
 	int64_t flush_interval_ms; /* --storage.flush-interval: a kill -9 loses at most this much */
 	uint64_t retention_bytes;
-	const char *instance; /* the instance label (default hostname:port) */
+	/* the instance label; NULL: the host name, and series stored under the
+	 * old default "HOST:PORT" are renamed to it at open */
+	const char *instance;
 	const char *job;      /* the job label (default "gpuwatch") */
 	/* key=value log lines: failed flushes (at once, then once a minute while
 	 * they go on) and the recovery; NULL: none */
@@ -82,6 +84,9 @@ struct agent_history_opts {
 	 * field's DCGM family */
 	const struct gw_counters *counters;
 };
+
+/* The machine's name (gethostname, "localhost" without one): the default instance label. */
+void agent_history_host(char *buf, size_t len);
 
 int agent_history_open(struct agent_history *h, const struct agent_history_opts *o, struct gw_nvml *nv,
 		       unsigned int ngpus, struct gw_err *err);

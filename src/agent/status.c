@@ -94,22 +94,27 @@ void agent_status_init(struct gw_agent *a)
 	flag(s, "web.max-connections", "%u", o->max_conns);
 	flag(s, "web.max-connections-per-ip", "%u", o->max_conns_per_ip);
 	flag(s, "simulated", "%s", a->nv->simulated ? "true" : "false");
-	snprintf(s->yaml, sizeof(s->yaml),
-		 "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n"
-		 "scrape_configs:\n- job_name: %s\n  scrape_interval: %s\n  scrape_timeout: %s\n"
-		 "  metrics_path: /metrics\n  scheme: http\n  static_configs:\n  - targets:\n    - %s\n",
-		 iv, iv, iv, a->history.job, iv, iv, a->history.instance);
 	const char *port = strrchr(o->address, ':');
 	char host[256];
 	snprintf(host, sizeof(host), "%.*s", port ? (int)(port - o->address) : 0, o->address);
-	snprintf(s->scrape_url, sizeof(s->scrape_url), "%s://%s:%s/metrics", a->web.cert_pem ? "https" : "http",
-		 *host ? host : "localhost", port ? port + 1 : o->address);
+	snprintf(s->address, sizeof(s->address), "%s:%s", *host ? host : "localhost", port ? port + 1 : o->address);
+	snprintf(s->scrape_url, sizeof(s->scrape_url), "%s://%s/metrics", a->web.cert_pem ? "https" : "http",
+		 s->address);
+	/* The target is the listen address; its instance label is the history's
+	 * (the host name by default, which a scrape config sets by relabelling). */
+	snprintf(s->yaml, sizeof(s->yaml),
+		 "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n"
+		 "scrape_configs:\n- job_name: %s\n  scrape_interval: %s\n  scrape_timeout: %s\n"
+		 "  metrics_path: /metrics\n  scheme: http\n  static_configs:\n  - targets:\n    - %s\n"
+		 "  relabel_configs:\n  - target_label: instance\n    replacement: %s\n",
+		 iv, iv, iv, a->history.job, iv, iv, s->address, a->history.instance);
 	s->api = (struct gw_api_status){.start_ms = gw_now_ms(),
 					.flags = (const char *const *)s->flags,
 					.config_yaml = s->yaml,
 					.retention = s->retention,
 					.job = a->history.job,
 					.instance = a->history.instance,
+					.address = s->address,
 					.scrape_url = s->scrape_url,
 					.interval_ms = a->interval_ms,
 					.target = target,

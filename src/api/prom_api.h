@@ -42,6 +42,7 @@ struct gw_api_status {
 	const char *config_yaml;
 	const char *retention; /* "15d", "15d or 10GiB" */
 	const char *job, *instance, *scrape_url;
+	const char *address; /* host:port scraped (the target's __address__); NULL: instance */
 	int64_t interval_ms;
 	void (*target)(void *ctx, struct gw_api_target *out);
 	void *ctx;

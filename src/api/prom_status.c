@@ -169,7 +169,7 @@ static void self_target(struct gw_buf *b, const struct gw_api_status *st)
 	duration(iv, sizeof(iv), st->interval_ms);
 	const char *job = st->job ? st->job : "", *inst = st->instance ? st->instance : "";
 	gw_buf_puts(b, "{\"discoveredLabels\":{\"__address__\":");
-	gw_json_str(b, inst);
+	gw_json_str(b, st->address ? st->address : inst);
 	gw_buf_puts(b, ",\"__metrics_path__\":\"/metrics\",\"__scheme__\":\"http\",\"__scrape_interval__\":");
 	gw_json_str(b, iv);
 	gw_buf_puts(b, ",\"__scrape_timeout__\":");

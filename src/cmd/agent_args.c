@@ -39,7 +39,7 @@ static void usage(FILE *out)
 		"      --storage.flush-interval D   write to disk this often (default: 25 sample\n"
 		"                              intervals, within 1s..5s; a crash loses at most this\n"
 		"                              much history)\n"
-		"      --instance NAME         instance label of stored series (default host:port)\n"
+		"      --instance NAME         instance label of stored series (default: the host name)\n"
 		"      --no-history            live metrics only: no store, no query API\n"
 		"      --query.max-concurrency N   queries run at once (default 4); up to 16*N more\n"
 		"                              wait, beyond that a query is answered 503\n"

@@ -12,9 +12,11 @@
  * START + k x INTERVAL; the sampler's slow fields and process lists follow
  * their cadence in that time, as in the agent.
  *
- * The store refuses samples older than a series' newest, so recording
- * refuses a window that starts before the newest sample already stored for
- * the same instance and job; other instances in the store do not matter.
+ * The store refuses samples older than a series' newest. A window reaching
+ * into samples already stored for the same instance and job (an agent ran
+ * on the store first) is recorded up to the first of them, under a
+ * temporary name merged into those series afterwards (sim_backfill.h); a
+ * window starting inside them is refused. Other instances do not matter.
  *
  * Threading: the recording runs on the caller's thread, the store's only
  * appender; the store's flusher runs alongside. SIGINT and SIGTERM are
@@ -25,6 +27,7 @@
 
 #include "api/prom_api.h"
 #include "agent/history.h"
+#include "cmd/sim_backfill.h"
 #include "collect/sampler.h"
 #include "model/match.h"
 #include "store/tsdb.h"
@@ -102,13 +105,14 @@ static void record_usage(FILE *out)
 		     "      --slow-interval MS      ECC, retired pages, PCIe throughput (default 10000)\n"
 		     "      --process-interval MS   process lists (default 5000)\n"
 		     "      --storage.path DIR      data directory (default data/)\n"
-		     "      --instance NAME         instance label (default HOST:9400, as the agent's)\n"
+		     "      --instance NAME         instance label (default: the host name, as the agent's)\n"
 		     "      --job NAME              job label (default gpuwatch, as the agent's)\n"
 		     "  -q, --quiet                 no progress, no summary\n"
 		     "  -h, --help                  show this help\n\n"
 		     "Samples fall at START, START+INTERVAL, ... up to END, both ends included.\n"
-		     "The store keeps each series in time order: a window starting before the newest\n"
-		     "sample already stored for the same instance and job is refused.\n"
+		     "Samples already stored for the same instance and job: a window reaching into them\n"
+		     "is recorded up to the first of them and merged into their series; one starting\n"
+		     "inside them is refused (the store keeps each series in time order).\n"
 		     "SIGINT/SIGTERM stop the recording; what was recorded is kept.\n\n"
 		     "Example: gpuwatch --sim 8xH200:training sim record --duration 24h\n");
 }
@@ -117,6 +121,7 @@ struct rec_args {
 	const char *path, *instance, *job;
 	int64_t duration_ms, interval_ms, start_ms, end_ms;
 	bool has_duration, has_start, has_end, quiet;
+	bool default_instance; /* instance is the host name: the store renames the old HOST:PORT series */
 	struct gw_sampler_opts so;
 };
 
@@ -335,13 +340,13 @@ static uint64_t file_bytes(const char *dir)
 }
 
 /* Series of this instance and job with samples in [mint, maxt]; -1 on error. */
-static long count_series(struct gw_tsdb *db, const struct rec_args *o, int64_t mint, int64_t maxt,
+static long count_series(struct gw_tsdb *db, const char *instance, const char *job, int64_t mint, int64_t maxt,
 			 int64_t *newest, struct gw_err *err)
 {
 	struct gw_matcher m[2];
-	if (gw_matcher_init(&m[0], "instance", o->instance, GW_MATCH_EQ, err) != 0)
+	if (gw_matcher_init(&m[0], "instance", instance, GW_MATCH_EQ, err) != 0)
 		return -1;
-	if (gw_matcher_init(&m[1], "job", o->job, GW_MATCH_EQ, err) != 0) {
+	if (gw_matcher_init(&m[1], "job", job, GW_MATCH_EQ, err) != 0) {
 		gw_matcher_release(&m[0]);
 		return -1;
 	}
@@ -381,7 +386,7 @@ static long count_series(struct gw_tsdb *db, const struct rec_args *o, int64_t m
  * slower, measured.
  */
 struct rec {
-	const struct rec_args *o;
+	struct rec_args *o; /* end_ms moves earlier when recording before stored samples */
 	struct gw_sampler *sampler;
 	struct agent_history h;
 	int (*advance)(double seconds); /* gwsim_clock_advance */
@@ -391,6 +396,10 @@ struct rec {
 	int signo; /* the signal that stopped the recording, or 0 */
 	double t0;
 	bool shown; /* a progress line is on the terminal */
+	/* recording before samples the store already holds: under this
+	 * instance name, merged into o->instance afterwards (sim_backfill.h) */
+	bool backfill;
+	char rec_instance[320];
 };
 
 /* An interrupt, consumed; afterwards a second one acts as usual. */
@@ -501,8 +510,8 @@ static void summary(const struct rec *r, long nseries, uint64_t samples, uint64_
 	       secs > 0 ? (double)r->done / secs : 0.0);
 }
 
-/* Open the store and check that the window fits after what it holds; 0 or the exit code. */
-static int open_store(struct rec *r, struct gw_nvml *nv)
+/* The store as the agent writes it, storing as `instance` (NULL: the host name); 0 or the exit code. */
+static int open_history(struct rec *r, struct gw_nvml *nv, const char *instance)
 {
 	const struct rec_args *o = r->o;
 	/* No flusher thread: record_loop flushes every FLUSH_FRAMES frames (see struct rec). */
@@ -514,7 +523,7 @@ static int open_store(struct rec *r, struct gw_nvml *nv)
 	}
 	struct agent_history_opts ho = {.path = o->path,
 					.flush_interval_ms = -1,
-					.instance = o->instance,
+					.instance = instance,
 					.job = o->job,
 					.driver_label = true,
 					.counters = &dc};
@@ -532,12 +541,49 @@ static int open_store(struct rec *r, struct gw_nvml *nv)
 		fprintf(stderr, ME ": cannot write the store in %s: %s\n", o->path, st.last_error_msg);
 		return 1;
 	}
-	int64_t newest = INT64_MIN;
+	return 0;
+}
+
+/*
+ * Open the store and fit the window to what it holds; 0 or the exit code.
+ * Samples of this instance and job inside the window (an agent ran on the
+ * store first) move its end before the first of them, and the recording
+ * goes under a temporary name merged afterwards (sim_backfill.h); a window
+ * with no room before them is refused.
+ */
+static int open_store(struct rec *r, struct gw_nvml *nv)
+{
+	struct rec_args *o = r->o;
+	int rc = open_history(r, nv, o->default_instance ? NULL : o->instance);
+	if (rc)
+		return rc;
+	int64_t newest = INT64_MIN, first = INT64_MAX;
+	struct gw_err err;
 	gw_err_clear(&err);
-	long n = count_series(r->h.db, o, o->start_ms, INT64_MAX / 4, &newest, &err);
+	long n = count_series(r->h.db, o->instance, o->job, o->start_ms, INT64_MAX / 4, &newest, &err);
+	if (n > 0 && sim_backfill_first(r->h.db, o->instance, o->job, o->start_ms, &first, &err) != 0)
+		n = -1;
 	if (n < 0) {
 		fprintf(stderr, ME ": reading the store in %s: %s\n", o->path, err.msg);
 		return 1;
+	}
+	if (n > 0 && first != INT64_MAX && first > o->start_ms) {
+		/* the last sample time START + k x INTERVAL before the first stored one */
+		int64_t end = o->start_ms + (first - 1 - o->start_ms) / o->interval_ms * o->interval_ms;
+		char a[40], b[40], c[40], e[40];
+		if (!o->quiet)
+			fprintf(stderr,
+				ME ": %s already holds samples of instance \"%s\", job \"%s\" from %s (up to %s);\n"
+				   "recording %s to %s, before them, and merging it into those series\n",
+				o->path, o->instance, o->job, fmt_time(first, a, sizeof(a)),
+				fmt_time(newest, b, sizeof(b)), fmt_time(o->start_ms, c, sizeof(c)),
+				fmt_time(end, e, sizeof(e)));
+		o->end_ms = end;
+		r->frames = (end - o->start_ms) / o->interval_ms + 1;
+		r->backfill = true;
+		snprintf(r->rec_instance, sizeof(r->rec_instance), "%s" SIM_BACKFILL_SUFFIX, o->instance);
+		agent_history_close(&r->h);
+		return open_history(r, nv, r->rec_instance);
 	}
 	if (n > 0) {
 		char a[40], b[40];
@@ -594,8 +640,13 @@ static int record(struct rec *r, struct gw_nvml *nv, struct gw_gpu *gpus, const 
 		rc = 1;
 	}
 	gw_err_clear(&err);
-	long nseries = count_series(r->h.db, o, o->start_ms, o->end_ms, NULL, &err);
+	long nseries = count_series(r->h.db, r->h.instance, o->job, o->start_ms, o->end_ms, NULL, &err);
 	agent_history_close(&r->h);
+	uint64_t merged = 0;
+	if (r->backfill && sim_backfill_merge(o->path, r->rec_instance, o->instance, &merged, &err) != 0) {
+		fprintf(stderr, ME ": merging the recording into the stored series in %s: %s\n", o->path, err.msg);
+		rc = 1;
+	}
 	double secs = mono_s() - t0;
 	if (!o->quiet)
 		summary(r, nseries, st.appended, before, file_bytes(o->path), secs);
@@ -617,14 +668,12 @@ static int sim_record(int argc, char **argv, const struct gw_cli *cli)
 	}
 	if ((rc = resolve_window(&o)) != 0)
 		return rc;
-	char host[256], instance[300];
-	if (!o.instance) {
-		/* The agent's default, host:port with its default port, so its live series continue these. */
-		if (gethostname(host, sizeof(host) - 1) != 0)
-			snprintf(host, sizeof(host), "localhost");
-		host[sizeof(host) - 1] = '\0';
-		snprintf(instance, sizeof(instance), "%s:9400", host);
-		o.instance = instance;
+	char host[256];
+	o.default_instance = !o.instance;
+	if (o.default_instance) {
+		/* The agent's default, the host name, so its live series continue these. */
+		agent_history_host(host, sizeof(host));
+		o.instance = host;
 	}
 	/* Before any thread starts (the store's flusher), so the signals wait for record_loop. */
 	sigset_t sigs, old;

@@ -188,16 +188,49 @@ int gwsim_fleet_add(const char *model, const char *workload, unsigned int count,
 	return 0;
 }
 
-/* Identity and state nobody set explicitly, derived from the seed. */
+/* host=: a name as a DNS label allows (letters, digits, '-', '.', '_'), 1..63 characters. */
+int gwsim_host_set(const char *v, char *err, size_t errlen)
+{
+	size_t n = strlen(v);
+	bool ok = n > 0 && n < GWSIM_HOST_MAX;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= '0' && v[i] <= '9') ||
+		     v[i] == '-' || v[i] == '.' || v[i] == '_';
+	if (!ok) {
+		snprintf(err, errlen, "host = \"%.80s\" is not a host name (1..%d of a-z, 0-9, '-', '.', '_')", v,
+			 GWSIM_HOST_MAX - 1);
+		return -1;
+	}
+	memcpy(gwsim.host, v, n + 1);
+	return 0;
+}
+
+/* FNV-1a: folds a name into the identity hash. */
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * Identity and state nobody set explicitly. The UUID is a function of
+ * (seed, host, model, index): the same spec gives the same UUIDs on every
+ * run, while an H200 and an A100 at the same index, or the same board on
+ * two simulated hosts, never share one (a store or a Prometheus telling
+ * GPUs apart by UUID would merge them). Serials keep (seed, index).
+ */
 static void fill_identity(struct gwsim_gpu *g)
 {
 	uint64_t h = gwsim_hash(gwsim.seed, 1000 + g->index);
 	struct gwsim_static *st = &g->st;
+	uint64_t u = gwsim_hash(h ^ str_hash(g->model->key), str_hash(gwsim.host));
 	if (!st->uuid[0])
-		snprintf(st->uuid, sizeof(st->uuid), "GPU-%08x-%04x-%04x-%04x-%012llx", (unsigned int)(h >> 32),
-			 (unsigned int)(h >> 16) & 0xFFFF, 0x4000 | ((unsigned int)h & 0x0FFF),
-			 0x8000 | ((unsigned int)(h >> 48) & 0x3FFF),
-			 (unsigned long long)(gwsim_hash(h, 7) & 0xFFFFFFFFFFFFULL));
+		snprintf(st->uuid, sizeof(st->uuid), "GPU-%08x-%04x-%04x-%04x-%012llx", (unsigned int)(u >> 32),
+			 (unsigned int)(u >> 16) & 0xFFFF, 0x4000 | ((unsigned int)u & 0x0FFF),
+			 0x8000 | ((unsigned int)(u >> 48) & 0x3FFF),
+			 (unsigned long long)(gwsim_hash(u, 7) & 0xFFFFFFFFFFFFULL));
 	/* Boards without a serial (GeForce) keep it empty: NOT_SUPPORTED. */
 	if (!st->serial[0] && st->ecc)
 		snprintf(st->serial, sizeof(st->serial), "16%011llu",

@@ -1,7 +1,7 @@
 /*
  * scenario.c - the scenario file: INI-like sections of KEY = VALUE lines.
  *
- *   [sim]            seed, clock, speed, driver, nvml, cuda, epoch,
+ *   [sim]            seed, host, clock, speed, driver, nvml, cuda, epoch,
  *                    init_error, missing, fleet, fault (every GPU)
  *   include = FILE   (any section) reads FILE first, relative to this file:
  *                    an overlay changes a few keys of a base scenario
@@ -134,6 +134,10 @@ static int sim_key(struct ctx *c, const char *k, char *v)
 		if (gwsim_parse_u64("seed", v, &seed, m, sizeof(m)) != 0)
 			FAIL(c, "%s", m);
 		gwsim.seed = seed;
+	} else if (strcmp(k, "host") == 0) {
+		char m[GWSIM_ERRLEN];
+		if (gwsim_host_set(v, m, sizeof(m)) != 0)
+			FAIL(c, "%s", m);
 	} else if (strcmp(k, "clock") == 0) {
 		if (strcasecmp(v, "manual") == 0 || strcasecmp(v, "frozen") == 0)
 			gwsim.clock_mode = GWSIM_CLOCK_MANUAL;

@@ -348,6 +348,8 @@ struct gwsim_gpm_sample {
 /* STEP: virtual time is whole seconds, starting at 1 and advancing by one
  * whenever NVML calls resume after GWSIM_STEP_GAP of real silence, so each
  * poll of a dmon/pmon/-l loop reads the next second, whatever the load. */
+#define GWSIM_HOST_MAX 64 /* a DNS label's 63 characters and the NUL */
+
 enum gwsim_clock_mode { GWSIM_CLOCK_REAL, GWSIM_CLOCK_MANUAL, GWSIM_CLOCK_STEP };
 
 struct gwsim_sim {
@@ -360,6 +362,9 @@ struct gwsim_sim {
 	int init_count;
 	nvmlReturn_t init_error;
 	uint64_t seed;
+	/* the simulated machine's name (host=): with the seed, the model and the
+	 * index it makes the UUIDs, so two simulated hosts never share one */
+	char host[GWSIM_HOST_MAX];
 	char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
 	char nvml[NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE];
 	int cuda; /* 13010 = 13.1 */
@@ -390,6 +395,7 @@ const struct gwsim_model *gwsim_model_find(const char *name);
 void gwsim_model_list(char *buf, size_t len);
 
 /* config.c */
+int gwsim_host_set(const char *v, char *err, size_t errlen);
 int gwsim_fleet_add(const char *model, const char *workload, unsigned int count, char *err, size_t errlen);
 int gwsim_workload_parse(const char *s, enum gwsim_workload *out);
 void gwsim_fleet_finish(void);

@@ -3,7 +3,7 @@
  *
  * Grammar: ITEM[,ITEM]... where ITEM is COUNTxMODEL[:WORKLOAD] (COUNT
  * defaults to 1, model names are case-insensitive with aliases) or one of
- * the options seed=N, speed=N, clock=real|manual|step. Anything richer is a
+ * the options seed=N, host=NAME, speed=N, clock=real|manual|step. Anything richer is a
  * scenario file (scenario.c).
  */
 #include "sim.h"
@@ -26,6 +26,8 @@ static int parse_option(const char *item, char *err, size_t errlen)
 			return -1;
 		gwsim.seed = seed;
 		return 0;
+	} else if (klen == 4 && strncasecmp(item, "host", 4) == 0) {
+		return gwsim_host_set(v, err, errlen);
 	} else if (klen == 5 && strncasecmp(item, "speed", 5) == 0) {
 		double sp;
 		if (gwsim_parse_range("speed", v, GWSIM_SPEED_MIN, GWSIM_SPEED_MAX, &sp, err, errlen) != 0)
@@ -46,7 +48,7 @@ static int parse_option(const char *item, char *err, size_t errlen)
 			return 0;
 		}
 	} else {
-		snprintf(err, errlen, "unknown option \"%.*s\" (known: seed, speed, clock)", (int)klen, item);
+		snprintf(err, errlen, "unknown option \"%.*s\" (known: seed, host, speed, clock)", (int)klen, item);
 		return -1;
 	}
 	snprintf(err, errlen, "bad value in \"%s\"", item);

@@ -309,6 +309,8 @@ void gw_tsdb_status(struct gw_tsdb *db, struct gw_tsdb_status *out)
 	memcpy(out->last_error_msg, db->last_error_msg, sizeof(out->last_error_msg));
 	pthread_mutex_unlock(&db->stat_mu);
 	memcpy(out->moved_to, db->moved_to, sizeof(out->moved_to));
+	out->relabelled = db->relabelled;
+	out->relabel_merged = db->relabel_merged;
 	memcpy(out->moved_why, db->moved_why, sizeof(out->moved_why));
 }
 
@@ -396,7 +398,8 @@ static void forget_loaded(struct gw_tsdb *db)
 static int load_checked(struct gw_tsdb *db, struct gw_err *err)
 {
 	struct gw_err e = {0};
-	int rc = ts_load(db, &e);
+	int rc = ts_relabel(db, &e);
+	rc = rc ? rc : ts_load(db, &e);
 	if (!rc && db->o.recover)
 		rc = ts_scan_chunks(db, &e);
 	if (rc == GW_EPARSE && db->o.recover && !db->moved_to[0]) {

@@ -60,6 +60,21 @@
 
 struct gw_tsdb;
 
+#define GW_TSDB_RELABEL_MAX 512 /* the longest value a relabel rule may write, with its NUL */
+
+/*
+ * A rename of one label's values, applied by a writer at open before the
+ * series are read (tsdb_relabel.c): for each series holding label `name`,
+ * map(arg, value, out, len) returns true and writes the new value to out,
+ * or false to leave the series alone. A series renamed onto another's
+ * label set is merged into it. One transaction: all or nothing.
+ */
+struct gw_tsdb_relabel {
+	const char *name; /* NULL: no rule */
+	bool (*map)(void *arg, const char *value, char *out, size_t len);
+	void *arg;
+};
+
 /* Zero means "default" for every field. */
 struct gw_tsdb_opts {
 	const char *path;          /* data directory, created if missing (required) */
@@ -92,6 +107,8 @@ struct gw_tsdb_opts {
 	 * retrying the directory: what a store already open does when its
 	 * disk goes away). */
 	bool must_write;
+	/* Renames at open (a writer's new name for itself); failing, it fails the open. */
+	struct gw_tsdb_relabel relabel;
 };
 
 struct gw_tsdb_status {
@@ -115,6 +132,9 @@ struct gw_tsdb_status {
 	 * open that kept the database found */
 	char moved_to[GW_ERR_MSG_MAX];
 	char moved_why[GW_ERR_MSG_MAX];
+	/* opts.relabel at open: series renamed, and of those merged into a
+	 * series that already had the new labels */
+	uint64_t relabelled, relabel_merged;
 };
 
 int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct gw_err *err);

@@ -2,7 +2,8 @@
  * tsdb_int.h - the store's insides, shared by tsdb.c (open, series, append),
  * tsdb_flush.c (heads to disk), tsdb_load.c (open-time load, retention), tsdb_query.c (reads)
  * with tsdb_reader.c (a query's chunk reader and the damage it meets),
- * tsdb_sql.c (schema, connections, label text) and tsdb_check.c (damaged files, at open).
+ * tsdb_sql.c (schema, connections, label text), tsdb_check.c (damaged files, at open)
+ * and tsdb_relabel.c (renaming a label's values, at open).
  *
  * On disk (format 2), in DIR/gpuwatch.db:
  *   meta(key TEXT PRIMARY KEY, value TEXT)     "format" = "2"
@@ -160,6 +161,7 @@ struct gw_tsdb {
 	int last_error;
 	char last_error_msg[GW_ERR_MSG_MAX];
 	char moved_to[GW_ERR_MSG_MAX], moved_why[GW_ERR_MSG_MAX]; /* written at open only */
+	uint64_t relabelled, relabel_merged;                       /* written at open only */
 
 	pthread_t flusher;
 	bool has_flusher, stop;
@@ -214,6 +216,8 @@ void *ts_flusher_main(void *arg);
 
 /* tsdb_load.c: reading the store back on open; retention (under wmu, writer open) */
 int ts_load(struct gw_tsdb *db, struct gw_err *err);
+/* tsdb_relabel.c: opts.relabel, before ts_load */
+int ts_relabel(struct gw_tsdb *db, struct gw_err *err);
 int ts_retain_locked(struct gw_tsdb *db, struct gw_err *err);
 
 #endif

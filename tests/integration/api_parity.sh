@@ -21,9 +21,9 @@ pids+=($!)
 wait_http "http://127.0.0.1:$aport/health" 10 || { echo "FAIL: agent did not start: $(tail -3 "$tmp/agent.err")"; exit 1; }
 start_prometheus "$pport" "127.0.0.1:$aport" || { echo "FAIL: prometheus not ready: $(tail -5 "$tmp/prom.log")"; exit 1; }
 
-python3 - "127.0.0.1:$aport" "127.0.0.1:$pport" <<'PY' || fails=$((fails + 1))
+python3 - "127.0.0.1:$aport" "127.0.0.1:$pport" "$(hostname)" <<'PY' || fails=$((fails + 1))
 import json, sys, time, urllib.error, urllib.parse, urllib.request
-AGENT, PROM = sys.argv[1], sys.argv[2]
+AGENT, PROM, HOST = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def get(base, path, method="GET"):
     req = urllib.request.Request(f"http://{base}{path}", method=method)
@@ -109,6 +109,13 @@ if not bi["version"].startswith("2.") or bi["branch"] != "gpuwatch" or not bi["r
 t = json.loads(get(AGENT, "/api/v1/targets")[2])["data"]["activeTargets"]
 if len(t) != 1 or t[0]["health"] != "up" or t[0]["scrapeUrl"] != f"http://{AGENT}/metrics" or t[0]["lastError"]:
     fails.append(f"targets: the agent should list itself, up: {t}")
+# scraped at its listen address, its series named by the host name (its history's instance)
+elif t[0]["discoveredLabels"]["__address__"] != AGENT or t[0]["labels"]["instance"] != HOST:
+    fails.append(f"targets: __address__ {t[0]['discoveredLabels']['__address__']}, want {AGENT}; "
+                 f"instance {t[0]['labels']['instance']}, want {HOST}")
+cfg = json.loads(get(AGENT, "/api/v1/status/config")[2])["data"]["yaml"]
+if f"- {AGENT}\n" not in cfg or f"replacement: {HOST}\n" not in cfg:
+    fails.append(f"config: the target should be {AGENT}, relabelled to instance {HOST}: {cfg}")
 ri = json.loads(get(AGENT, "/api/v1/status/runtimeinfo")[2])["data"]
 if ri["storageRetention"] != "15d" or ri["goroutineCount"] < 2:
     fails.append(f"runtimeinfo: {ri}")

@@ -113,8 +113,9 @@ avg=$(q 'avg_over_time(DCGM_FI_DEV_GPU_UTIL{gpu="0"}[2h])' | sed -n 's/.*=> \([0
 awk -v a="${avg:-0}" 'BEGIN {exit !(a > 30 && a <= 100)}' || fail "training's average GPU utilisation: '$avg'"
 
 # --- a store already holding newer samples ------------------------------------------
+# A window starting inside what is stored has no room: refused, with the ways out.
 expect_err 1 'already holds samples of instance "node-a:9400", job "simrec" up to 2026-07-03T12:00:00Z' \
-	--sim "$tmp/fleet.scn" sim record --duration 2h --end 2026-07-03T11:00:00Z --storage.path "$d" --instance node-a:9400 --job simrec
+	--sim "$tmp/fleet.scn" sim record --duration 30m --end 2026-07-03T11:00:00Z --storage.path "$d" --instance node-a:9400 --job simrec
 grep -q 'another --storage.path' "$tmp/err" || fail "no way out offered: $(cat "$tmp/err")"
 # ... is fine for another instance, and after its newest sample.
 "$BIN" --sim "$tmp/fleet.scn" sim record -q --duration 10m --end 2026-07-03T11:00:00Z --storage.path "$d" \
@@ -123,6 +124,23 @@ grep -q 'another --storage.path' "$tmp/err" || fail "no way out offered: $(cat "
 	--instance node-a:9400 --job simrec 2>"$tmp/err" || fail "continuing after the newest sample: $(cat "$tmp/err")"
 n=$(rows "$d" 'DCGM_FI_DEV_GPU_TEMP{gpu="0",instance="node-a:9400"}' | wc -l)
 [ "$n" = $((7201 + 61)) ] || fail "after continuing: $n samples, want $((7201 + 61))"
+# A window reaching into the stored samples from before them (an agent ran
+# first): the part before the first stored sample is recorded and merged
+# into the same series, which stay one series per GPU, in time order.
+"$BIN" --sim "$tmp/fleet.scn" sim record --duration 2h --end 2026-07-03T11:00:00Z --storage.path "$d" \
+	--instance node-a:9400 --job simrec >"$tmp/back.out" 2>"$tmp/err" || fail "recording before stored samples: $(cat "$tmp/err")"
+grep -q 'from 2026-07-03T10:00:00Z (up to 2026-07-03T12:01:01Z);' "$tmp/err" &&
+	grep -q 'recording 2026-07-03T09:00:00Z to 2026-07-03T09:59:59Z, before them' "$tmp/err" ||
+	fail "recording before stored samples does not say so: $(cat "$tmp/err")"
+grep -q 'series {instance="node-a:9400", job="simrec"}' "$tmp/back.out" || fail "backfill summary: $(cat "$tmp/back.out")"
+rows "$d" 'DCGM_FI_DEV_GPU_TEMP{gpu="0",instance="node-a:9400"}' | cut -d, -f1 >"$tmp/times"
+n=$(wc -l <"$tmp/times")
+[ "$n" = $((3600 + 7201 + 61)) ] || fail "after recording before: $n samples, want $((3600 + 7201 + 61))"
+sort -n -c "$tmp/times" 2>/dev/null || fail "samples after recording before are not in time order"
+[ "$(head -1 "$tmp/times")" = $((start - 3600)) ] || fail "first sample $(head -1 "$tmp/times"), want $((start - 3600))"
+got=$(q 'count(count by (instance, UUID) (count_over_time(DCGM_FI_DEV_GPU_TEMP{job="simrec"}[4h])))')
+echo "$got" | grep -q '^{} => 4 @' || fail "GPUs by instance and UUID after recording before: $got (want 2 of node-a, 2 of node-b)"
+"$BIN" export --storage.path "$d" --format csv | grep -q 'backfill' && fail "the temporary instance name is left in the store"
 
 # --- the agent serves the recorded history -------------------------------------------
 if command -v curl >/dev/null && command -v python3 >/dev/null; then

@@ -318,6 +318,70 @@ static void test_capture_scenario(void)
 	gw_nvml_close(nv);
 }
 
+/* The UUIDs of a spec's GPUs, joined by spaces; "" when it does not open. */
+static void uuids_of(const char *spec, char *out, size_t len)
+{
+	struct gw_err err;
+	out[0] = '\0';
+	struct gw_nvml *nv = open_sim(spec, &err);
+	CHECK(nv != NULL);
+	if (!nv)
+		return;
+	struct gw_gpu *g = NULL;
+	unsigned int n = 0;
+	CHECK_INT_EQ(gw_nvml_gpus_list(nv, &g, &n, &err), 0);
+	size_t w = 0;
+	for (unsigned int i = 0; i < n && w < len; i++)
+		w += (size_t)snprintf(out + w, len - w, "%s%s", i ? " " : "", g[i].uuid);
+	free(g);
+	gw_nvml_close(nv);
+}
+
+/*
+ * A UUID names one board: the same board index of two models, or the same
+ * model on two simulated hosts, must not share one (a store counting GPUs
+ * by UUID would merge them), while the same spec gives the same UUIDs.
+ */
+static void test_uuid_per_model_and_host(void)
+{
+	char h200[128], h100[128], a100[128], mixed[256], again[256], host_a[128], host_b[128], host_a2[128];
+	uuids_of("1xH200", h200, sizeof(h200));
+	uuids_of("1xH100", h100, sizeof(h100));
+	uuids_of("1xA100", a100, sizeof(a100));
+	CHECK_INT_EQ(strlen(h200), 40);
+	CHECK(strcmp(h200, h100) != 0);
+	CHECK(strcmp(h200, a100) != 0);
+	CHECK(strcmp(h100, a100) != 0);
+	uuids_of("1xH200,1xH100,1xA100", mixed, sizeof(mixed));
+	uuids_of("1xH200,1xH100,1xA100", again, sizeof(again));
+	CHECK_STR_EQ(mixed, again);
+	CHECK_INT_EQ(strlen(mixed), 3 * 40 + 2);
+	CHECK(strncmp(mixed, mixed + 41, 40) != 0 && strncmp(mixed, mixed + 82, 40) != 0 &&
+	      strncmp(mixed + 41, mixed + 82, 40) != 0);
+	uuids_of("1xH200,host=node-a", host_a, sizeof(host_a));
+	uuids_of("1xH200,host=node-b", host_b, sizeof(host_b));
+	uuids_of("1xH200,host=node-a", host_a2, sizeof(host_a2));
+	CHECK(strcmp(host_a, host_b) != 0);
+	CHECK(strcmp(host_a, h200) != 0);
+	CHECK_STR_EQ(host_a, host_a2);
+
+	/* A scenario's [sim] host does the same; a pinned uuid stays as written. */
+	char dir[] = "/tmp/gw_sim_host_XXXXXX", path[256], pinned[128];
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/h.scn", dir);
+	write_file(path, "[sim]\nhost = node-a\n[gpu 0]\nmodel = H200\n[gpu 1]\nmodel = H200\n"
+			 "uuid = GPU-11111111-2222-3333-4444-555555555555\n");
+	uuids_of(path, pinned, sizeof(pinned));
+	CHECK(strncmp(pinned, host_a, 40) == 0);
+	CHECK_STR_EQ(pinned + 41, "GPU-11111111-2222-3333-4444-555555555555");
+	unlink(path);
+	rmdir(dir);
+
+	struct gw_err err;
+	CHECK(open_sim("1xH200,host=no spaces", &err) == NULL);
+	CHECK(strstr(err.msg, "is not a host name") != NULL);
+}
+
 int main(void)
 {
 	RUN(test_spec_errors);
@@ -327,5 +391,6 @@ int main(void)
 	RUN(test_aliases_and_identity);
 	RUN(test_determinism);
 	RUN(test_capture_scenario);
+	RUN(test_uuid_per_model_and_host);
 	return harness_done();
 }

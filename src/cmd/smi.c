@@ -1,5 +1,5 @@
 /*
- * smi.c - `gpuwatch smi`: nvidia-smi's table, -L, --query-gpu and
+ * smi.c - `gpuwatch smi`: nvidia-smi's table, -L, -q (-d), --query-gpu and
  * --query-compute-apps, with -i, -l/-lms and -f, and nvidia-smi's messages
  * and exit codes. Options are parsed before NVML is touched, so help and
  * argument errors cost nothing.
@@ -8,12 +8,13 @@
 #include "cmd/smi_apps.h"
 #include "cmd/smi_collect.h"
 #include "cmd/smi_query.h"
+#include "cmd/smi_report.h"
 #include "cmd/smi_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum smi_mode { M_TABLE, M_LIST, M_QUERY_GPU, M_QUERY_APPS };
+enum smi_mode { M_TABLE, M_LIST, M_QUERY_GPU, M_QUERY_APPS, M_REPORT };
 
 struct smi_opts {
 	enum smi_mode mode;
@@ -23,6 +24,7 @@ struct smi_opts {
 	const char *query;    /* field list */
 	const char *format;   /* --format */
 	int modes;            /* how many mode options were given */
+	unsigned int display; /* -d: GW_SMI_D_* sections of -q; 0 = not given */
 };
 
 static const char invalid_args[] = "Invalid combination of input arguments. Please run 'gpuwatch smi -h' for help.\n";
@@ -34,6 +36,13 @@ static void usage(FILE *out)
 	      "    -h,   --help                Print usage information and exit.\n"
 	      "    -L,   --list-gpus           Display a list of GPUs connected to the system.\n"
 	      "    <no arguments>              Show a summary of GPUs connected to the system.\n"
+	      "    -q,   --query               Display GPU info (nvidia-smi's full report).\n"
+	      "    -d,   --display=            With -q, display only selected information: MEMORY,\n"
+	      "                                UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, COMPUTE,\n"
+	      "                                PIDS, PERFORMANCE, SUPPORTED_CLOCKS, PAGE_RETIREMENT,\n"
+	      "                                ACCOUNTING, ENCODER_STATS, SUPPORTED_GPU_TARGET_TEMP,\n"
+	      "                                VOLTAGE, FBC_STATS, ROW_REMAPPER, GSP_FIRMWARE_VERSION,\n"
+	      "                                POWER_SMOOTHING, POWER_PROFILES (comma separated).\n"
 	      "    -i,   --id=                 Target specific GPUs: an index, a UUID or a PCI bus id,\n"
 	      "                                or a comma separated list of them.\n"
 	      "    -f,   --filename=           Log to a specified file, rather than to stdout.\n"
@@ -87,6 +96,12 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 			return GW_EXIT_OK;
 		} else if (strcmp(a, "-L") == 0 || strcmp(a, "--list-gpus") == 0) {
 			o->mode = M_LIST, o->modes++;
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--query") == 0) {
+			o->mode = M_REPORT, o->modes++;
+		} else if (is_opt(a, "--display", "-d")) {
+			const char *s = opt_value(argc, argv, &i, "--display", "-d");
+			if (!s || gw_smi_display_parse(s, &o->display) != 0)
+				goto bad;
 		} else if (is_opt(a, "--query-gpu", NULL)) {
 			o->mode = M_QUERY_GPU, o->modes++;
 			if (!(o->query = opt_value(argc, argv, &i, "--query-gpu", NULL)))
@@ -127,7 +142,7 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 	}
 	if (o->modes > 1 || (o->format && o->mode != M_QUERY_GPU && o->mode != M_QUERY_APPS) ||
 	    ((o->mode == M_QUERY_GPU || o->mode == M_QUERY_APPS) && !o->format) ||
-	    (o->mode == M_LIST && o->interval_ms))
+	    (o->mode == M_LIST && o->interval_ms) || (o->display && o->mode != M_REPORT))
 		goto bad;
 	return -1;
 bad:
@@ -194,6 +209,18 @@ static int print_table(struct smi_run *r, const struct timespec *now)
 	return 0;
 }
 
+static void print_report(struct smi_run *r, const struct timespec *now)
+{
+	unsigned int n = 0;
+	for (unsigned int i = 0; i < r->count; i++)
+		n += r->sel[i];
+	gw_smi_report_head(r->out, r->nv, now, n);
+	for (unsigned int i = 0; i < r->count; i++)
+		if (r->sel[i] &&
+		    gw_smi_report_gpu(r->out, r->nv, &r->gpus[i], r->o.display ? r->o.display : GW_SMI_D_ALL) == GW_EGPULOST)
+			note_lost(r, i);
+}
+
 static void print_once(struct smi_run *r, bool first)
 {
 	struct timespec now;
@@ -215,6 +242,9 @@ static void print_once(struct smi_run *r, bool first)
 			if (r->sel[i] && gw_smi_query_row(r->out, r->qfields, r->nq, &r->fmt, &c) == GW_EGPULOST)
 				note_lost(r, i);
 		}
+		break;
+	case M_REPORT:
+		print_report(r, &now);
 		break;
 	case M_QUERY_APPS:
 		if (first)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # gpuwatch on the simulator's scenario for each real nvidia-smi capture must
 # print what nvidia-smi printed: the default table (date line aside), the
-# query-compute-apps CSV (timestamps aside), -L, and the dmon and pmon
-# sections. Each capture maps to the simulator scenario written for it,
+# query-compute-apps CSV (timestamps aside), -L, the full -q report
+# (Timestamp line aside), and the dmon and pmon sections. Each capture maps to the simulator scenario written for it,
 #   $GW_TEST_DATA/data/scenarios/<model>-<idle|load>.scn
 # nvidia-smi took each section at its own moment, so a section may have an
 # overlay that includes the base and pins what changed by then:
-#   <model>-<idle|load>.<table|apps|mon>.scn    (mon: dmon and pmon)
+#   <model>-<idle|load>.<table|apps|q|mon>.scn    (q: smi -q; mon: dmon and pmon)
 # The mon overlays use the simulator's step clock (one virtual second
 # per poll) and per-second pinned sequences (docs/SIMULATOR.md).
 # Skips (77) when the captures or the scenarios are not there.
@@ -54,6 +54,9 @@ check_state() { # CAPTURE STATE SCENARIO OUTDIR
 	"$BIN" --sim "$(scn "$base" apps)" smi --format=csv \
 		--query-compute-apps=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,process_name,used_gpu_memory \
 		2>/dev/null | sed 's/^[^,]*, //' >"$d/apps.got"
+	section "$cap" "$st :: query (-q)" | grep -v '^Timestamp  ' >"$d/q.want"
+	"$BIN" --sim "$(scn "$base" q)" smi -q 2>/dev/null | grep -v '^Timestamp  ' |
+		sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$d/q.got"
 	section "$cap" "$st :: pmon" >"$d/pmon.want"
 	"$BIN" --sim "$(scn "$base" mon)" pmon -c 5 >"$d/pmon.got" 2>/dev/null &
 	section "$cap" "$st :: dmon" >"$d/dmon.want"
@@ -84,7 +87,7 @@ done
 wait
 for d in "$tmp"/*; do
 	[ -d "$d" ] || continue
-	for what in table apps pmon dmon; do
+	for what in table apps q pmon dmon; do
 		compare "$(basename "$d") $what" "$d/$what.want" "$d/$what.got"
 		checked=$((checked + 1))
 	done

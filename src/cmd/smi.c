@@ -211,10 +211,8 @@ static int print_table(struct smi_run *r, const struct timespec *now)
 
 static void print_report(struct smi_run *r, const struct timespec *now)
 {
-	unsigned int n = 0;
-	for (unsigned int i = 0; i < r->count; i++)
-		n += r->sel[i];
-	gw_smi_report_head(r->out, r->nv, now, n);
+	/* "Attached GPUs" counts the system's GPUs, also when -i picks some */
+	gw_smi_report_head(r->out, r->nv, now, r->count);
 	for (unsigned int i = 0; i < r->count; i++)
 		if (r->sel[i] &&
 		    gw_smi_report_gpu(r->out, r->nv, &r->gpus[i], r->o.display ? r->o.display : GW_SMI_D_ALL) == GW_EGPULOST)

@@ -1,5 +1,5 @@
 /*
- * smi.c - `gpuwatch smi`: nvidia-smi's table, -L, -q (-d), --query-gpu and
+ * smi.c - `gpuwatch smi`: nvidia-smi's table, -L, -q (-d, -x), --query-gpu and
  * --query-compute-apps, with -i, -l/-lms and -f, and nvidia-smi's messages
  * and exit codes. Options are parsed before NVML is touched, so help and
  * argument errors cost nothing.
@@ -25,6 +25,7 @@ struct smi_opts {
 	const char *format;   /* --format */
 	int modes;            /* how many mode options were given */
 	unsigned int display; /* -d: GW_SMI_D_* sections of -q; 0 = not given */
+	bool xml;             /* -x: -q as XML */
 };
 
 static const char invalid_args[] = "Invalid combination of input arguments. Please run 'gpuwatch smi -h' for help.\n";
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 	      "    -L,   --list-gpus           Display a list of GPUs connected to the system.\n"
 	      "    <no arguments>              Show a summary of GPUs connected to the system.\n"
 	      "    -q,   --query               Display GPU info (nvidia-smi's full report).\n"
+	      "    -x,   --xml-format          With -q, produce XML output.\n"
 	      "    -d,   --display=            With -q, display only selected information: MEMORY,\n"
 	      "                                UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, COMPUTE,\n"
 	      "                                PIDS, PERFORMANCE, SUPPORTED_CLOCKS, PAGE_RETIREMENT,\n"
@@ -98,6 +100,8 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 			o->mode = M_LIST, o->modes++;
 		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--query") == 0) {
 			o->mode = M_REPORT, o->modes++;
+		} else if (strcmp(a, "-x") == 0 || strcmp(a, "--xml-format") == 0) {
+			o->xml = true;
 		} else if (is_opt(a, "--display", "-d")) {
 			const char *s = opt_value(argc, argv, &i, "--display", "-d");
 			if (!s || gw_smi_display_parse(s, &o->display) != 0)
@@ -142,7 +146,8 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 	}
 	if (o->modes > 1 || (o->format && o->mode != M_QUERY_GPU && o->mode != M_QUERY_APPS) ||
 	    ((o->mode == M_QUERY_GPU || o->mode == M_QUERY_APPS) && !o->format) ||
-	    (o->mode == M_LIST && o->interval_ms) || (o->display && o->mode != M_REPORT))
+	    (o->mode == M_LIST && o->interval_ms) || (o->display && o->mode != M_REPORT) ||
+	    (o->xml && (o->mode != M_REPORT || o->display)))
 		goto bad;
 	return -1;
 bad:
@@ -212,11 +217,12 @@ static int print_table(struct smi_run *r, const struct timespec *now)
 static void print_report(struct smi_run *r, const struct timespec *now)
 {
 	/* "Attached GPUs" counts the system's GPUs, also when -i picks some */
-	gw_smi_report_head(r->out, r->nv, now, r->count);
+	unsigned int display = r->o.display ? r->o.display : GW_SMI_D_ALL;
+	gw_smi_report_head(r->out, r->nv, now, r->count, r->o.xml);
 	for (unsigned int i = 0; i < r->count; i++)
-		if (r->sel[i] &&
-		    gw_smi_report_gpu(r->out, r->nv, &r->gpus[i], r->o.display ? r->o.display : GW_SMI_D_ALL) == GW_EGPULOST)
+		if (r->sel[i] && gw_smi_report_gpu(r->out, r->nv, &r->gpus[i], display, r->o.xml) == GW_EGPULOST)
 			note_lost(r, i);
+	gw_smi_report_tail(r->out, r->o.xml);
 }
 
 static void print_once(struct smi_run *r, bool first)

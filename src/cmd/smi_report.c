@@ -58,12 +58,20 @@ void gw_smi_rep_kvw(struct gw_smi_rep *r, int depth, int width, const char *labe
 	va_start(ap, fmt);
 	vsnprintf(v, sizeof(v), fmt, ap);
 	va_end(ap);
+	if (r->xml) {
+		gw_smi_rep_xml_kv(r, depth, label, v);
+		return;
+	}
 	int pad = width - depth * 4 - (int)strlen(label);
 	fprintf(r->out, "%*s%s%*s: %s\n", depth * 4, "", label, pad > 0 ? pad : 0, "", v);
 }
 
 void gw_smi_rep_head(struct gw_smi_rep *r, int depth, const char *label)
 {
+	if (r->xml) {
+		gw_smi_rep_xml_head(r, depth, label);
+		return;
+	}
 	fprintf(r->out, "%*s%s\n", depth * 4, "", label);
 }
 
@@ -344,13 +352,17 @@ static const struct {
 	{gw_smi_rep_capabilities, 0},
 };
 
-void gw_smi_report_head(FILE *out, struct gw_nvml *nv, const struct timespec *now, unsigned int attached)
+void gw_smi_report_head(FILE *out, struct gw_nvml *nv, const struct timespec *now, unsigned int attached, bool xml)
 {
-	struct gw_smi_rep r = {.out = out, .nv = nv};
+	struct gw_smi_rep r = {.out = out, .nv = nv, .xml = xml};
 	char stamp[64], drv[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
 	struct tm tm = gw_smi_localtime(now);
 	strftime(stamp, sizeof(stamp), "%a %b %e %H:%M:%S %Y", &tm);
-	fputs("\n==============NVSMI LOG==============\n\n", out);
+	if (xml)
+		fputs("<?xml version=\"1.0\" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n<nvidia_smi_log>\n",
+		      out);
+	else
+		fputs("\n==============NVSMI LOG==============\n\n", out);
 	kv(&r, 0, "Timestamp", "%s", stamp);
 	nvmlReturn_t ret = NV(&r, nvmlSystemGetDriverVersion, drv, sizeof(drv));
 	kv(&r, 0, "Driver Version", "%s", ret == NVML_SUCCESS ? drv : vtext(&r, ret));
@@ -360,23 +372,41 @@ void gw_smi_report_head(FILE *out, struct gw_nvml *nv, const struct timespec *no
 		kv(&r, 0, "CUDA Version", "%d.%d", cuda / 1000, cuda % 1000 / 10);
 	else
 		kv(&r, 0, "CUDA Version", "%s", vtext(&r, ret));
-	fputc('\n', out);
+	if (!xml)
+		fputc('\n', out);
 	kv(&r, 0, "Attached GPUs", "%u", attached);
 }
 
-int gw_smi_report_gpu(FILE *out, struct gw_nvml *nv, const struct gw_gpu *gpu, unsigned int display)
+int gw_smi_report_gpu(FILE *out, struct gw_nvml *nv, const struct gw_gpu *gpu, unsigned int display, bool xml)
 {
-	struct gw_smi_rep r = {.out = out, .nv = nv, .gpu = gpu, .d = gpu->dev};
+	struct gw_smi_rep r = {.out = out, .nv = nv, .gpu = gpu, .d = gpu->dev, .xml = xml};
 	char drv[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
 	if (nv->simulated && nv->lib)
 		*(void **)&r.sim_info = dlsym(nv->lib, "gwsim_device_info");
 	if (NV(&r, nvmlSystemGetDriverVersion, drv, sizeof(drv)) == NVML_SUCCESS)
 		r.driver_major = (unsigned int)strtoul(drv, NULL, 10);
 	r.arch_ret = NV(&r, nvmlDeviceGetArchitecture, r.d, &r.arch);
-	fprintf(out, "GPU %s\n", gpu->bus_id);
+	if (xml) {
+		fputs("\t<gpu id=\"", out);
+		gw_smi_rep_xml_text(out, gpu->bus_id);
+		fputs("\">\n", out);
+	} else {
+		fprintf(out, "GPU %s\n", gpu->bus_id);
+	}
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (display == GW_SMI_D_ALL || (sections[i].display & display))
 			sections[i].fn(&r);
-	fputc('\n', out);
+	if (xml) {
+		gw_smi_rep_xml_close(&r, 0);
+		fputs("\t</gpu>\n", out);
+	} else {
+		fputc('\n', out);
+	}
 	return r.lost ? GW_EGPULOST : 0;
+}
+
+void gw_smi_report_tail(FILE *out, bool xml)
+{
+	if (xml)
+		fputs("</nvidia_smi_log>\n", out);
 }

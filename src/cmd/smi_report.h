@@ -15,6 +15,7 @@
 
 #include "nvml/binding.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -41,10 +42,17 @@ enum gw_smi_display_bit {
  * unknown name (case-insensitive, as nvidia-smi). */
 int gw_smi_display_parse(const char *list, unsigned int *mask);
 
+/*
+ * The report is head, one gpu block per GPU, tail. xml: nvidia-smi's -x
+ * form of the same values (<nvidia_smi_log>, nvsmi_device_v12.dtd names).
+ */
 /* The log banner, timestamp, driver and CUDA versions and GPU count. */
-void gw_smi_report_head(FILE *out, struct gw_nvml *nv, const struct timespec *now, unsigned int attached);
+void gw_smi_report_head(FILE *out, struct gw_nvml *nv, const struct timespec *now, unsigned int attached, bool xml);
 
 /* One GPU's block. Returns 0, or GW_EGPULOST when the GPU fell off the bus. */
-int gw_smi_report_gpu(FILE *out, struct gw_nvml *nv, const struct gw_gpu *gpu, unsigned int display);
+int gw_smi_report_gpu(FILE *out, struct gw_nvml *nv, const struct gw_gpu *gpu, unsigned int display, bool xml);
+
+/* What closes the report (XML's root element). */
+void gw_smi_report_tail(FILE *out, bool xml);
 
 #endif

@@ -449,6 +449,11 @@ void gw_smi_rep_processes(struct gw_smi_rep *r)
 	int rc = gw_procs_list(r->nv, r->d, &p);
 	if (rc == GW_EGPULOST)
 		r->lost = true;
+	if (rc == 0 && p.n == 0 && r->xml) {
+		head(r, 1, "Processes"); /* XML: an empty element */
+		gw_procs_release(&p);
+		return;
+	}
 	if (rc != 0 || p.n == 0) {
 		kv(r, 1, "Processes", "%s", rc == 0 ? "None" : "N/A");
 		gw_procs_release(&p);
@@ -456,17 +461,21 @@ void gw_smi_rep_processes(struct gw_smi_rep *r)
 	}
 	gw_procs_sort_pid(&p);
 	head(r, 1, "Processes");
+	/* XML wraps each process in <process_info>, its fields all one level down */
+	int d = r->xml ? 3 : 2;
 	for (size_t i = 0; i < p.n; i++) {
 		const struct gw_proc *q = &p.v[i];
+		if (r->xml)
+			head(r, 2, "process_info");
 		if (q->gi == GW_PROC_ID_NONE)
-			pkv(r, 2, "GPU instance ID", "N/A");
+			pkv(r, d, "GPU instance ID", "N/A");
 		else
-			pkv(r, 2, "GPU instance ID", "%u", q->gi);
+			pkv(r, d, "GPU instance ID", "%u", q->gi);
 		if (q->ci == GW_PROC_ID_NONE)
-			pkv(r, 2, "Compute instance ID", "N/A");
+			pkv(r, d, "Compute instance ID", "N/A");
 		else
-			pkv(r, 2, "Compute instance ID", "%u", q->ci);
-		pkv(r, 2, "Process ID", "%u", q->pid);
+			pkv(r, d, "Compute instance ID", "%u", q->ci);
+		pkv(r, d, "Process ID", "%u", q->pid);
 		pkv(r, 3, "Type", "%s", q->compute && q->graphics ? "C+G" : q->compute ? "C" : "G");
 		pkv(r, 3, "Name", "%s", q->name[0] ? q->name : "N/A");
 		if (q->mem_valid)

@@ -20,6 +20,7 @@
 /* Column where nvidia-smi puts ": " (the process block uses a narrower one). */
 #define GW_SMI_REP_WIDTH 55
 #define GW_SMI_REP_PROC_WIDTH 42
+#define GW_SMI_REP_MAX_DEPTH 6 /* heading levels under a GPU */
 
 struct gw_smi_rep {
 	FILE *out;
@@ -31,6 +32,10 @@ struct gw_smi_rep {
 	unsigned int driver_major; /* 590, 595: lines come and go with the driver */
 	int (*sim_info)(unsigned int gpu, const char *key, char *buf, unsigned int len); /* simulator only */
 	bool lost;
+	bool xml; /* -x: write XML (smi_report_xml.c) */
+	/* XML: the heading open at each depth (its text label, "" when none) and its element */
+	char xml_open[GW_SMI_REP_MAX_DEPTH][64];
+	char xml_tag[GW_SMI_REP_MAX_DEPTH][96];
 };
 
 /* Call an optional NVML function; an absent one answers FUNCTION_NOT_FOUND. */
@@ -43,6 +48,10 @@ const char *gw_smi_rep_vtext(struct gw_smi_rep *r, nvmlReturn_t ret);
 const char *gw_smi_rep_info(struct gw_smi_rep *r, const char *key, char *buf, size_t n);
 void gw_smi_rep_kv_uint(struct gw_smi_rep *r, int depth, const char *label, nvmlReturn_t ret, unsigned int v,
 			const char *unit);
+void gw_smi_rep_xml_head(struct gw_smi_rep *r, int depth, const char *label);
+void gw_smi_rep_xml_kv(struct gw_smi_rep *r, int depth, const char *label, const char *value);
+void gw_smi_rep_xml_close(struct gw_smi_rep *r, int depth);
+void gw_smi_rep_xml_text(FILE *out, const char *v);
 nvmlReturn_t gw_smi_rep_field(struct gw_smi_rep *r, unsigned int id, unsigned int scope, long long *v);
 
 #define kv(r, depth, label, ...) gw_smi_rep_kvw(r, depth, GW_SMI_REP_WIDTH, label, __VA_ARGS__)

@@ -5,6 +5,10 @@
 # with the table below (display type -> top-level sections), so a -d that
 # prints too much, too little or differently fails. An unknown type, or -d
 # without -q, is nvidia-smi's "Invalid combination" error (exit 2).
+#
+# smi -q -x: nvidia-smi's XML of the same report. xmllint (libxml2-utils)
+# checks it is well-formed; it must hold one element per value line of the
+# text report, and the values of a set of fields must equal the text's.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 SCN=${GW_TEST_DATA:-tests}/data/scenarios
@@ -86,7 +90,8 @@ check_scenario "2xH200:training,1xL40S:inference,clock=manual,seed=3" fleet
 
 # errors: nvidia-smi's message and exit code 2
 want="Invalid combination of input arguments. Please run 'gpuwatch smi -h' for help."
-for args in "-q -d BOGUS" "-q -d MEMORY,BOGUS" "-q -d" "-q -d ,MEMORY" "-d MEMORY" "--query-gpu=name --format=csv -d MEMORY"; do
+for args in "-q -d BOGUS" "-q -d MEMORY,BOGUS" "-q -d" "-q -d ,MEMORY" "-d MEMORY" "--query-gpu=name --format=csv -d MEMORY" \
+	"-x" "-L -x" "-q -x -d MEMORY"; do
 	# shellcheck disable=SC2086
 	out=$("$BIN" --sim 1xH200 smi $args 2>/dev/null)
 	rc=$?
@@ -98,6 +103,93 @@ done
 "$BIN" --sim 2xH200,clock=manual smi -q -i 1 2>/dev/null >"$tmp/one"
 grep -q '^Attached GPUs  *: 2$' "$tmp/one" || fail "-q -i 1: Attached GPUs is not 2"
 [ "$(grep -c '^GPU ' "$tmp/one")" = 1 ] || fail "-q -i 1: not exactly one GPU block"
+
+# ---- -x -q ----
+# text value of PATH ("Temperature/GPU Current Temp") in the first GPU of a -q report
+text_value() {
+	awk -v want="$2" '
+		/^GPU / { gpu++; next }
+		gpu != 1 { next }
+		{
+			match($0, /^ */); d = RLENGTH / 4
+			line = substr($0, RLENGTH + 1)
+			label = line; sub(/ *: .*$/, "", label); sub(/ *$/, "", label)
+			path[d] = label
+			p = path[1]; for (i = 2; i <= d; i++) p = p "/" path[i]
+			if (p == want && index(line, ": ")) { sub(/^[^:]*: /, "", line); print line; exit }
+		}
+	' "$1"
+}
+
+check_xml() { # SPEC NAME
+	local spec=$1 name=$2
+	"$BIN" --sim "$spec" smi -q 2>/dev/null >"$tmp/$name.txt"
+	"$BIN" --sim "$spec" smi -q -x 2>/dev/null >"$tmp/$name.xml"
+	if ! xmllint --noout "$tmp/$name.xml"; then
+		fail "$name: -x -q is not well-formed XML"
+		return
+	fi
+	head -3 "$tmp/$name.xml" | tr '\n' '|' | grep -q '^<?xml version="1.0" ?>|<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">|<nvidia_smi_log>|$' ||
+		fail "$name: XML prolog differs from nvidia-smi's"
+	# one element per "label : value" line (Processes: None is an empty element)
+	local nt nx
+	nt=$(grep -c ' : ' "$tmp/$name.txt")
+	nt=$((nt - $(grep -c '^    Processes  *: None$' "$tmp/$name.txt")))
+	nx=$(grep -Ec '^'$'\t''*<([a-zA-Z0-9_]+)>[^<]*</\1>$' "$tmp/$name.xml")
+	[ "$nt" = "$nx" ] || fail "$name: $nt value lines in -q, $nx value elements in -x"
+	local pair path xp want got
+	for pair in \
+		"Driver Version|/nvidia_smi_log/driver_version" \
+		"Attached GPUs|/nvidia_smi_log/attached_gpus" \
+		"Product Name|//gpu[1]/product_name" \
+		"Product Architecture|//gpu[1]/product_architecture" \
+		"GPU UUID|//gpu[1]/uuid" \
+		"GPU PDI|//gpu[1]/pdi" \
+		"VBIOS Version|//gpu[1]/vbios_version" \
+		"Board ID|//gpu[1]/board_id" \
+		"MIG Mode/Current|//gpu[1]/mig_mode/current_mig" \
+		"PCI/Bus Id|//gpu[1]/pci/pci_bus_id" \
+		"PCI/Device Id|//gpu[1]/pci/pci_device_id" \
+		"PCI/GPU Link Info/PCIe Generation/Max|//gpu[1]/pci/pci_gpu_link_info/pcie_gen/max_link_gen" \
+		"PCI/GPU Link Info/Link Width/Current|//gpu[1]/pci/pci_gpu_link_info/link_widths/current_link_width" \
+		"PCI/Tx Throughput|//gpu[1]/pci/tx_util" \
+		"Performance State|//gpu[1]/performance_state" \
+		"Clocks Event Reasons/Idle|//gpu[1]/clocks_event_reasons/clocks_event_reason_gpu_idle" \
+		"FB Memory Usage/Total|//gpu[1]/fb_memory_usage/total" \
+		"FB Memory Usage/Used|//gpu[1]/fb_memory_usage/used" \
+		"BAR1 Memory Usage/Free|//gpu[1]/bar1_memory_usage/free" \
+		"Utilization/GPU|//gpu[1]/utilization/gpu_util" \
+		"Utilization/Memory|//gpu[1]/utilization/memory_util" \
+		"ECC Mode/Current|//gpu[1]/ecc_mode/current_ecc" \
+		"Retired Pages/Double Bit ECC|//gpu[1]/retired_pages/double_bit_retirement/retired_count" \
+		"Temperature/GPU Current Temp|//gpu[1]/temperature/gpu_temp" \
+		"GPU Power Readings/Average Power Draw|//gpu[1]/gpu_power_readings/average_power_draw" \
+		"GPU Power Readings/Max Power Limit|//gpu[1]/gpu_power_readings/max_power_limit" \
+		"Clocks/Graphics|//gpu[1]/clocks/graphics_clock" \
+		"Max Clocks/Memory|//gpu[1]/max_clocks/mem_clock" \
+		"Capabilities/EGM|//gpu[1]/capabilities/egm"; do
+		path=${pair%%|*}
+		xp=${pair#*|}
+		case $path in
+		"Driver Version" | "Attached GPUs") want=$(sed -n "s/^$path  *: //p" "$tmp/$name.txt") ;;
+		*) want=$(text_value "$tmp/$name.txt" "$path") ;;
+		esac
+		got=$(xmllint --xpath "string($xp)" "$tmp/$name.xml" 2>/dev/null)
+		[ -n "$want" ] && [ "$want" = "$got" ] || fail "$name -x $xp: \"$got\", -q $path: \"$want\""
+	done
+	[ "$(xmllint --xpath 'count(//gpu[1]/processes/process_info)' "$tmp/$name.xml")" = \
+		"$(awk '/^GPU /{g++} g==1 && /^        Process ID /' "$tmp/$name.txt" | wc -l)" ] ||
+		fail "$name: -x process_info count differs from -q's processes"
+}
+
+if command -v xmllint >/dev/null; then
+	check_xml "$SCN/h200-load.q.scn" h200-load
+	check_xml "$SCN/rtx2080-idle.q.scn" rtx2080-idle
+	check_xml "$SCN/l40s-idle.q.scn" l40s-idle
+	check_xml "2xH200:training,1xL40S:inference,clock=manual,seed=3" fleet
+else
+	echo "skipped -x: xmllint not installed (scripts/deps.sh installs libxml2-utils)"
+fi
 
 [ "$fails" = 0 ] || exit 1
 echo "ok"

@@ -38,7 +38,13 @@ run_one() { # SCENARIO OUTDIR
 	"$BIN" --sim "$s" smi --query-gpu="$QUERY_GPU" --format=csv 2>/dev/null | sed 's/^[^,]*, //' >"$d/query-gpu.txt"
 	"$BIN" --sim "$s" smi --query-compute-apps="$QUERY_APPS" --format=csv 2>/dev/null |
 		sed 's/^[^,]*, //' >"$d/query-apps.txt"
-	"$BIN" --sim "$s" smi -q 2>/dev/null | grep -v '^Timestamp  ' >"$d/q.txt"
+	# -q makes ~150 NVML calls: on a step clock a slow run (sanitizers, a
+	# loaded machine) can pause 200 ms among them and read two seconds
+	if grep -Eq '^[[:space:]]*clock[[:space:]]*=[[:space:]]*step' "$s"; then
+		: >"$d/q.skip"
+	else
+		"$BIN" --sim "$s" smi -q 2>/dev/null | grep -v '^Timestamp  ' >"$d/q.txt"
+	fi
 	"$BIN" --sim "$s" dmon -c 3 -s pucvmet >"$d/dmon.txt" 2>/dev/null &
 	"$BIN" --sim "$s" pmon -c 3 >"$d/pmon.txt" 2>/dev/null &
 	wait
@@ -64,6 +70,7 @@ for d in "$tmp"/*/; do
 	name=$(basename "$d")
 	for what in table list query-gpu query-apps q dmon pmon; do
 		got=$d$what.txt
+		[ -e "$d$what.skip" ] && continue
 		want=$GOLD/$name.$what.txt
 		if [ "$update" = 1 ]; then
 			mkdir -p "$GOLD"

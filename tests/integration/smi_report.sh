@@ -104,6 +104,21 @@ done
 grep -q '^Attached GPUs  *: 2$' "$tmp/one" || fail "-q -i 1: Attached GPUs is not 2"
 [ "$(grep -c '^GPU ' "$tmp/one")" = 1 ] || fail "-q -i 1: not exactly one GPU block"
 
+# failing and unsupported calls: nvidia-smi's words for them, the rest of the report intact
+cat >"$tmp/fail.scn" <<SCN
+include = $(cd "$SCN" && pwd)/h200-idle.q.scn
+
+[gpu 0]
+fault = 0 fail nvmlDeviceGetPdi UNKNOWN
+fault = 0 fail nvmlDeviceGetFieldValues UNKNOWN
+unsupported = nvmlDeviceGetBrand
+SCN
+"$BIN" --sim "$tmp/fail.scn" smi -q >"$tmp/fail.txt" 2>/dev/null || fail "-q with failing calls: exit $?"
+grep -q '^    GPU PDI  *: Unknown Error$' "$tmp/fail.txt" || fail "-q: a failing nvmlDeviceGetPdi is not 'Unknown Error'"
+grep -q '^    Product Brand  *: N/A$' "$tmp/fail.txt" || fail "-q: an unsupported nvmlDeviceGetBrand is not N/A"
+grep -q '^        SW Power Capping  *: Unknown Error$' "$tmp/fail.txt" || fail "-q: failing field values are not 'Unknown Error'"
+grep -q '^    VBIOS Version  *: 96.00.A5.00.03$' "$tmp/fail.txt" || fail "-q: one failing call lost the other values"
+
 # ---- -x -q ----
 # text value of PATH ("Temperature/GPU Current Temp") in the first GPU of a -q report
 text_value() {

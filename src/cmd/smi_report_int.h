@@ -9,6 +9,7 @@
 #include "nvml/binding.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* NVML field id of the GPU recovery action (the fields table uses the same). */
@@ -54,11 +55,29 @@ void gw_smi_rep_xml_close(struct gw_smi_rep *r, int depth);
 void gw_smi_rep_xml_text(FILE *out, const char *v);
 nvmlReturn_t gw_smi_rep_field(struct gw_smi_rep *r, unsigned int id, unsigned int scope, long long *v);
 
+/* Short names for the section files. */
 #define kv(r, depth, label, ...) gw_smi_rep_kvw(r, depth, GW_SMI_REP_WIDTH, label, __VA_ARGS__)
-#define head gw_smi_rep_head
-#define vtext gw_smi_rep_vtext
-#define info gw_smi_rep_info
-#define kv_uint gw_smi_rep_kv_uint
+
+static inline void head(struct gw_smi_rep *r, int depth, const char *label)
+{
+	gw_smi_rep_head(r, depth, label);
+}
+
+static inline const char *vtext(struct gw_smi_rep *r, nvmlReturn_t ret)
+{
+	return gw_smi_rep_vtext(r, ret);
+}
+
+static inline const char *info(struct gw_smi_rep *r, const char *key, char *buf, size_t n)
+{
+	return gw_smi_rep_info(r, key, buf, n);
+}
+
+static inline void kv_uint(struct gw_smi_rep *r, int depth, const char *label, nvmlReturn_t ret, unsigned int v,
+			   const char *unit)
+{
+	gw_smi_rep_kv_uint(r, depth, label, ret, v, unit);
+}
 
 void gw_smi_rep_pci(struct gw_smi_rep *r);
 void gw_smi_rep_perf(struct gw_smi_rep *r);

@@ -1,22 +1,24 @@
 /*
- * smi.c - `gpuwatch smi`: nvidia-smi's table, -L, --query-gpu and the
- * record queries (--query-compute-apps, -accounted-apps, -retired-pages,
- * -remapped-rows), with -i, -l/-lms and -f, and nvidia-smi's messages and
- * exit codes; `smi topo` and `smi nvlink` go to smi_topo.c. Options are
- * parsed before NVML is touched, so help and argument errors cost nothing.
+ * smi.c - `gpuwatch smi`: nvidia-smi's table, -L, -q (-d, -x), --query-gpu
+ * and the record queries (--query-compute-apps, -accounted-apps,
+ * -retired-pages, -remapped-rows), with -i, -l/-lms and -f, and
+ * nvidia-smi's messages and exit codes; `smi topo` and `smi nvlink` go to
+ * smi_topo.c. Options are parsed before NVML is touched, so help and
+ * argument errors cost nothing.
  */
 #include "cmd/cmd.h"
 #include "cmd/smi_apps.h"
 #include "cmd/smi_args.h"
 #include "cmd/smi_collect.h"
 #include "cmd/smi_query.h"
+#include "cmd/smi_report.h"
 #include "cmd/smi_topo.h"
 #include "cmd/smi_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum smi_mode { M_TABLE, M_LIST, M_QUERY_GPU, M_QUERY_APPS };
+enum smi_mode { M_TABLE, M_LIST, M_QUERY_GPU, M_QUERY_APPS, M_REPORT };
 
 struct smi_opts {
 	enum smi_mode mode;
@@ -28,6 +30,8 @@ struct smi_opts {
 	int modes;            /* how many mode options were given */
 	const char *mode_opt; /* the option that chose the mode, for messages */
 	enum gw_smi_listq listq; /* M_QUERY_APPS: which record query */
+	unsigned int display; /* -d: GW_SMI_D_* sections of -q; 0 = not given */
+	bool xml;             /* -x: -q as XML */
 };
 
 /* The record queries: option, its help option. */
@@ -50,6 +54,14 @@ static void usage(FILE *out)
 	      "    -h,   --help                Print usage information and exit.\n"
 	      "    -L,   --list-gpus           Display a list of GPUs connected to the system.\n"
 	      "    <no arguments>              Show a summary of GPUs connected to the system.\n"
+	      "    -q,   --query               Display GPU info (nvidia-smi's full report).\n"
+	      "    -x,   --xml-format          With -q, produce XML output.\n"
+	      "    -d,   --display=            With -q, display only selected information: MEMORY,\n"
+	      "                                UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, COMPUTE,\n"
+	      "                                PIDS, PERFORMANCE, SUPPORTED_CLOCKS, PAGE_RETIREMENT,\n"
+	      "                                ACCOUNTING, ENCODER_STATS, SUPPORTED_GPU_TARGET_TEMP,\n"
+	      "                                VOLTAGE, FBC_STATS, ROW_REMAPPER, GSP_FIRMWARE_VERSION,\n"
+	      "                                POWER_SMOOTHING, POWER_PROFILES (comma separated).\n"
 	      "    -i,   --id=                 Target specific GPUs: an index, a UUID or a PCI bus id,\n"
 	      "                                or a comma separated list of them.\n"
 	      "    -f,   --filename=           Log to a specified file, rather than to stdout.\n"
@@ -104,7 +116,7 @@ static bool is_opt(const char *a, const char *lng, const char *shrt)
 static int set_mode(struct smi_opts *o, enum smi_mode m, const char *opt)
 {
 	if (o->modes++)
-		return gw_smi_badarg("%s with %s: one of -L, --query-gpu and --query-* at a time", opt, o->mode_opt);
+		return gw_smi_badarg("%s with %s: one of -L, -q, --query-gpu and --query-* at a time", opt, o->mode_opt);
 	o->mode = m;
 	o->mode_opt = opt;
 	return -1;
@@ -146,6 +158,19 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 			return GW_EXIT_OK;
 		} else if (strcmp(a, "-L") == 0 || strcmp(a, "--list-gpus") == 0) {
 			rc = set_mode(o, M_LIST, a);
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--query") == 0) {
+			rc = set_mode(o, M_REPORT, a);
+		} else if (strcmp(a, "-x") == 0 || strcmp(a, "--xml-format") == 0) {
+			o->xml = true;
+		} else if (is_opt(a, "--display", "-d")) {
+			const char *d = opt_value(argc, argv, &i, "--display", "-d");
+			if (!d)
+				rc = gw_smi_badarg("%s: needs a list of -q sections (MEMORY,TEMPERATURE,...)", a);
+			else if (gw_smi_display_parse(d, &o->display) != 0)
+				rc = gw_smi_badarg("-d %s: not a list of -q sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, "
+						   "POWER, CLOCK, COMPUTE, PIDS, PERFORMANCE, SUPPORTED_CLOCKS, PAGE_RETIREMENT, "
+						   "ACCOUNTING, ...)",
+						   d);
 		} else if (is_opt(a, "--query-gpu", NULL)) {
 			rc = set_mode(o, M_QUERY_GPU, "--query-gpu");
 			if (rc < 0 && !(o->query = opt_value(argc, argv, &i, "--query-gpu", NULL)))
@@ -185,6 +210,12 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 		return gw_smi_badarg("--format is needed with %s", o->mode_opt);
 	if (o->mode == M_LIST && o->interval_ms)
 		return gw_smi_badarg("-l/-lms do not apply to -L");
+	if (o->display && o->mode != M_REPORT)
+		return gw_smi_badarg("-d/--display: only with -q");
+	if (o->xml && o->mode != M_REPORT)
+		return gw_smi_badarg("-x/--xml-format: only with -q");
+	if (o->xml && o->display)
+		return gw_smi_badarg("-x with -d: the XML report is written whole; leave out -d");
 	return -1;
 }
 
@@ -247,6 +278,17 @@ static int print_table(struct smi_run *r, const struct timespec *now)
 	return 0;
 }
 
+static void print_report(struct smi_run *r, const struct timespec *now)
+{
+	/* "Attached GPUs" counts the system's GPUs, also when -i picks some */
+	unsigned int display = r->o.display ? r->o.display : GW_SMI_D_ALL;
+	gw_smi_report_head(r->out, r->nv, now, r->count, r->o.xml);
+	for (unsigned int i = 0; i < r->count; i++)
+		if (r->sel[i] && gw_smi_report_gpu(r->out, r->nv, &r->gpus[i], display, r->o.xml) == GW_EGPULOST)
+			note_lost(r, i);
+	gw_smi_report_tail(r->out, r->o.xml);
+}
+
 static void print_once(struct smi_run *r, bool first)
 {
 	struct timespec now;
@@ -268,6 +310,9 @@ static void print_once(struct smi_run *r, bool first)
 			if (r->sel[i] && gw_smi_query_row(r->out, r->qfields, r->nq, &r->fmt, &c) == GW_EGPULOST)
 				note_lost(r, i);
 		}
+		break;
+	case M_REPORT:
+		print_report(r, &now);
 		break;
 	case M_QUERY_APPS:
 		if (first)

@@ -37,10 +37,7 @@ static const struct {
 } theirs[] = {
     {"-B", "--list-excluded-gpus", NOT_YET},
     {"-col", "--columns", NOT_YET},
-    {"-q", "--query", NOT_YET},
     {"-u", "--unit", NOT_YET},
-    {"-x", "--xml-format", NOT_YET},
-    {"-d", "--display", NOT_YET},
     {NULL, "--dtd", NOT_YET},
     {NULL, "--debug", "NVIDIA's encrypted debug log"},
     {NULL, "--query-supported-clocks", NOT_YET},

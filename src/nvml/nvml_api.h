@@ -410,6 +410,129 @@ typedef struct {
 	nvmlGpmMetric_t metrics[GW_NVML_GPM_METRIC_MAX];
 } nvmlGpmMetricsGet_t;
 
+/* ---- what `smi -q` reads beyond the monitoring calls -------------------- */
+typedef int nvmlBrandType_t;
+#define NVML_BRAND_UNKNOWN 0
+#define NVML_BRAND_QUADRO 1
+#define NVML_BRAND_TESLA 2
+#define NVML_BRAND_NVS 3
+#define NVML_BRAND_GRID 4
+#define NVML_BRAND_GEFORCE 5
+#define NVML_BRAND_TITAN 6
+#define NVML_BRAND_NVIDIA_VAPPS 7
+#define NVML_BRAND_NVIDIA_VPC 8
+#define NVML_BRAND_NVIDIA_VCS 9
+#define NVML_BRAND_NVIDIA_VWS 10
+#define NVML_BRAND_NVIDIA_CLOUD_GAMING 11
+#define NVML_BRAND_QUADRO_RTX 12
+#define NVML_BRAND_NVIDIA_RTX 13
+#define NVML_BRAND_NVIDIA 14
+#define NVML_BRAND_GEFORCE_RTX 15
+#define NVML_BRAND_TITAN_RTX 16
+
+typedef int nvmlGpuVirtualizationMode_t;
+#define NVML_GPU_VIRTUALIZATION_MODE_NONE 0
+#define NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH 1
+#define NVML_GPU_VIRTUALIZATION_MODE_VGPU 2
+#define NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU 3
+#define NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA 4
+
+#define NVML_DEVICE_ADDRESSING_MODE_NONE 0
+#define NVML_DEVICE_ADDRESSING_MODE_HMM 1
+#define NVML_DEVICE_ADDRESSING_MODE_ATS 2
+typedef struct {
+	unsigned int version; /* GW_NVML_STRUCT_VERSION(nvmlDeviceAddressingMode_t, 1) */
+	unsigned int value;   /* NVML_DEVICE_ADDRESSING_MODE_* */
+} nvmlDeviceAddressingMode_t;
+
+typedef struct {
+	unsigned int version; /* GW_NVML_STRUCT_VERSION(nvmlPdi_t, 1) */
+	unsigned long long value; /* per-device identifier, stable across boots */
+} nvmlPdi_t;
+
+typedef struct {
+	unsigned int isC2cEnabled;
+} nvmlC2cModeInfo_v1_t;
+
+typedef struct {
+	unsigned int version; /* GW_NVML_STRUCT_VERSION(nvmlPciInfoExt_t, 1) */
+	unsigned int domain;
+	unsigned int bus;
+	unsigned int device;
+	unsigned int pciDeviceId;
+	unsigned int pciSubSystemId;
+	unsigned int baseClass; /* 0x3: display controller */
+	unsigned int subClass;  /* 0x0: VGA, 0x2: 3D */
+	char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfoExt_t;
+
+typedef struct {
+	unsigned int version; /* GW_NVML_STRUCT_VERSION(nvmlMarginTemperature_t, 1) */
+	int marginTemperature; /* C below the slowdown point ("T.Limit") */
+} nvmlMarginTemperature_t;
+
+typedef struct {
+	unsigned int sessionsCount;
+	unsigned int averageFPS;
+	unsigned int averageLatency; /* us */
+} nvmlFBCStats_t;
+
+typedef struct {
+	unsigned int version; /* GW_NVML_STRUCT_VERSION(nvmlEccSramErrorStatus_t, 1) */
+	unsigned long long aggregateUncParity;
+	unsigned long long aggregateUncSecDed;
+	unsigned long long aggregateCor;
+	unsigned long long volatileUncParity;
+	unsigned long long volatileUncSecDed;
+	unsigned long long volatileCor;
+	unsigned long long aggregateUncBucketL2;
+	unsigned long long aggregateUncBucketSm;
+	unsigned long long aggregateUncBucketPcie;
+	unsigned long long aggregateUncBucketMcu;
+	unsigned long long aggregateUncBucketOther;
+	unsigned int bThresholdExceeded;
+} nvmlEccSramErrorStatus_t;
+
+typedef struct {
+	unsigned int version; /* GW_NVML_STRUCT_VERSION(nvmlRepairStatus_t, 1) */
+	unsigned int bChannelRepairPending;
+	unsigned int bTpcRepairPending;
+} nvmlRepairStatus_t;
+
+#define NVML_GPU_FABRIC_UUID_LEN 16
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED 1
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS 2
+#define NVML_GPU_FABRIC_STATE_COMPLETED 3
+typedef struct {
+	unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlReturn_t status; /* of the registration, once COMPLETED */
+	unsigned int cliqueId;
+	unsigned char state; /* NVML_GPU_FABRIC_STATE_* */
+} nvmlGpuFabricInfo_t;
+
+#define NVML_DEV_CAP_EGM 0x1U /* extended GPU memory */
+typedef struct {
+	unsigned int version; /* GW_NVML_STRUCT_VERSION(nvmlDeviceCapabilities_t, 1) */
+	unsigned int capMask;
+} nvmlDeviceCapabilities_t;
+
+#define NVML_GSP_FIRMWARE_VERSION_BUF_SIZE 0x40
+
+/* Power scopes: the scopeId of NVML_FI_DEV_POWER_* field values. */
+#define NVML_POWER_SCOPE_GPU 0
+#define NVML_POWER_SCOPE_MODULE 1
+#define NVML_POWER_SCOPE_MEMORY 2
+
+/* Temperature thresholds relative to T.Limit (signed, C), and the PCIe
+ * atomic operations the link supports (a mask). */
+#define NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT 192
+#define NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT 193
+#define NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT 194
+#define NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT 195
+#define NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK 228
+#define NVML_FI_DEV_PCIE_INBOUND_ATOMICS_MASK 229
+
 /* ---- the functions ------------------------------------------------------- *
  * X(need, name, params, fallback)
  *   need:     REQ (the library is not NVML without it) or OPT
@@ -560,6 +683,25 @@ typedef struct {
 	  (nvmlDevice_t d, unsigned int link, nvmlIntNvLinkDeviceType_t *type), NULL)                       \
 	/* field values (NVLink, memory temperature, average/instant power) */                             \
 	X(OPT, nvmlDeviceGetFieldValues, (nvmlDevice_t d, int valuesCount, nvmlFieldValue_t *values), NULL) \
+	/* what `smi -q` reads beyond the monitoring calls */                                             \
+	X(OPT, nvmlDeviceGetBrand, (nvmlDevice_t d, nvmlBrandType_t *type), NULL)                           \
+	X(OPT, nvmlDeviceGetPdi, (nvmlDevice_t d, nvmlPdi_t *pdi), NULL)                                    \
+	X(OPT, nvmlDeviceGetMultiGpuBoard, (nvmlDevice_t d, unsigned int *multiGpuBool), NULL)              \
+	X(OPT, nvmlDeviceGetBoardId, (nvmlDevice_t d, unsigned int *boardId), NULL)                         \
+	X(OPT, nvmlDeviceGetModuleId, (nvmlDevice_t d, unsigned int *moduleId), NULL)                       \
+	X(OPT, nvmlDeviceGetAddressingMode, (nvmlDevice_t d, nvmlDeviceAddressingMode_t *mode), NULL)       \
+	X(OPT, nvmlDeviceGetC2cModeInfoV, (nvmlDevice_t d, nvmlC2cModeInfo_v1_t *c2c), NULL)                \
+	X(OPT, nvmlDeviceGetVirtualizationMode, (nvmlDevice_t d, nvmlGpuVirtualizationMode_t *mode), NULL)  \
+	X(OPT, nvmlDeviceGetGspFirmwareVersion, (nvmlDevice_t d, char *version), NULL)                      \
+	X(OPT, nvmlDeviceGetPciInfoExt, (nvmlDevice_t d, nvmlPciInfoExt_t *pci), NULL)                      \
+	X(OPT, nvmlDeviceGetMarginTemperature, (nvmlDevice_t d, nvmlMarginTemperature_t *margin), NULL)     \
+	X(OPT, nvmlDeviceGetConfComputeProtectedMemoryUsage, (nvmlDevice_t d, nvmlMemory_t *memory), NULL)  \
+	X(OPT, nvmlDeviceGetFBCStats, (nvmlDevice_t d, nvmlFBCStats_t *fbcStats), NULL)                     \
+	X(OPT, nvmlDeviceGetSramEccErrorStatus, (nvmlDevice_t d, nvmlEccSramErrorStatus_t *status), NULL)   \
+	X(OPT, nvmlDeviceGetRepairStatus, (nvmlDevice_t d, nvmlRepairStatus_t *repairStatus), NULL)         \
+	X(OPT, nvmlDeviceGetMaxCustomerBoostClock, (nvmlDevice_t d, nvmlClockType_t type, unsigned int *mhz), NULL) \
+	X(OPT, nvmlDeviceGetGpuFabricInfo, (nvmlDevice_t d, nvmlGpuFabricInfo_t *info), NULL)               \
+	X(OPT, nvmlDeviceGetCapabilities, (nvmlDevice_t d, nvmlDeviceCapabilities_t *caps), NULL)           \
 	/* events (XID, ECC) */                                                                             \
 	X(OPT, nvmlEventSetCreate, (nvmlEventSet_t *set), NULL)                                             \
 	X(OPT, nvmlDeviceRegisterEvents, (nvmlDevice_t d, unsigned long long eventTypes, nvmlEventSet_t set), NULL) \

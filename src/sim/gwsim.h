@@ -48,6 +48,14 @@ int gwsim_gpu_count(void);
  * buf is too small. */
 int gwsim_process_cgroup(unsigned int pid, char *buf, unsigned int len);
 
+/* What nvidia-smi -q prints that NVML has no public call for, as text:
+ * KEY is "gpu_part_number", "pcie_host_max_gen", "sparse_operation_mode",
+ * "edpp_multiplier", "unrepairable_memory", "remap_inactive_correctable",
+ * "remap_inactive_uncorrectable" or "display_attached". -1 when
+ * the GPU or the key is unknown or the board lacks it (N/A), -2 when buf
+ * is too small. */
+int gwsim_device_info(unsigned int gpu, const char *key, char *buf, unsigned int len);
+
 /* Inject a fault now on GPU index gpu, in the scenario's fault syntax
  * without the time: "xid 79", "ecc-sbe 3", "lost", "fail nvmlDeviceGetPowerUsage UNKNOWN 10" ...
  * -1 and a message in errbuf when the text is not understood. */

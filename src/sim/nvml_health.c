@@ -152,6 +152,9 @@ static void field_uint(nvmlFieldValue_t *f, unsigned int v)
 static nvmlReturn_t field(const struct gwsim_gpu *g, nvmlFieldValue_t *f)
 {
 	const struct gwsim_static *st = &g->st;
+	nvmlReturn_t q;
+	if (gwsim_query_field(g, f, &q))
+		return q;
 	switch (f->fieldId) {
 	case NVML_FI_DEV_PERF_POLICY_POWER:
 		field_ull(f, gwsim_violation_ns(g, 0));

@@ -77,6 +77,14 @@ static const struct skey skeys[] = {
 	B("gsp", gsp), B("retired_pages", retired_pages), B("remap", remap), U("remap_banks", remap_banks, 0, 1000000),
 	{"supported_reasons", K_HEX64, offsetof(struct gwsim_static, supported_reasons), 0, 0, 0},
 	B("enc_supported", enc_supported),
+	U("brand", brand, 0, 16), {"pdi", K_HEX64, offsetof(struct gwsim_static, pdi), 0, 0, 0},
+	B("multi_gpu_board", multi_gpu_board), U("module_id", module_id, 0, 1024),
+	U("board_id", board_id, 0, 4294967295.0), U("addressing", addressing, 0, 2),
+	U("virt_mode", virt_mode, 0, 4), B("c2c", c2c), U("pci_base_class", pci_base_class, 0, 255),
+	U("pci_sub_class", pci_sub_class, 0, 255), S("gpu_part", gpu_part),
+	U("pcie_gen_host_max", pcie_gen_host_max, 0, 8), U("atomics_out", atomics_out, 0, 255),
+	U("atomics_in", atomics_in, 0, 255), B("tlimit", tlimit), B("mem_power", mem_power), B("fabric", fabric),
+	B("sparse", sparse), B("edpp", edpp), B("repair", repair), B("unrepairable", unrepairable),
 };
 
 static const char *const pin_keys[GWSIM_PIN__COUNT] = {
@@ -108,6 +116,7 @@ static const struct {
 	[GWSIM_PIN_VIOL_SW_THERM] = {0, COUNT_MAX}, [GWSIM_PIN_VIOL_HW_THERM] = {0, COUNT_MAX},
 	[GWSIM_PIN_VIOL_HW_BRAKE] = {0, COUNT_MAX}, [GWSIM_PIN_ENC_SESSIONS] = {0, 1024},
 	[GWSIM_PIN_ENC_FPS] = {0, 1e6},            [GWSIM_PIN_ENC_LATENCY] = {0, 1e9},
+	[GWSIM_PIN_MEM_POWER] = {0, MW_MAX},       [GWSIM_PIN_MARGIN] = {-TEMP_MAX, TEMP_MAX},
 };
 
 static const struct {

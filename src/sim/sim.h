@@ -127,6 +127,24 @@ struct gwsim_static {
 	unsigned int mem_base_mib; /* used memory no process owns (display, driver) */
 	unsigned int mem_free_extra_mib; /* free beyond total - reserved - used + 1 (GeForce captures: 1) */
 	unsigned int enc_supported;
+	/* what `smi -q` shows beyond the monitoring values (nvml_query.c) */
+	unsigned int brand;             /* NVML_BRAND_* */
+	unsigned long long pdi;         /* 0: derived from the UUID */
+	unsigned int multi_gpu_board, module_id, board_id; /* board_id 0: bus << 8 | device */
+	unsigned int addressing;        /* NVML_DEVICE_ADDRESSING_MODE_* */
+	unsigned int virt_mode;         /* NVML_GPU_VIRTUALIZATION_MODE_* */
+	unsigned int c2c;               /* has a C2C link to report on (disabled) */
+	unsigned int pci_base_class, pci_sub_class;
+	char gpu_part[NVML_DEVICE_PART_NUMBER_BUFFER_SIZE]; /* "" = N/A */
+	unsigned int pcie_gen_host_max; /* 0 = N/A */
+	unsigned int atomics_out, atomics_in; /* PCIe atomic caps masks; 0 = N/A */
+	unsigned int tlimit;            /* thresholds reported relative to T.Limit */
+	unsigned int mem_power;         /* HBM power is metered */
+	unsigned int fabric;            /* NVLink fabric registration (Hopper SXM) */
+	unsigned int sparse;            /* sparse operation mode is reported */
+	unsigned int edpp;              /* EDPp multiplier is reported */
+	unsigned int repair;            /* channel/TPC repair status */
+	unsigned int unrepairable;      /* unrepairable-memory flag is reported */
 };
 
 /* One entry of the model table. */
@@ -170,7 +188,9 @@ struct gwsim_model {
 	X(VIOL_HW_BRAKE, "viol_hw_power_brake_ns")                                     \
 	X(ENC_SESSIONS, "enc_sessions")                                                \
 	X(ENC_FPS, "enc_fps")                                                          \
-	X(ENC_LATENCY, "enc_latency_us")
+	X(ENC_LATENCY, "enc_latency_us")                                              \
+	X(MEM_POWER, "mem_power_mw")                                                  \
+	X(MARGIN, "tlimit_c")
 
 enum gwsim_pin {
 #define GWSIM_PIN_ENUM(id, key) GWSIM_PIN_##id,
@@ -428,6 +448,8 @@ void gwsim_workload_procs(struct gwsim_gpu *g);
 
 /* nvml_system.c */
 nvmlReturn_t gwsim_pci_info(const struct gwsim_gpu *g, nvmlPciInfo_t *pci);
+/* The field values nvml_query.c answers: true with *ret set, or false. */
+bool gwsim_query_field(const struct gwsim_gpu *g, nvmlFieldValue_t *f, nvmlReturn_t *ret);
 
 /* nvml_acct.c: parse an `accounted` line into g; -1 with err set when bad */
 int gwsim_acct_parse(struct gwsim_gpu *g, const char *v, char *err, size_t errlen);

@@ -53,6 +53,7 @@ expect() {
 	*'smi --help'*) echo 'query-gpu' ;;
 	*' -f gpu_monitor.log'*) echo '' ;; # its output is the file, checked below
 	*'smi --query-gpu=index'*) echo '^index, name, utilization.gpu \[%\]' ;;
+	*'smi -q'*) echo '^==============NVSMI LOG==============' ;;
 	*'gpuwatch smi '*) echo 'NVIDIA-SMI 590.48.01' ;;
 	*' dmon '*) echo '^# gpu +pwr' ;;
 	*' pmon '*) echo '^# gpu +pid' ;;

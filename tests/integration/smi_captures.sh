@@ -2,13 +2,14 @@
 # gpuwatch on the simulator's scenario for each real nvidia-smi capture must
 # print what nvidia-smi printed: the default table (date line aside), the
 # query-compute-apps, query-accounted-apps and query-retired-pages CSV
-# (timestamps aside), the dmon and pmon sections, and from the idle
-# scenario the capabilities: topo -m, nvlink -s and the help texts of
-# --query-accounted-apps and --query-retired-pages. Each capture maps to the simulator scenario written for it,
+# (timestamps aside), the full -q report (Timestamp line aside), the dmon
+# and pmon sections, and from the idle scenario the capabilities: topo -m,
+# nvlink -s and the help texts of --query-accounted-apps and
+# --query-retired-pages. Each capture maps to the simulator scenario written for it,
 #   $GW_TEST_DATA/data/scenarios/<model>-<idle|load>.scn
 # nvidia-smi took each section at its own moment, so a section may have an
 # overlay that includes the base and pins what changed by then:
-#   <model>-<idle|load>.<table|apps|mon>.scn    (mon: dmon and pmon)
+#   <model>-<idle|load>.<table|apps|q|mon>.scn    (q: smi -q; mon: dmon and pmon)
 # The mon overlays use the simulator's step clock (one virtual second
 # per poll) and per-second pinned sequences (docs/SIMULATOR.md).
 # Skips (77) when the captures or the scenarios are not there.
@@ -56,6 +57,9 @@ check_state() { # CAPTURE STATE SCENARIO OUTDIR
 	"$BIN" --sim "$(scn "$base" apps)" smi --format=csv \
 		--query-compute-apps=timestamp,gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,process_name,used_gpu_memory \
 		2>/dev/null | sed 's/^[^,]*, //' >"$d/apps.got"
+	section "$cap" "$st :: query (-q)" | grep -v '^Timestamp  ' >"$d/q.want"
+	"$BIN" --sim "$(scn "$base" q)" smi -q 2>/dev/null | grep -v '^Timestamp  ' |
+		sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$d/q.got"
 	section "$cap" "$st :: pmon" >"$d/pmon.want"
 	"$BIN" --sim "$(scn "$base" mon)" pmon -c 5 >"$d/pmon.got" 2>/dev/null &
 	section "$cap" "$st :: dmon" >"$d/dmon.want"

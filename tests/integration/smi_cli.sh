@@ -73,7 +73,7 @@ experr 2 "$INV" '--format is only for --query-gpu and the other --query-* option
 experr 2 "$INV" '--format=xml: "xml" is not a format option (csv, noheader, nounits)' -- \
 	"$BIN" smi --query-gpu=name --format=xml
 experr 2 "$INV" '--format=noheader: csv is mandatory' -- "$BIN" smi --query-gpu=name --format=noheader
-experr 2 "$INV" '--query-gpu with -L: one of -L, --query-gpu and --query-* at a time' -- \
+experr 2 "$INV" '--query-gpu with -L: one of -L, -q, --query-gpu and --query-* at a time' -- \
 	"$BIN" smi -L --query-gpu=name --format=csv
 experr 2 "$INV" '--no-such-option: no such option (see gpuwatch smi -h)' -- "$BIN" smi --no-such-option
 experr 2 "$INV" '-i: needs a GPU index, UUID or PCI bus id' -- "$BIN" smi -i

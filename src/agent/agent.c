@@ -239,7 +239,8 @@ static int start_history(struct gw_agent *a, struct gw_err *err)
 					.stagger = true,
 					/* as /metrics; a SIGHUP's new counters reach it too (agent_expose_load) */
 					.driver_label = gw_counters_has_label(a->counters, "DCGM_FI_DRIVER_VERSION"),
-					.counters = a->counters};
+					.counters = a->counters,
+					.holder = "agent"};
 	int rc = agent_history_open(&a->history, &ho, a->nv, a->ngpus, err);
 	if (rc) {
 		char what[600];

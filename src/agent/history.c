@@ -136,7 +136,8 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 				  .on_flush = flushed,
 				  .on_flush_arg = h,
 				  .recover = true,
-				  .must_write = true};
+				  .must_write = true,
+				  .holder = o->holder};
 	int rc = gw_tsdb_open(&h->db, &to, err);
 	if (rc)
 		return rc;

@@ -73,6 +73,8 @@ struct agent_history_opts {
 	 * by agent_history_reconfigure): the history keeps those; NULL: every
 	 * field's DCGM family */
 	const struct gw_counters *counters;
+	/* who holds the store's lock, as a second writer is told ("agent", "sim record") */
+	const char *holder;
 };
 
 int agent_history_open(struct agent_history *h, const struct agent_history_opts *o, struct gw_nvml *nv,

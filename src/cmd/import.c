@@ -272,8 +272,19 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_tsdb *db = NULL;
-	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1, .must_write = true}; /* flushed by checkpoint() */
-	if (gw_tsdb_open(&db, &to, &err) != 0) {
+	/* flushed by checkpoint() */
+	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1, .must_write = true, .holder = "import"};
+	int orc = gw_tsdb_open(&db, &to, &err);
+	if (orc == GW_EBUSY) {
+		/* the agent keeps its own index of the series: rows written beside
+		 * it would not show in its queries until it restarts */
+		fprintf(stderr,
+			"gpuwatch import: %s; stop it and import again (rows written beside it would not show "
+			"in its queries until it restarts); nothing was imported\n",
+			err.msg);
+		return 1;
+	}
+	if (orc != 0) {
 		fprintf(stderr, "gpuwatch import: %s\n", err.msg);
 		return 1;
 	}

@@ -1,6 +1,7 @@
 /*
- * import.c - `gpuwatch import`: nvidia-smi CSV logs into the store, with
- * progress on long files and bad lines reported by number. Memory stays
+ * import.c - `gpuwatch import`: nvidia-smi logs (CSV, the table, -q, dmon,
+ * pmon) and OpenMetrics text into the store, told apart by their first
+ * lines, with progress on long files and bad lines reported by number. Memory stays
  * the same whatever the file size: lines are read one at a time and the
  * store is flushed every FLUSH_EVERY_SAMPLES (tests/integration/import_large.sh).
  */
@@ -11,9 +12,9 @@
 
 #include "ingest/import_om.h"
 #include "ingest/import_smi.h"
+#include "ingest/import_text.h"
 #include "store/tsdb.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +36,22 @@
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: gpuwatch import [options] FILE...   (- reads standard input)\n\n"
-		     "Import nvidia-smi --query-gpu CSV logs (any field list, with or without header and\n"
-		     "units, '======= $(date) =======' blocks) into the store the agent and `gpuwatch query`\n"
-		     "read. Values become the series /metrics exposes (DCGM_FI_* and gpuwatch_*).\n\n"
+		     "Import what nvidia-smi logs in loops into the store the agent and `gpuwatch query`\n"
+		     "read: --query-gpu CSV (any field list, with or without header and units,\n"
+		     "'======= $(date) =======' blocks), the default table, -q reports, dmon and pmon\n"
+		     "output; or OpenMetrics text. Values become the series /metrics exposes (DCGM_FI_*\n"
+		     "and gpuwatch_*).\n\n"
 		     "Options:\n"
-		     "  --storage.path DIR   the data directory (default data/); stop an agent using it first\n"
-		     "  --format auto|smi|openmetrics\n"
-		     "                       nvidia-smi CSV logs, or OpenMetrics text with time stamps\n"
-		     "                       (what `gpuwatch export` writes); auto (default) tells them\n"
-		     "                       apart by the first line, and takes a pipe for smi\n"
-		     "  --fields LIST        field list of logs written with noheader\n"
+		     "  --storage.path DIR   the data directory (default data/); a running agent holds it,\n"
+		     "                       and an import beside it is refused: stop it first\n"
+		     "  --format auto|csv|table|query|dmon|pmon|openmetrics\n"
+		     "                       auto (default) tells them apart by the first lines; csv\n"
+		     "                       (or smi) is --query-gpu, query is -q\n"
+		     "  --fields LIST        field list of CSV logs written with noheader\n"
+		     "  --start TIME         dmon/pmon logs without a Date column: the time of the first\n"
+		     "                       sample (-o T: its day); \"2026-12-02 17:58:17\", local time\n"
+		     "  --interval SECONDS   dmon/pmon logs without time columns: the -d they ran with\n"
+		     "                       (default 1)\n"
 		     "  --instance NAME      instance label (default the file name)\n"
 		     "  --job NAME           job label (default nvidia-smi-import)\n"
 		     "  -q, --quiet          no progress, no per-line reports\n"
@@ -186,46 +193,84 @@ static void on_progress(void *ctx, uint64_t bytes)
 }
 
 /*
- * Whether a file is OpenMetrics text rather than an nvidia-smi log, by its
- * first line that is not blank: a comment ("# TYPE", "# HELP", "# EOF"), a
- * metric name followed by '{', or by a space and a number. nvidia-smi logs
- * start with a header ("timestamp, ..."), a time stamp, a "=====" block
- * line or, without header, a field ("NVIDIA H100 80GB HBM3, ..."). The
- * file is rewound; one that cannot be (a pipe) is taken for a log.
+ * A file with its first lines read ahead to tell its format, then read
+ * from the start: the read-ahead is replayed before the rest, so a pipe
+ * works as a file does (nothing is read twice from it).
  */
-static bool looks_openmetrics(FILE *in)
+#define SNIFF_BYTES (16 * 1024)
+
+struct ahead {
+	FILE *f;
+	char buf[SNIFF_BYTES];
+	size_t n, pos;
+};
+
+static ssize_t ahead_read(void *c, char *out, size_t size)
 {
-	char line[4096];
-	bool om = false;
-	long at = ftell(in);
-	if (at < 0)
-		return false;
-	while (fgets(line, sizeof(line), in)) {
-		const char *p = line + strspn(line, " \t\r\n");
-		if (!*p)
-			continue;
-		if (*p == '#') {
-			om = true;
-		} else if (isalpha((unsigned char)*p) || *p == '_' || *p == ':') {
-			size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
-			if (p[n] == '{') {
-				om = true;
-			} else if (p[n] == ' ') {
-				char *end;
-				strtod(p + n + 1, &end);
-				om = end != p + n + 1 && (*end == ' ' || *end == '\n' || *end == '\r' || !*end);
-			}
-		}
-		break;
+	struct ahead *a = c;
+	if (a->pos < a->n) {
+		size_t k = a->n - a->pos < size ? a->n - a->pos : size;
+		memcpy(out, a->buf + a->pos, k);
+		a->pos += k;
+		return (ssize_t)k;
 	}
-	if (fseek(in, at, SEEK_SET) != 0)
-		return false;
-	return om;
+	size_t k = fread(out, 1, size, a->f);
+	return k == 0 && ferror(a->f) ? -1 : (ssize_t)k;
 }
+
+static int ahead_close(void *c)
+{
+	free(c);
+	return 0;
+}
+
+/*
+ * Read whole lines from f until gw_import_sniff() decides (or 64 lines,
+ * 16 KiB or the end), and give back a stream that reads f from its start.
+ * *fmt: what it is; for GW_IMPORT_UNKNOWN *seen says what it looks like.
+ */
+static FILE *sniff(FILE *f, enum gw_import_format *fmt, const char **seen)
+{
+	struct ahead *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->f = f;
+	*fmt = GW_IMPORT_MORE;
+	for (int lines = 0; *fmt == GW_IMPORT_MORE && lines < 64 && a->n + 1 < sizeof(a->buf); lines++) {
+		if (!fgets(a->buf + a->n, (int)(sizeof(a->buf) - a->n), f))
+			break;
+		a->n += strlen(a->buf + a->n);
+		*fmt = gw_import_sniff(a->buf, a->n, seen);
+	}
+	if (*fmt == GW_IMPORT_MORE)
+		*fmt = a->n ? GW_IMPORT_UNKNOWN : (*seen = "an empty file", GW_IMPORT_UNKNOWN);
+	cookie_io_functions_t io = {.read = ahead_read, .close = ahead_close};
+	FILE *s = fopencookie(a, "r", io);
+	if (!s)
+		free(a);
+	return s;
+}
+
+typedef int (*import_fn)(FILE *, const struct gw_import_opts *, struct gw_import_stats *, struct gw_err *);
+
+/* Each format's importer, and what its summary calls the lines it passes over. */
+static const struct {
+	enum gw_import_format f;
+	import_fn fn;
+	const char *skipped;
+} importers[] = {
+	{GW_IMPORT_CSV, gw_import_smi, "process lists"},
+	{GW_IMPORT_OPENMETRICS, gw_import_om, "comments"},
+	{GW_IMPORT_TABLE, gw_import_table, "process and MIG tables"},
+	{GW_IMPORT_QUERY, gw_import_query, "none in reports"},
+	{GW_IMPORT_DMON, gw_import_dmon, "unit lines and comments"},
+	{GW_IMPORT_PMON, gw_import_pmon, "unit lines and comments"},
+};
 
 int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 {
 	const char *path = "data", *fields = NULL, *instance = NULL, *job = "nvidia-smi-import", *format = "auto";
+	const char *start = NULL, *interval = NULL;
 	bool quiet = false;
 	int first = argc;
 	for (int i = 1; i < argc; i++) {
@@ -247,6 +292,10 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 			dst = &instance;
 		} else if (strcmp(a, "--job") == 0) {
 			dst = &job;
+		} else if (strcmp(a, "--start") == 0) {
+			dst = &start;
+		} else if (strcmp(a, "--interval") == 0) {
+			dst = &interval;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "gpuwatch import: unknown option '%s'; see 'gpuwatch import --help'\n", a);
 			return 2;
@@ -264,10 +313,33 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 		usage(stderr);
 		return 2;
 	}
-	bool auto_format = strcmp(format, "auto") == 0, om = strcmp(format, "openmetrics") == 0;
-	if (!auto_format && !om && strcmp(format, "smi") != 0) {
-		fprintf(stderr, "gpuwatch import: --format is auto, smi or openmetrics, not \"%s\"\n", format);
+	bool auto_format = strcmp(format, "auto") == 0;
+	enum gw_import_format given = gw_import_format_parse(format);
+	if (!auto_format && given == GW_IMPORT_UNKNOWN) {
+		fprintf(stderr,
+			"gpuwatch import: --format is auto, csv, table, query, dmon, pmon or openmetrics, not \"%s\"\n",
+			format);
 		return 2;
+	}
+	if (fields && !auto_format && given != GW_IMPORT_CSV) {
+		fprintf(stderr, "gpuwatch import: --fields is for CSV logs written with noheader\n");
+		return 2;
+	}
+	int64_t start_ms = 0, interval_ms = 0;
+	if (start && gw_import_parse_date(start, &start_ms) != 0) {
+		fprintf(stderr, "gpuwatch import: --start \"%s\" is not a date and time (\"2026-12-02 17:58:17\", "
+				"RFC 3339 or date's output)\n", start);
+		return 2;
+	}
+	if (interval) {
+		char *end;
+		double sec = strtod(interval, &end);
+		if (end == interval || *end || !(sec >= 0.001 && sec <= 86400)) {
+			fprintf(stderr, "gpuwatch import: --interval is seconds between samples (0.001 to 86400), not \"%s\"\n",
+				interval);
+			return 2;
+		}
+		interval_ms = (int64_t)(sec * 1000 + 0.5);
 	}
 	struct gw_err err;
 	gw_err_clear(&err);
@@ -311,15 +383,42 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 			im.size = sz > 0 ? (uint64_t)sz : 0;
 			rewind(in);
 		}
-		if (auto_format)
-			om = !fields && looks_openmetrics(in);
+		enum gw_import_format fmt = given;
+		const char *seen = "";
+		FILE *src = in;
+		if (auto_format && fields) {
+			fmt = GW_IMPORT_CSV; /* headerless: nothing to tell it by */
+		} else if (auto_format && !(src = sniff(in, &fmt, &seen))) {
+			fprintf(stderr, "gpuwatch import: %s: out of memory\n", file);
+			rc = 1;
+			src = in;
+			fmt = GW_IMPORT_UNKNOWN;
+			seen = NULL;
+		}
+		size_t which = 0;
+		while (which < sizeof(importers) / sizeof(importers[0]) && importers[which].f != fmt)
+			which++;
+		if (which == sizeof(importers) / sizeof(importers[0])) {
+			if (seen)
+				fprintf(stderr, "gpuwatch import: %s: this looks like %s; %s (--format names one)\n",
+					file, seen, GW_IMPORT_ACCEPTED);
+			rc = 1;
+			if (src != in)
+				fclose(src);
+			if (in != stdin)
+				fclose(in);
+			continue;
+		}
 		const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 		struct gw_import_opts o = {.fields = fields, .instance = instance ? instance : base, .job = job,
 					   .emit = emit, .ctx = &im, .on_bad_line = on_bad, .on_progress = on_progress,
-					   .checkpoint = checkpoint};
+					   .checkpoint = checkpoint, .has_start = start != NULL, .start_ms = start_ms,
+					   .interval_ms = interval_ms};
 		struct gw_import_stats st;
 		gw_err_clear(&err);
-		int r = om ? gw_import_om(in, &o, &st, &err) : gw_import_smi(in, &o, &st, &err);
+		int r = importers[which].fn(src, &o, &st, &err);
+		if (src != in)
+			fclose(src);
 		if (in != stdin)
 			fclose(in);
 		if (r) {
@@ -331,7 +430,7 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 		printf("%s: %zu lines, %zu rows, %zu samples imported, %zu bad lines, %zu lines skipped "
 		       "(%s)%s\n",
 		       file, st.lines, st.rows, st.samples - (size_t)im.refused, st.bad_lines, st.skipped_lines,
-		       om ? "comments" : "process lists",
+		       importers[which].skipped,
 		       im.refused ? ", some samples older than the store's newest were refused" : "");
 	}
 	if (gw_tsdb_flush(db, &err) != 0) {

@@ -25,6 +25,7 @@
 #define MON_COLS 64
 #define MON_KEYS 1024 /* rows of one sample remembered to tell where the next starts */
 #define DAY_MS (86400 * 1000LL)
+#define DATE_MAX_MS 7258118400000LL /* 2200-01-01, as the CSV importer: no log line is later */
 
 enum col_kind { C_SKIP, C_DATE, C_TIME, C_GPU, C_PID, C_TYPE, C_CMD, C_FIELD, C_PROC };
 
@@ -136,8 +137,8 @@ static void set_header(struct mon *m, char **tok, size_t n)
 static int64_t row_time(struct mon *m, const char *date, const char *tod)
 {
 	int hh = 0, mi = 0, ss = 0, end = 0;
-	if (tod && (sscanf(tod, "%2d:%2d:%2d%n", &hh, &mi, &ss, &end) != 3 || tod[end] || hh > 23 || mi > 59 ||
-		    ss > 60))
+	if (tod && (sscanf(tod, "%2d:%2d:%2d%n", &hh, &mi, &ss, &end) != 3 || tod[end] || hh < 0 || hh > 23 ||
+		    mi < 0 || mi > 59 || ss < 0 || ss > 60))
 		return -1;
 	if (date) {
 		char iso[40];
@@ -275,7 +276,7 @@ static void row(struct mon *m, char **tok, size_t n)
 		int64_t step = m->in.o->interval_ms > 0 ? m->in.o->interval_ms : 1000;
 		t = m->in.o->start_ms + m->sample * step;
 	}
-	if (t < 0) {
+	if (t < 0 || t >= DATE_MAX_MS) {
 		ingest_bad(&m->in, "bad date or time \"%.12s %.12s\" (want YYYYMMDD HH:MM:SS)", date ? date : "",
 			   tod ? tod : "");
 		return;

@@ -261,7 +261,7 @@ static const struct {
 } importers[] = {
 	{GW_IMPORT_CSV, gw_import_smi, "process lists"},
 	{GW_IMPORT_OPENMETRICS, gw_import_om, "comments"},
-	{GW_IMPORT_TABLE, gw_import_table, "process and MIG tables"},
+	{GW_IMPORT_TABLE, gw_import_table, "table headers and MIG devices"},
 	{GW_IMPORT_QUERY, gw_import_query, "none in reports"},
 	{GW_IMPORT_DMON, gw_import_dmon, "unit lines and comments"},
 	{GW_IMPORT_PMON, gw_import_pmon, "unit lines and comments"},

@@ -12,8 +12,9 @@
  * index, name (nvidia-smi cuts long ones to "NVIDIA GeForce RTX 2080 ...",
  * and so does the model label), bus id and volatile uncorrected ECC
  * errors; then fan, temperature, performance state, power draw and cap,
- * memory used and total, GPU utilisation. The MIG devices and processes
- * tables below are passed over (counted as skipped lines).
+ * memory used and total, GPU utilisation. The processes table below gives
+ * each process's memory (gpuwatch_process_memory_used_bytes, as the agent
+ * has it); the MIG devices table is passed over (counted as skipped lines).
  */
 #include "ingest/import_int.h"
 
@@ -24,7 +25,7 @@
 #define CELLS 8
 #define TOKS 16
 
-enum section { S_NONE, S_GPU_HEADER, S_GPUS, S_OTHER };
+enum section { S_NONE, S_GPU_HEADER, S_GPUS, S_PROCS_HEADER, S_PROCS, S_OTHER };
 
 struct table {
 	struct ingest in;
@@ -128,6 +129,46 @@ static void second_line(struct table *tb, char **c)
 		tb->in.st->rows++;
 }
 
+/*
+ * A row of the processes table: GPU, GI, CI, PID, Type, Process name (may
+ * hold spaces), GPU Memory Usage ("2566MiB" or "N/A"), as the agent's
+ * gpuwatch_process_memory_used_bytes. "No running processes found" and
+ * rows without a memory figure are passed over.
+ */
+static void process_line(struct table *tb, char *s)
+{
+	char *c[CELLS], *tok[TOKS];
+	size_t n = cells(s, c, CELLS), nt = n == 1 ? ingest_tokens(c[0], tok, TOKS, false) : 0;
+	size_t digits = nt ? strspn(tok[0], "0123456789") : 0;
+	if (nt < 7 || !digits || tok[0][digits] || strspn(tok[3], "0123456789") != strlen(tok[3])) {
+		tb->in.st->skipped_lines++;
+		return;
+	}
+	char *mem = tok[nt - 1];
+	size_t ml = strlen(mem);
+	if (ml < 4 || strcmp(mem + ml - 3, "MiB") != 0) {
+		tb->in.st->skipped_lines++;
+		return;
+	}
+	char *end;
+	double mib = strtod(mem, &end);
+	if (end != mem + ml - 3 || mib < 0) {
+		ingest_bad(&tb->in, "\"%.40s\" is not a process's memory", mem);
+		return;
+	}
+	if (tb->t == INT64_MIN)
+		return; /* the GPU lines have said so */
+	char name[256];
+	size_t len = 0;
+	name[0] = '\0';
+	for (size_t i = 5; i + 1 < nt; i++)
+		len += (size_t)snprintf(name + len, sizeof(name) - len, "%s%s", i > 5 ? " " : "", tok[i]);
+	const char *slash = strrchr(name, '/');
+	struct gw_lpair pl[4] = {{"gpu", tok[0]}, {"pid", tok[3]}, {"process", slash ? slash + 1 : name}, {"type", tok[4]}};
+	if (ingest_sample(&tb->in, "gpuwatch_process_memory_used_bytes", pl, 4, tb->t, mib * 1048576.0) != 0)
+		ingest_bad(&tb->in, "the store refused a sample");
+}
+
 static void line(void *ctx, char *l)
 {
 	struct table *tb = ctx;
@@ -162,13 +203,19 @@ static void line(void *ctx, char *l)
 	if (strncmp(s, "|==", 3) == 0) {
 		if (tb->sec == S_OTHER)
 			tb->in.st->skipped_lines++;
-		tb->sec = tb->sec == S_GPU_HEADER ? S_GPUS : S_OTHER;
+		tb->sec = tb->sec == S_GPU_HEADER ? S_GPUS : tb->sec == S_PROCS_HEADER ? S_PROCS : S_OTHER;
+		return;
+	}
+	if (tb->sec == S_PROCS) {
+		process_line(tb, s);
 		return;
 	}
 	if (tb->sec != S_GPUS) {
-		if (strstr(s, "MIG devices:") || strstr(s, "Processes:"))
+		if (strstr(s, "MIG devices:"))
 			tb->sec = S_OTHER; /* to the next blank line */
-		if (tb->sec == S_OTHER)
+		else if (strstr(s, "Processes:"))
+			tb->sec = S_PROCS_HEADER;
+		if (tb->sec == S_OTHER || tb->sec == S_PROCS_HEADER)
 			tb->in.st->skipped_lines++;
 		return;
 	}

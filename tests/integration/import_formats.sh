@@ -16,7 +16,7 @@ q() { "$BIN" query --storage.path "$tmp/$1" --time "$2" "$3" 2>&1; }
 
 "$BIN" import --storage.path "$tmp/t" "$DATA/table_loop.txt" >"$tmp/t.out" 2>"$tmp/t.err"
 [ $? = 3 ] || fail "table import exit status, want 3 (a bad line)"
-grep -q "table_loop.txt: 48 lines, 3 rows, .* 1 bad lines, .* (process and MIG tables)" "$tmp/t.out" ||
+grep -q "table_loop.txt: 48 lines, 3 rows, .* 1 bad lines, .* (table headers and MIG devices)" "$tmp/t.out" ||
 	fail "table summary: $(cat "$tmp/t.out")"
 grep -q 'table_loop.txt:38: "hot" is not a value of temperature.gpu' "$tmp/t.err" || fail "table bad line: $(cat "$tmp/t.err")"
 q t $((T0 + 60)) 'DCGM_FI_DEV_GPU_TEMP{gpu="0"}' | grep -q '=> 54 @' || fail "table value: $(q t $((T0 + 60)) 'DCGM_FI_DEV_GPU_TEMP')"

@@ -13,6 +13,7 @@
 #include "ingest/import_om.h"
 #include "ingest/import_smi.h"
 #include "ingest/import_text.h"
+#include "cmd/import_post.h"
 #include "store/tsdb.h"
 
 #include <stdio.h>
@@ -43,7 +44,10 @@ static void usage(FILE *out)
 		     "and gpuwatch_*).\n\n"
 		     "Options:\n"
 		     "  --storage.path DIR   the data directory (default data/); a running agent holds it,\n"
-		     "                       and an import beside it is refused: stop it first\n"
+		     "                       and an import beside it is refused: stop it, or use --agent\n"
+		     "  --agent URL          send the samples to the agent at URL (http://HOST:PORT, one\n"
+		     "                       started with --web.enable-import): they land in the store it\n"
+		     "                       holds and are queryable at once\n"
 		     "  --format auto|csv|table|query|dmon|pmon|openmetrics\n"
 		     "                       auto (default) tells them apart by the first lines; csv\n"
 		     "                       (or smi) is --query-gpu, query is -q\n"
@@ -96,7 +100,8 @@ static size_t ref_key(const struct gw_lpair *l, size_t n, char *key)
 
 /* One import: the store, its refs and write cadence (all files), the file being read. */
 struct imp {
-	struct gw_tsdb *db;
+	struct gw_tsdb *db;          /* the store; NULL with post */
+	struct gw_import_post *post; /* --agent: samples go to the agent instead */
 	bool quiet;
 	struct gw_arena arena; /* the map's slots and keys */
 	struct gw_strmap refs; /* label bytes -> store ref */
@@ -114,6 +119,11 @@ struct imp {
 static int emit(void *ctx, const struct gw_lpair *l, size_t n, int64_t t, double v)
 {
 	struct imp *im = ctx;
+	if (im->post) {
+		int prc = gw_import_post_add(im->post, l, n, t, v);
+		im->unflushed += prc == 0;
+		return prc;
+	}
 	char key[REF_KEY_MAX];
 	size_t len = ref_key(l, n, key);
 	if (!len) /* over 4 KiB of labels: no GPU series has them, and they could not be counted */
@@ -151,10 +161,18 @@ static int checkpoint(void *ctx, struct gw_err *err)
 				  "more than %llu new series in one import (a GPU index, UUID or label value per "
 				  "row?); import fewer files at a time",
 				  (unsigned long long)SERIES_MAX);
-	if (im->unflushed < FLUSH_EVERY_SAMPLES)
-		return 0;
 	struct gw_err e;
 	gw_err_clear(&e);
+	if (im->post) { /* posts a body once it is full */
+		int prc = gw_import_post_flush(im->post, false, &e);
+		if (prc) {
+			im->store_failed = true;
+			return gw_err_set(err, prc, "%s", e.msg);
+		}
+		return 0;
+	}
+	if (im->unflushed < FLUSH_EVERY_SAMPLES)
+		return 0;
 	int rc = gw_tsdb_flush(im->db, &e);
 	if (rc) {
 		im->store_failed = true;
@@ -270,7 +288,8 @@ static const struct {
 int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 {
 	const char *path = "data", *fields = NULL, *instance = NULL, *job = "nvidia-smi-import", *format = "auto";
-	const char *start = NULL, *interval = NULL;
+	const char *start = NULL, *interval = NULL, *agent = NULL;
+	bool path_given = false;
 	bool quiet = false;
 	int first = argc;
 	for (int i = 1; i < argc; i++) {
@@ -284,6 +303,7 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 			continue;
 		} else if (strcmp(a, "--storage.path") == 0) {
 			dst = &path;
+			path_given = true;
 		} else if (strcmp(a, "--format") == 0) {
 			dst = &format;
 		} else if (strcmp(a, "--fields") == 0) {
@@ -294,6 +314,8 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 			dst = &job;
 		} else if (strcmp(a, "--start") == 0) {
 			dst = &start;
+		} else if (strcmp(a, "--agent") == 0) {
+			dst = &agent;
 		} else if (strcmp(a, "--interval") == 0) {
 			dst = &interval;
 		} else if (a[0] == '-' && a[1]) {
@@ -311,6 +333,10 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 	}
 	if (first >= argc) {
 		usage(stderr);
+		return 2;
+	}
+	if (agent && path_given) {
+		fprintf(stderr, "gpuwatch import: --agent writes to the store the agent holds; drop --storage.path\n");
 		return 2;
 	}
 	bool auto_format = strcmp(format, "auto") == 0;
@@ -344,15 +370,16 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_tsdb *db = NULL;
+	struct gw_import_post *post = NULL;
 	/* flushed by checkpoint() */
 	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1, .must_write = true, .holder = "import"};
-	int orc = gw_tsdb_open(&db, &to, &err);
+	int orc = agent ? gw_import_post_open(&post, agent, &err) : gw_tsdb_open(&db, &to, &err);
 	if (orc == GW_EBUSY) {
 		/* the agent keeps its own index of the series: rows written beside
 		 * it would not show in its queries until it restarts */
 		fprintf(stderr,
-			"gpuwatch import: %s; stop it and import again (rows written beside it would not show "
-			"in its queries until it restarts); nothing was imported\n",
+			"gpuwatch import: %s; stop it or import through it: gpuwatch import --agent "
+			"http://HOST:PORT FILE... (the agent started with --web.enable-import); nothing was imported\n",
 			err.msg);
 		return 1;
 	}
@@ -362,7 +389,7 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 	}
 	int rc = 0;
 	size_t total_bad = 0;
-	struct imp im = {.db = db, .quiet = quiet};
+	struct imp im = {.db = db, .post = post, .quiet = quiet};
 	gw_arena_init(&im.arena, (size_t)64 << 20); /* REFS_MAX keys and their slots fit */
 	gw_strmap_init(&im.refs, &im.arena);
 	for (int i = first; i < argc && !im.store_failed && !im.too_many; i++) {
@@ -416,11 +443,22 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 					   .interval_ms = interval_ms};
 		struct gw_import_stats st;
 		gw_err_clear(&err);
+		uint64_t stored0 = 0, refused0 = 0, stored1 = 0;
+		if (post)
+			gw_import_post_counts(post, &stored0, &refused0);
 		int r = importers[which].fn(src, &o, &st, &err);
 		if (src != in)
 			fclose(src);
 		if (in != stdin)
 			fclose(in);
+		if (!r && post && (r = gw_import_post_flush(post, true, &err)) != 0)
+			im.store_failed = true;
+		if (post) {
+			uint64_t refused1;
+			gw_import_post_counts(post, &stored1, &refused1);
+			im.refused = refused1 - refused0;
+			st.samples = (size_t)(stored1 - stored0 + im.refused);
+		}
 		if (r) {
 			fprintf(stderr, "gpuwatch import: %s: %s\n", file, err.msg);
 			rc = 1;
@@ -433,11 +471,12 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 		       importers[which].skipped,
 		       im.refused ? ", some samples older than the store's newest were refused" : "");
 	}
-	if (gw_tsdb_flush(db, &err) != 0) {
+	if (db && gw_tsdb_flush(db, &err) != 0) {
 		fprintf(stderr, "gpuwatch import: writing the store: %s\n", err.msg);
 		rc = 1;
 	}
 	gw_tsdb_close(db);
+	gw_import_post_close(post);
 	gw_arena_release(&im.arena);
 	if (rc == 0 && total_bad)
 		rc = 3; /* imported, with bad lines: a script can tell */

@@ -37,7 +37,7 @@ grep -qx "$apid agent" "$tmp/data/gpuwatch.lock" || fail "lock file: '$(cat "$tm
 TZ=UTC "$BIN" import --storage.path "$tmp/data" "$tmp/log.csv" >"$tmp/imp.out" 2>"$tmp/imp.err"
 rc=$?
 [ "$rc" = 1 ] || fail "import beside the agent exited $rc, want 1"
-grep -q "^gpuwatch import: the store $tmp/data is held by a running agent (pid $apid); stop it and import again" \
+grep -q "^gpuwatch import: the store $tmp/data is held by a running agent (pid $apid); stop it or import through it: gpuwatch import --agent" \
 	"$tmp/imp.err" || fail "import refusal: $(cat "$tmp/imp.err")"
 [ -s "$tmp/imp.out" ] && fail "a refused import printed a summary: $(cat "$tmp/imp.out")"
 "$BIN" --sim 1xH100 sim record --duration 10s --storage.path "$tmp/data" >/dev/null 2>"$tmp/rec.err" &&

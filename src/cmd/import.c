@@ -285,95 +285,181 @@ static const struct {
 	{GW_IMPORT_PMON, gw_import_pmon, "unit lines and comments"},
 };
 
-int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
+/* The command line, read once. */
+struct args {
+	const char *path, *fields, *instance, *job, *format, *start, *interval, *agent;
+	bool path_given, quiet, auto_format;
+	enum gw_import_format given; /* --format, when not auto */
+	int64_t start_ms, interval_ms;
+	int first; /* argv index of the first file */
+};
+
+/* Options into a; -1 to go on, or the exit status (help, a bad option). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
-	const char *path = "data", *fields = NULL, *instance = NULL, *job = "nvidia-smi-import", *format = "auto";
-	const char *start = NULL, *interval = NULL, *agent = NULL;
-	bool path_given = false;
-	bool quiet = false;
-	int first = argc;
+	*a = (struct args){.path = "data", .job = "nvidia-smi-import", .format = "auto", .first = argc};
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *o = argv[i];
 		const char **dst = NULL;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
 			usage(stdout);
 			return 0;
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			quiet = true;
+		} else if (strcmp(o, "-q") == 0 || strcmp(o, "--quiet") == 0) {
+			a->quiet = true;
 			continue;
-		} else if (strcmp(a, "--storage.path") == 0) {
-			dst = &path;
-			path_given = true;
-		} else if (strcmp(a, "--format") == 0) {
-			dst = &format;
-		} else if (strcmp(a, "--fields") == 0) {
-			dst = &fields;
-		} else if (strcmp(a, "--instance") == 0) {
-			dst = &instance;
-		} else if (strcmp(a, "--job") == 0) {
-			dst = &job;
-		} else if (strcmp(a, "--start") == 0) {
-			dst = &start;
-		} else if (strcmp(a, "--agent") == 0) {
-			dst = &agent;
-		} else if (strcmp(a, "--interval") == 0) {
-			dst = &interval;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "gpuwatch import: unknown option '%s'; see 'gpuwatch import --help'\n", a);
+		} else if (strcmp(o, "--storage.path") == 0) {
+			dst = &a->path;
+			a->path_given = true;
+		} else if (strcmp(o, "--format") == 0) {
+			dst = &a->format;
+		} else if (strcmp(o, "--fields") == 0) {
+			dst = &a->fields;
+		} else if (strcmp(o, "--instance") == 0) {
+			dst = &a->instance;
+		} else if (strcmp(o, "--job") == 0) {
+			dst = &a->job;
+		} else if (strcmp(o, "--start") == 0) {
+			dst = &a->start;
+		} else if (strcmp(o, "--interval") == 0) {
+			dst = &a->interval;
+		} else if (strcmp(o, "--agent") == 0) {
+			dst = &a->agent;
+		} else if (o[0] == '-' && o[1]) {
+			fprintf(stderr, "gpuwatch import: unknown option '%s'; see 'gpuwatch import --help'\n", o);
 			return 2;
 		} else {
-			first = i;
+			a->first = i;
 			break;
 		}
 		if (i + 1 >= argc) {
-			fprintf(stderr, "gpuwatch import: %s needs a value\n", a);
+			fprintf(stderr, "gpuwatch import: %s needs a value\n", o);
 			return 2;
 		}
 		*dst = argv[++i];
 	}
-	if (first >= argc) {
+	if (a->first >= argc) {
 		usage(stderr);
 		return 2;
 	}
-	if (agent && path_given) {
+	if (a->agent && a->path_given) {
 		fprintf(stderr, "gpuwatch import: --agent writes to the store the agent holds; drop --storage.path\n");
 		return 2;
 	}
-	bool auto_format = strcmp(format, "auto") == 0;
-	enum gw_import_format given = gw_import_format_parse(format);
-	if (!auto_format && given == GW_IMPORT_UNKNOWN) {
+	a->auto_format = strcmp(a->format, "auto") == 0;
+	a->given = gw_import_format_parse(a->format);
+	if (!a->auto_format && a->given == GW_IMPORT_UNKNOWN) {
 		fprintf(stderr,
 			"gpuwatch import: --format is auto, csv, table, query, dmon, pmon or openmetrics, not \"%s\"\n",
-			format);
+			a->format);
 		return 2;
 	}
-	if (fields && !auto_format && given != GW_IMPORT_CSV) {
+	if (a->fields && !a->auto_format && a->given != GW_IMPORT_CSV) {
 		fprintf(stderr, "gpuwatch import: --fields is for CSV logs written with noheader\n");
 		return 2;
 	}
-	int64_t start_ms = 0, interval_ms = 0;
-	if (start && gw_import_parse_date(start, &start_ms) != 0) {
+	if (a->start && gw_import_parse_date(a->start, &a->start_ms) != 0) {
 		fprintf(stderr, "gpuwatch import: --start \"%s\" is not a date and time (\"2026-12-02 17:58:17\", "
-				"RFC 3339 or date's output)\n", start);
+				"RFC 3339 or date's output)\n", a->start);
 		return 2;
 	}
-	if (interval) {
+	if (a->interval) {
 		char *end;
-		double sec = strtod(interval, &end);
-		if (end == interval || *end || !(sec >= 0.001 && sec <= 86400)) {
+		double sec = strtod(a->interval, &end);
+		if (end == a->interval || *end || !(sec >= 0.001 && sec <= 86400)) {
 			fprintf(stderr, "gpuwatch import: --interval is seconds between samples (0.001 to 86400), not \"%s\"\n",
-				interval);
+				a->interval);
 			return 2;
 		}
-		interval_ms = (int64_t)(sec * 1000 + 0.5);
+		a->interval_ms = (int64_t)(sec * 1000 + 0.5);
 	}
+	return -1;
+}
+
+/* The index of f's importer in importers[], or its length when none reads f. */
+static size_t importer_of(enum gw_import_format f)
+{
+	size_t i = 0;
+	while (i < sizeof(importers) / sizeof(importers[0]) && importers[i].f != f)
+		i++;
+	return i;
+}
+
+/* Import one file (already open; "-" is standard input); 0, or 1 with the reason printed. */
+static int import_file(struct imp *im, const struct args *a, const char *file, FILE *in, size_t *bad)
+{
+	im->file = file;
+	im->reported = 0;
+	im->size = 0;
+	im->refused = 0;
+	clock_gettime(CLOCK_MONOTONIC, &im->started);
+	if (in != stdin && fseek(in, 0, SEEK_END) == 0) {
+		long sz = ftell(in);
+		im->size = sz > 0 ? (uint64_t)sz : 0;
+		rewind(in);
+	}
+	enum gw_import_format fmt = a->given;
+	const char *seen = "";
+	FILE *src = in;
+	if (a->auto_format && a->fields) {
+		fmt = GW_IMPORT_CSV; /* headerless: nothing to tell it by */
+	} else if (a->auto_format && !(src = sniff(in, &fmt, &seen))) {
+		fprintf(stderr, "gpuwatch import: %s: out of memory\n", file);
+		return 1;
+	}
+	size_t which = importer_of(fmt);
+	if (which == sizeof(importers) / sizeof(importers[0])) {
+		fprintf(stderr, "gpuwatch import: %s: this looks like %s; %s (--format names one)\n", file, seen,
+			GW_IMPORT_ACCEPTED);
+		if (src != in)
+			fclose(src);
+		return 1;
+	}
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	struct gw_import_opts o = {.fields = a->fields, .instance = a->instance ? a->instance : base, .job = a->job,
+				   .emit = emit, .ctx = im, .on_bad_line = on_bad, .on_progress = on_progress,
+				   .checkpoint = checkpoint, .has_start = a->start != NULL, .start_ms = a->start_ms,
+				   .interval_ms = a->interval_ms};
+	struct gw_import_stats st;
+	struct gw_err err;
+	gw_err_clear(&err);
+	uint64_t stored0 = 0, refused0 = 0;
+	if (im->post)
+		gw_import_post_counts(im->post, &stored0, &refused0);
+	int r = importers[which].fn(src, &o, &st, &err);
+	if (src != in)
+		fclose(src);
+	if (!r && im->post && (r = gw_import_post_flush(im->post, true, &err)) != 0)
+		im->store_failed = true;
+	if (im->post) { /* what the agent stored and refused of this file */
+		uint64_t stored1, refused1;
+		gw_import_post_counts(im->post, &stored1, &refused1);
+		im->refused = refused1 - refused0;
+		st.samples = (size_t)(stored1 - stored0 + im->refused);
+	}
+	if (r) {
+		fprintf(stderr, "gpuwatch import: %s: %s\n", file, err.msg);
+		return 1;
+	}
+	*bad += st.bad_lines;
+	printf("%s: %zu lines, %zu rows, %zu samples imported, %zu bad lines, %zu lines skipped (%s)%s\n", file,
+	       st.lines, st.rows, st.samples - (size_t)im->refused, st.bad_lines, st.skipped_lines,
+	       importers[which].skipped, im->refused ? ", some samples older than the store's newest were refused" : "");
+	return 0;
+}
+
+int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
+{
+	struct args a;
+	int prc = parse_args(argc, argv, &a);
+	if (prc >= 0)
+		return prc;
 	struct gw_err err;
 	gw_err_clear(&err);
 	struct gw_tsdb *db = NULL;
 	struct gw_import_post *post = NULL;
 	/* flushed by checkpoint() */
-	struct gw_tsdb_opts to = {.path = path, .flush_interval_ms = -1, .must_write = true, .holder = "import"};
-	int orc = agent ? gw_import_post_open(&post, agent, &err) : gw_tsdb_open(&db, &to, &err);
+	struct gw_tsdb_opts to = {.path = a.path, .flush_interval_ms = -1, .must_write = true, .holder = "import"};
+	int orc = a.agent ? gw_import_post_open(&post, a.agent, &err) : gw_tsdb_open(&db, &to, &err);
 	if (orc == GW_EBUSY) {
 		/* the agent keeps its own index of the series: rows written beside
 		 * it would not show in its queries until it restarts */
@@ -389,10 +475,10 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 	}
 	int rc = 0;
 	size_t total_bad = 0;
-	struct imp im = {.db = db, .post = post, .quiet = quiet};
+	struct imp im = {.db = db, .post = post, .quiet = a.quiet};
 	gw_arena_init(&im.arena, (size_t)64 << 20); /* REFS_MAX keys and their slots fit */
 	gw_strmap_init(&im.refs, &im.arena);
-	for (int i = first; i < argc && !im.store_failed && !im.too_many; i++) {
+	for (int i = a.first; i < argc && !im.store_failed && !im.too_many; i++) {
 		const char *file = argv[i];
 		FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
 		if (!in) {
@@ -400,76 +486,10 @@ int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli)
 			rc = 1;
 			continue;
 		}
-		im.file = file;
-		im.reported = 0;
-		im.size = 0;
-		im.refused = 0;
-		clock_gettime(CLOCK_MONOTONIC, &im.started);
-		if (in != stdin && fseek(in, 0, SEEK_END) == 0) {
-			long sz = ftell(in);
-			im.size = sz > 0 ? (uint64_t)sz : 0;
-			rewind(in);
-		}
-		enum gw_import_format fmt = given;
-		const char *seen = "";
-		FILE *src = in;
-		if (auto_format && fields) {
-			fmt = GW_IMPORT_CSV; /* headerless: nothing to tell it by */
-		} else if (auto_format && !(src = sniff(in, &fmt, &seen))) {
-			fprintf(stderr, "gpuwatch import: %s: out of memory\n", file);
+		if (import_file(&im, &a, file, in, &total_bad) != 0)
 			rc = 1;
-			src = in;
-			fmt = GW_IMPORT_UNKNOWN;
-			seen = NULL;
-		}
-		size_t which = 0;
-		while (which < sizeof(importers) / sizeof(importers[0]) && importers[which].f != fmt)
-			which++;
-		if (which == sizeof(importers) / sizeof(importers[0])) {
-			if (seen)
-				fprintf(stderr, "gpuwatch import: %s: this looks like %s; %s (--format names one)\n",
-					file, seen, GW_IMPORT_ACCEPTED);
-			rc = 1;
-			if (src != in)
-				fclose(src);
-			if (in != stdin)
-				fclose(in);
-			continue;
-		}
-		const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-		struct gw_import_opts o = {.fields = fields, .instance = instance ? instance : base, .job = job,
-					   .emit = emit, .ctx = &im, .on_bad_line = on_bad, .on_progress = on_progress,
-					   .checkpoint = checkpoint, .has_start = start != NULL, .start_ms = start_ms,
-					   .interval_ms = interval_ms};
-		struct gw_import_stats st;
-		gw_err_clear(&err);
-		uint64_t stored0 = 0, refused0 = 0, stored1 = 0;
-		if (post)
-			gw_import_post_counts(post, &stored0, &refused0);
-		int r = importers[which].fn(src, &o, &st, &err);
-		if (src != in)
-			fclose(src);
 		if (in != stdin)
 			fclose(in);
-		if (!r && post && (r = gw_import_post_flush(post, true, &err)) != 0)
-			im.store_failed = true;
-		if (post) {
-			uint64_t refused1;
-			gw_import_post_counts(post, &stored1, &refused1);
-			im.refused = refused1 - refused0;
-			st.samples = (size_t)(stored1 - stored0 + im.refused);
-		}
-		if (r) {
-			fprintf(stderr, "gpuwatch import: %s: %s\n", file, err.msg);
-			rc = 1;
-			continue;
-		}
-		total_bad += st.bad_lines;
-		printf("%s: %zu lines, %zu rows, %zu samples imported, %zu bad lines, %zu lines skipped "
-		       "(%s)%s\n",
-		       file, st.lines, st.rows, st.samples - (size_t)im.refused, st.bad_lines, st.skipped_lines,
-		       importers[which].skipped,
-		       im.refused ? ", some samples older than the store's newest were refused" : "");
 	}
 	if (db && gw_tsdb_flush(db, &err) != 0) {
 		fprintf(stderr, "gpuwatch import: writing the store: %s\n", err.msg);

@@ -72,7 +72,6 @@ struct mon {
 	int64_t sample;  /* samples begun (no time columns) */
 	char keys[MON_KEYS][24]; /* "gpu/pid" of the current sample's rows */
 	size_t nkeys;
-	bool warned_no_time;
 };
 
 static void set_header(struct mon *m, char **tok, size_t n)

@@ -14,7 +14,6 @@
  */
 #include "ingest/import_int.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -6,6 +6,7 @@
  */
 #include "agent/agent_int.h"
 
+#include "api/json.h"
 #include "version.h"
 
 #include <dlfcn.h>
@@ -135,6 +136,41 @@ static void h_root(void *ctx, const struct gw_http_request *req, struct gw_http_
 		      a->nv->simulated ? "<p><strong>SIMULATED GPUs</strong> (--sim): not real hardware.</p>" : "");
 }
 
+/*
+ * POST /api/v1/import (--web.enable-import): OpenMetrics text with time
+ * stamps, what `gpuwatch import --agent` sends, into the store the agent
+ * holds, so it is queryable at once; an import into the store directly is
+ * refused while the agent holds it (store/tsdb.h, holder).
+ */
+static void h_import(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
+{
+	struct gw_agent *a = ctx;
+	struct gw_import_stats st;
+	uint64_t refused = 0;
+	struct gw_err err;
+	gw_err_clear(&err);
+	resp->content_type = "application/json";
+	if (!req->body_len) {
+		resp->status = 400;
+		gw_buf_puts(&resp->body, "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"empty body: "
+					 "post OpenMetrics text with time stamps\"}\n");
+		return;
+	}
+	if (agent_history_import(&a->history, req->body, req->body_len, &st, &refused, &err) != 0) {
+		resp->status = 400;
+		gw_buf_puts(&resp->body, "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":");
+		gw_json_str(&resp->body, err.msg);
+		gw_buf_puts(&resp->body, "}\n");
+		return;
+	}
+	gw_buf_printf(&resp->body,
+		      "{\"status\":\"success\",\"data\":{\"samples\":%zu,\"refused\":%llu,\"bad_lines\":%zu}}\n",
+		      st.samples - (size_t)refused, (unsigned long long)refused, st.bad_lines);
+}
+
+static const struct gw_http_route import_route = {"/api/v1/import", GW_HTTP_POST | GW_HTTP_POOLED, false, h_import,
+						   NULL};
+
 /* The routes of every part: the exposition's, the agent's own, the history's query API. */
 static const struct gw_http_route own_routes[] = {
 	{"/metrics", GW_HTTP_GET, false, agent_expose_metrics, NULL},
@@ -233,7 +269,8 @@ static int start_history(struct gw_agent *a, struct gw_err *err)
 					.stagger = true,
 					/* as /metrics; a SIGHUP's new counters reach it too (agent_expose_load) */
 					.driver_label = gw_counters_has_label(a->counters, "DCGM_FI_DRIVER_VERSION"),
-					.counters = a->counters};
+					.counters = a->counters,
+					.holder = "agent"};
 	int rc = agent_history_open(&a->history, &ho, a->nv, a->ngpus, err);
 	if (rc) {
 		char what[600];
@@ -304,7 +341,7 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 {
 	const struct gw_agent_opts *o = &a->o;
 	struct gw_http_route *all = a->routes;
-	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >= NOWN + GW_API_NROUTES, "room for every route");
+	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >= NOWN + GW_API_NROUTES + 1, "room for every route");
 	size_t nroutes = 0;
 	for (size_t i = 0; i < NOWN; i++)
 		all[nroutes++] = own_routes[i];
@@ -323,6 +360,8 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 				all[nroutes].methods |= GW_HTTP_POOLED;
 			nroutes++;
 		}
+	if (a->history.db && o->enable_import)
+		all[nroutes++] = import_route;
 	struct gw_http_opts ho = {
 		.listen = o->address,
 		.routes = all,

@@ -202,7 +202,8 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 				  .on_flush_arg = h,
 				  .recover = !o->readonly,
 				  .must_write = !o->readonly,
-				  .must_exist = o->readonly};
+				  .must_exist = o->readonly,
+				  .holder = o->readonly ? NULL : o->holder};
 	if (o->readonly) {
 		to.flush_interval_ms = -1;
 		to.retention_ms = 0;
@@ -213,6 +214,7 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	int rc = gw_tsdb_open(&h->db, &to, err);
 	if (rc)
 		return rc;
+	pthread_mutex_init(&h->append_mu, NULL);
 	if (h->log)
 		log_recovery(h);
 	h->ngpus = ngpus;
@@ -233,6 +235,7 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 		free(h->jobs);
 		free(h->fields);
 		free(h->dcgm_kept);
+		pthread_mutex_destroy(&h->append_mu);
 		gw_tsdb_close(h->db);
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
@@ -295,7 +298,49 @@ void agent_history_render(void *arg, struct gw_expfmt *w)
 
 static void consume(void *arg, const struct gw_frame *f)
 {
-	agent_history_feed(arg, f);
+	struct agent_history *h = arg;
+	pthread_mutex_lock(&h->append_mu);
+	agent_history_feed(h, f);
+	pthread_mutex_unlock(&h->append_mu);
+}
+
+struct import_sink {
+	struct agent_history *h;
+	uint64_t refused;
+};
+
+static int import_sample(void *ctx, const struct gw_lpair *l, size_t n, int64_t t, double v)
+{
+	struct import_sink *s = ctx;
+	uint64_t ref;
+	int rc = gw_tsdb_series(s->h->db, l, n, &ref);
+	if (rc == 0)
+		rc = gw_tsdb_append(s->h->db, ref, t, v);
+	if (rc == GW_EINVAL) { /* not newer than the series' last: the sample is refused, the rest go on */
+		s->refused++;
+		return 0;
+	}
+	return rc;
+}
+
+int agent_history_import(struct agent_history *h, const char *text, size_t len, struct gw_import_stats *st,
+			 uint64_t *refused, struct gw_err *err)
+{
+	memset(st, 0, sizeof(*st));
+	*refused = 0;
+	if (!len)
+		return 0;
+	FILE *in = fmemopen((void *)text, len, "r");
+	if (!in)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	struct import_sink s = {h, 0};
+	struct gw_import_opts o = {.emit = import_sample, .ctx = &s};
+	pthread_mutex_lock(&h->append_mu);
+	int rc = gw_import_om(in, &o, st, err);
+	pthread_mutex_unlock(&h->append_mu);
+	fclose(in);
+	*refused = s.refused;
+	return rc;
 }
 
 void agent_history_start(struct agent_history *h, struct gw_sampler *s)
@@ -310,6 +355,8 @@ void agent_history_close(struct agent_history *h)
 		gw_sampler_set_consumer(h->sampler, NULL, NULL); /* no feed runs after this */
 	h->sampler = NULL;
 	gw_tsdb_close(h->db);
+	if (h->db)
+		pthread_mutex_destroy(&h->append_mu);
 	if (h->api.pool) /* the HTTP server has stopped: no query holds a block */
 		gw_arena_pool_release(h->api.pool);
 	h->api.pool = NULL;

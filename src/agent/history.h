@@ -18,7 +18,10 @@
 #include "collect/sampler.h"
 #include "export/counters.h"
 #include "export/expfmt.h"
+#include "ingest/import_om.h"
 #include "store/tsdb.h"
+
+#include <pthread.h>
 
 /* The store refs of the series a GPU's HPC jobs add; remade when its jobs change. */
 struct agent_history_jobs {
@@ -55,6 +58,9 @@ struct agent_history {
 	/* the store's flushes, seen from its flushing thread (which alone writes these) */
 	void (*log)(const char *level, const char *fmt, ...);
 	char path[512];         /* for the log lines */
+	/* one appender at a time: the sampling thread's frames, and imports
+	 * posted to /api/v1/import (agent_history_import) between them */
+	pthread_mutex_t append_mu;
 	uint64_t failing;	 /* failed flushes in a row */
 	int fail_kind;          /* GW_E* of the last failure logged */
 	int64_t fail_logged_ms; /* when the last failure was logged */
@@ -83,6 +89,8 @@ struct agent_history_opts {
 	 * by agent_history_reconfigure): the history keeps those; NULL: every
 	 * field's DCGM family */
 	const struct gw_counters *counters;
+	/* who holds the store's lock, as a second writer is told ("agent", "sim record") */
+	const char *holder;
 };
 
 /* The machine's name (gethostname, "localhost" without one): the default instance label. */
@@ -100,6 +108,16 @@ void agent_history_reconfigure(struct agent_history *h, const struct gw_counters
 
 /* The store's health as gpuwatch_store_* families (gw_metrics.extra). */
 void agent_history_render(void *h, struct gw_expfmt *w);
+
+/*
+ * Append OpenMetrics text with time stamps (what `gpuwatch import --agent`
+ * posts: ingest/import_om.h) to the store, between two frames, so it is
+ * queryable at once. st: what was read; *refused: samples the store
+ * refused (not newer than their series' last). 0, or the parse error with
+ * err saying why (what came before it is kept).
+ */
+int agent_history_import(struct agent_history *h, const char *text, size_t len, struct gw_import_stats *st,
+			 uint64_t *refused, struct gw_err *err);
 
 /* Store one frame (one thread at a time: the store's single appender). */
 void agent_history_feed(struct agent_history *h, const struct gw_frame *f);

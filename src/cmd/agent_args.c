@@ -41,6 +41,8 @@ static void usage(FILE *out)
 		"                              much history)\n"
 		"      --instance NAME         instance label of stored series (default: the host name)\n"
 		"      --no-history            live metrics only: no store, no query API\n"
+		"      --web.enable-import     accept `gpuwatch import --agent URL` (POST /api/v1/import):\n"
+		"                              logs imported into the store the agent holds\n"
 		"      --query.max-concurrency N   queries run at once (default 4); up to 16*N more\n"
 		"                              wait, beyond that a query is answered 503\n"
 		"      --query.timeout D       longest a query may run, or wait to run (default 2m)\n"
@@ -247,6 +249,8 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			o->ao.instance = val;
 		} else if (strcmp(name, "--no-history") == 0) {
 			o->ao.no_history = true;
+		} else if (strcmp(name, "--web.enable-import") == 0) {
+			o->ao.enable_import = true;
 		} else if (strcmp(name, "--web.max-connections") == 0) {
 			if (parse_count(name, val, 1, 1000000, &o->ao.max_conns))
 				return 2;

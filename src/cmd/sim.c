@@ -526,7 +526,8 @@ static int open_history(struct rec *r, struct gw_nvml *nv, const char *instance)
 					.instance = instance,
 					.job = o->job,
 					.driver_label = true,
-					.counters = &dc};
+					.counters = &dc,
+					.holder = "sim record"};
 	struct gw_err err;
 	gw_err_clear(&err);
 	int orc = agent_history_open(&r->h, &ho, nv, r->ngpus, &err);

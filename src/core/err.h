@@ -28,7 +28,8 @@
 	X(GPULOST, "GPU has fallen off the bus")                               \
 	X(TIMEOUT, "timed out")                                                \
 	X(PERM, "permission denied")                                           \
-	X(OVERFLOW, "buffer limit reached")
+	X(OVERFLOW, "buffer limit reached")                                    \
+	X(BUSY, "held by another process")
 
 enum gw_errno {
 #define GW_ERR_ENUM(name, msg) GW_E_##name##_IDX,
@@ -53,6 +54,7 @@ enum gw_errno {
 #define GW_ETIMEOUT (-GW_E_TIMEOUT_IDX)
 #define GW_EPERM (-GW_E_PERM_IDX)
 #define GW_EOVERFLOW (-GW_E_OVERFLOW_IDX)
+#define GW_EBUSY (-GW_E_BUSY_IDX)
 
 #define GW_ERR_MSG_MAX 512
 

@@ -311,7 +311,8 @@ static void run_pooled(void *arg, int64_t waited_ms)
 	if (srv->opts.pool_wait_ms && waited_ms > (int64_t)srv->opts.pool_wait_ms) {
 		refuse(srv, st, GW_HTTP_POOL_TIMEOUT);
 	} else {
-		struct gw_http_request req = {st->method, st->url, st->args, st->nargs, st->conn};
+		struct gw_http_request req = {st->method, st->url, st->args, st->nargs, st->conn, st->body.data,
+					      st->body.len};
 		st->route->fn(st->route->ctx ? st->route->ctx : srv->opts.ctx, &req, &st->resp);
 	}
 	st->answered = true;
@@ -412,7 +413,7 @@ static enum MHD_Result dispatch(struct gw_http *srv, struct MHD_Connection *conn
 		ret = simple(conn, 400, c.rc == GW_EOVERFLOW ? "too many arguments\n" : "malformed arguments\n",
 			     4096);
 	} else {
-		struct gw_http_request req = {method, url, args, nargs, conn};
+		struct gw_http_request req = {method, url, args, nargs, conn, st->body.data, st->body.len};
 		struct gw_http_response resp = {.status = 200};
 		gw_buf_init(&resp.body, srv->opts.max_response);
 		route->fn(route->ctx ? route->ctx : srv->opts.ctx, &req, &resp);

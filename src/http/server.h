@@ -58,6 +58,9 @@ struct gw_http_request {
 	const struct gw_http_arg *args; /* query string, then form body */
 	size_t nargs;
 	void *conn; /* the MHD connection, for header lookups */
+	/* the body as sent, whatever its type (max_body bytes at most); NULL with 0: none */
+	const char *body;
+	size_t body_len;
 };
 
 #define GW_HTTP_HEADERS_MAX 4

@@ -37,6 +37,12 @@ struct gw_import_opts {
 	 * buffers (the store's heads) writes out here, between lines, so what
 	 * it holds stays bounded however long the file. NULL: not called. */
 	int (*checkpoint)(void *ctx, struct gw_err *err);
+	/* dmon/pmon logs without a Date column (import_text.h): the time of
+	 * the first sample (ms; its day, with -o T), and between samples (ms;
+	 * 0: dmon's default 1 s). Unused by the other formats. */
+	bool has_start;
+	int64_t start_ms;
+	int64_t interval_ms;
 };
 
 struct gw_import_stats {

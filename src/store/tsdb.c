@@ -455,6 +455,7 @@ int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct g
 	atomic_store(&db->max_t, INT64_MIN);
 	atomic_store(&db->last_flush_t, INT64_MIN);
 	db->qctx = (struct ts_qctx){db, NULL};
+	db->lock_fd = -1;
 	struct gw_err e = {0};
 	int rc = 0;
 	struct stat sb;
@@ -464,11 +465,15 @@ int gw_tsdb_open(struct gw_tsdb **out, const struct gw_tsdb_opts *opts, struct g
 	bool no_dir = rc != 0;
 	if (!rc && db->o.must_write && access(db->dir, W_OK) != 0)
 		rc = gw_err_set(&e, GW_EPERM, "%s is not writable: %s", db->dir, strerror(errno));
+	/* before anything reads the database: the agent's recover may move it aside */
+	if (!rc && db->o.must_write)
+		rc = ts_lock_take(db, &e);
 	rc = rc ? rc : open_checked(db, &e);
 	/* A directory that cannot be made or written is the operator's to fix
 	 * before a writer starts; a database that fails to open in it (a full
 	 * disk) may be transient and degrades as a running store would. */
-	bool degrade = (rc == GW_EPERM || rc == GW_EIO) && !(db->o.must_write && (no_dir || rc == GW_EPERM));
+	bool degrade = (rc == GW_EPERM || rc == GW_EIO) && !(db->o.must_write && (no_dir || rc == GW_EPERM)) &&
+		       !(db->o.must_write && db->lock_fd < 0);
 	if (rc && !degrade && err)
 		*err = e;
 	if (degrade) {
@@ -538,5 +543,6 @@ void gw_tsdb_close(struct gw_tsdb *db)
 	pthread_mutex_destroy(&db->stat_mu);
 	pthread_mutex_destroy(&db->stop_mu);
 	pthread_cond_destroy(&db->stop_cv);
+	ts_lock_release(db); /* last: the store is written out and closed */
 	free(db);
 }

@@ -109,6 +109,17 @@ struct gw_tsdb_opts {
 	bool must_write;
 	/* Renames at open (a writer's new name for itself); failing, it fails the open. */
 	struct gw_tsdb_relabel relabel;
+	/*
+	 * Writers also take the store's lock: an exclusive flock(2) on
+	 * DIR/gpuwatch.lock for as long as the store is open, with the pid and
+	 * this name ("agent", "import", "sim record"; NULL: "writer") written
+	 * in it. A second writer's open fails with GW_EBUSY and a message
+	 * naming the holder; a holder killed (kill -9) holds nothing, since
+	 * the kernel drops the lock with its last descriptor. Readers
+	 * (must_exist) take no lock: SQLite's WAL lets them read beside the
+	 * writer.
+	 */
+	const char *holder;
 };
 
 struct gw_tsdb_status {

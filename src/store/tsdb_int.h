@@ -166,6 +166,7 @@ struct gw_tsdb {
 	pthread_t flusher;
 	bool has_flusher, stop;
 	bool discard; /* an open that failed: close writes nothing (creates no store) */
+	int lock_fd;  /* DIR/gpuwatch.lock, flock'd by a writer; -1: none */
 	pthread_mutex_t stop_mu;
 	pthread_cond_t stop_cv;
 };
@@ -189,6 +190,10 @@ void ts_reader_close(sqlite3 *c);
 /* The connection's statement for sql, prepared once and kept with it (reset,
  * bindings cleared); NULL with *rc set on failure. Never finalize it. */
 sqlite3_stmt *ts_reader_stmt(sqlite3 *c, const char *sql, int *rc);
+
+/* tsdb_lock.c: a writer's exclusive lock on DIR/gpuwatch.lock (tsdb.h, must_write). */
+int ts_lock_take(struct gw_tsdb *db, struct gw_err *err);
+void ts_lock_release(struct gw_tsdb *db);
 
 /* tsdb.c */
 int ts_make_dirs(const char *path, struct gw_err *err);

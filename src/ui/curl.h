@@ -29,6 +29,9 @@
 	X(curl_easy_cleanup)                                                                       \
 	X(curl_easy_strerror)                                                                      \
 	X(curl_easy_escape)                                                                        \
+	X(curl_easy_perform)                                                                       \
+	X(curl_slist_append)                                                                       \
+	X(curl_slist_free_all)                                                                     \
 	X(curl_free)                                                                               \
 	X(curl_multi_init)                                                                         \
 	X(curl_multi_add_handle)                                                                   \

@@ -26,7 +26,7 @@ SCN
 scrape() { # args... ; writes $tmp/m
 	local port
 	port=$(free_port)
-	"$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$port" "$@" 2>"$tmp/agent.err" &
+	"$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$port" --storage.path "$tmp/data" "$@" 2>"$tmp/agent.err" &
 	local p=$!
 	pids+=("$p")
 	for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.1; done

@@ -173,7 +173,7 @@ for f in --web.max-connections --web.max-connections-per-ip --web.read-header-ti
 	--query.timeout; do
 	grep -q -- "$f " "$tmp/help" || fail "agent --help does not describe $f"
 done
-"$BIN" --sim 1xH200 agent --web.read-header-timeout 10x >/dev/null 2>"$tmp/bad" && fail "a bad --web.read-header-timeout was accepted"
+"$BIN" --sim 1xH200 agent --no-history --web.read-header-timeout 10x >/dev/null 2>"$tmp/bad" && fail "a bad --web.read-header-timeout was accepted"
 grep -q 'web.read-header-timeout wants a duration' "$tmp/bad" || fail "bad --web.read-header-timeout: $(cat "$tmp/bad")"
 
 [ "$fails" -eq 0 ] && echo "ok"

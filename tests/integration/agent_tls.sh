@@ -103,7 +103,7 @@ start anycert '  client_auth_type: RequireAnyClientCert\n'
 
 # A setting the agent cannot honour stops it at start, naming the file and the key.
 printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS9\n' >"$d/bad.yml"
-"$BIN" --sim 1xH200 agent -a "127.0.0.1:$(free_port)" --web.config.file "$d/bad.yml" 2>"$tmp/bad.err" &&
+"$BIN" --sim 1xH200 agent -a "127.0.0.1:$(free_port)" --storage.path "$tmp/data-bad" --web.config.file "$d/bad.yml" 2>"$tmp/bad.err" &&
 	fail "an unknown min_version started the agent"
 grep -q 'bad.yml: line 4: tls_server_config.min_version: unknown value' "$tmp/bad.err" ||
 	fail "unknown min_version: $(cat "$tmp/bad.err")"

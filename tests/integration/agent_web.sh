@@ -35,8 +35,9 @@ basic_auth_users:
   alice: '$hash'
 YML
 
+# Each agent its own store: a store another agent holds is refused at start (docs/STORE.md).
 port=$(free_port)
-"$BIN" --sim 1xH200 agent -a "127.0.0.1:$port" --web.config.file "$tmp/conf/web.yml" 2>"$tmp/agent.err" &
+"$BIN" --sim 1xH200 agent -a "127.0.0.1:$port" --storage.path "$tmp/data1" --web.config.file "$tmp/conf/web.yml" 2>"$tmp/agent.err" &
 pids+=($!)
 url="https://127.0.0.1:$port"
 for _ in $(seq 100); do
@@ -67,7 +68,7 @@ code=$(curl -s -u 'alice:s3cret pw' -o /dev/null -w '%{http_code}' "http://127.0
 # Basic auth without TLS, absolute paths, an empty users map elsewhere.
 printf 'basic_auth_users:\n  bob: "%s"\n' "$hash" >"$tmp/auth.yml"
 port2=$(free_port)
-"$BIN" --sim 1xH200 agent -a "127.0.0.1:$port2" --web-config-file="$tmp/auth.yml" 2>"$tmp/agent2.err" &
+"$BIN" --sim 1xH200 agent -a "127.0.0.1:$port2" --storage.path "$tmp/data2" --web-config-file="$tmp/auth.yml" 2>"$tmp/agent2.err" &
 pids+=($!)
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port2/health" && break; sleep 0.1; done
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port2/health")
@@ -78,7 +79,7 @@ code=$(curl -s -u 'bob:s3cret pw' -o /dev/null -w '%{http_code}' "http://127.0.0
 # Bad files: the agent exits non-zero at start, naming the file and the problem.
 bad() { # name yaml expected-message
 	printf '%b' "$2" >"$tmp/conf/$1.yml"
-	timeout 10 "$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --web.config.file "$tmp/conf/$1.yml" 2>"$tmp/bad.err" &
+	timeout 10 "$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --storage.path "$tmp/data-bad" --web.config.file "$tmp/conf/$1.yml" 2>"$tmp/bad.err" &
 	local p=$! rc
 	wait "$p"
 	rc=$?
@@ -95,13 +96,13 @@ bad yaml 'basic_auth_users: [a, b\n' 'line'
 bad clientca 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_auth_type: RequireAndVerifyClientCert\n' 'it needs client_ca_file'
 bad sans 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_allowed_sans: [a]\n' 'client_allowed_sans is not supported'
 bad notmap '- a\n- b\n' 'must be a mapping'
-timeout 10 "$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --web.config.file "$tmp/none.yml" 2>"$tmp/bad.err"
+timeout 10 "$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --storage.path "$tmp/data-bad" --web.config.file "$tmp/none.yml" 2>"$tmp/bad.err"
 rc=$?
 [ "$rc" != 0 ] && grep -q "cannot open $tmp/none.yml" "$tmp/bad.err" || fail "missing web config: rc $rc, $(cat "$tmp/bad.err")"
 # A key that does not match the certificate fails when the server starts.
 openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:prime256v1 -out "$tmp/conf/other.key" 2>/dev/null
 printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: other.key\n' >"$tmp/conf/mismatch.yml"
-timeout 10 "$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --web.config.file "$tmp/conf/mismatch.yml" 2>"$tmp/bad.err"
+timeout 10 "$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --storage.path "$tmp/data-bad" --web.config.file "$tmp/conf/mismatch.yml" 2>"$tmp/bad.err"
 rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q 'TLS certificate and key' "$tmp/bad.err" || fail "mismatched key: rc $rc, $(cat "$tmp/bad.err")"
 

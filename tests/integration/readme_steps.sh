@@ -64,7 +64,7 @@ expect() {
 	*'max by (gpu)'*) echo '^\{gpu="7"\} => [0-9]+ @' ;;
 	*' import '*) echo 'gpu_monitor.log: .* samples imported, 0 bad lines' ;;
 	*'count(count by (UUID)'*) echo '^\{\} => 10 @' ;;
-	*' export '*) echo '' ;; # its output is data.om, checked below
+	*' export '*) echo '' ;; # its output is temp.om, checked below
 	*' top'*) echo 'gpuwatch top' ;;
 	*) echo 'UNKNOWN' ;;
 	esac
@@ -143,8 +143,8 @@ stop_agent
 
 # What the steps wrote besides standard output.
 grep -Eq '^20[0-9/]+ [0-9:.]+, 1, NVIDIA L40S, GPU-' gpu_monitor.log || fail "gpu_monitor.log: $(head -3 gpu_monitor.log)"
-grep -q "^DCGM_FI_DEV_GPU_TEMP{.*instance=\"$host\"" data.om && grep -q '^DCGM_FI_DEV_GPU_TEMP{.*instance="gpu_monitor.log"' data.om ||
-	fail "data.om: $(head -3 data.om)"
+grep -q "^DCGM_FI_DEV_GPU_TEMP{.*instance=\"$host\"" temp.om && grep -q '^DCGM_FI_DEV_GPU_TEMP{.*instance="gpu_monitor.log"' temp.om ||
+	fail "temp.om: $(head -3 temp.om)"
 # sim record ran after the quick start's agent had stored samples: it recorded before them.
 grep -q 'before them, and merging it into those series' "$tmp"/step*.out || fail "sim record did not record before the quick start's samples"
 

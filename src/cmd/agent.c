@@ -17,29 +17,9 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
-
-static void logf_(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void logf_(const char *level, const char *fmt, ...)
-{
-	char ts[40];
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	struct tm tm;
-	gmtime_r(&now.tv_sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(stderr, "ts=%s.%03ldZ level=%s ", ts, now.tv_nsec / 1000000, level);
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 /* What the process needs before any thread starts: signals, limits, malloc. */
 static void setup_process(void)
@@ -93,12 +73,12 @@ static void wait_signals(struct gw_agent *a, const char *counters)
 			struct gw_err err;
 			gw_err_clear(&err);
 			if (gw_agent_reload(a, &err) == 0)
-				logf_("info", "msg=\"reloaded counters\" file=%s", counters ? counters : "default");
+				gw_cli_log("info", "msg=\"reloaded counters\" file=%s", counters ? counters : "default");
 			else
-				logf_("error", "msg=\"reload failed; keeping the previous counters\" err=\"%s\"", err.msg);
+				gw_cli_log("error", "msg=\"reload failed; keeping the previous counters\" err=\"%s\"", err.msg);
 			continue;
 		}
-		logf_("info", "msg=\"shutting down\" signal=%s", sig == SIGINT ? "SIGINT" : "SIGTERM");
+		gw_cli_log("info", "msg=\"shutting down\" signal=%s", sig == SIGINT ? "SIGINT" : "SIGTERM");
 		return;
 	}
 }
@@ -116,7 +96,7 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	struct gw_err err;
 	gw_err_clear(&err);
 	if (o.web_config && gw_webcfg_load(&web, o.web_config, &err) != 0) {
-		logf_("error", "msg=\"bad web config\" file=%s err=\"%s\"", o.web_config, err.msg);
+		gw_cli_log("error", "msg=\"bad web config\" file=%s err=\"%s\"", o.web_config, err.msg);
 		return 1;
 	}
 	struct gw_nvml *nv = NULL;
@@ -125,14 +105,14 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 		gw_webcfg_release(&web);
 		return rc;
 	}
-	o.ao.log = logf_;
+	o.ao.log = gw_cli_log;
 
 	struct gw_agent *a = NULL;
 	if (gw_agent_new(&a, nv, &web, &o.ao, &err) != 0) {
-		logf_("error", "msg=\"cannot start\" err=\"%s\"", err.msg);
+		gw_cli_log("error", "msg=\"cannot start\" err=\"%s\"", err.msg);
 		rc = 1;
 	} else if (gw_agent_serve(a, &err) != 0) {
-		logf_("error", "msg=\"cannot serve\" err=\"%s\"", err.msg);
+		gw_cli_log("error", "msg=\"cannot serve\" err=\"%s\"", err.msg);
 		rc = 1;
 	} else {
 		wait_signals(a, o.ao.counters);

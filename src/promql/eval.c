@@ -145,6 +145,11 @@ static bool tier_fits(const struct ev *e, const struct gw_pq_node *vs, int64_t m
 	       maxt - mint >= e->tier_min_span;
 }
 
+static int series_cmp(const void *a, const void *b)
+{
+	return gw_labels_cmp(&((const struct gw_series *)a)->labels, &((const struct gw_series *)b)->labels);
+}
+
 static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint, int64_t maxt, int agg,
 			 int64_t range)
 {
@@ -176,6 +181,9 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 			e->rc = rc;
 		return rc;
 	}
+	/* In label order, as Prometheus' block queriers return series: sums and
+	 * means over a vector add in this order, and so round as 2.42 does. */
+	gw_qsort(set.s, set.n, sizeof(*set.s), series_cmp);
 	for (size_t i = 0; i < set.n; i++)
 		e->samples += set.s[i].n;
 	if (e->samples > e->max_samples)

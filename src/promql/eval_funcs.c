@@ -24,6 +24,22 @@ bool ev_keeps_name(enum gw_pq_func_id id)
 
 /* ---- instant-vector functions ------------------------------------------------ */
 
+/*
+ * Go's Log2 as Go defines it: exact at powers of two, else the mantissa's
+ * ln scaled, plus the exponent (C's log2 rounds once, Go's twice). Go's
+ * Log10, ln(x) times log10(e), is not copied so: with C's ln a last bit
+ * apart from Go's, the product can land two apart, where C's log10 stays
+ * within one.
+ */
+static double go_log2(double v)
+{
+	int exp;
+	double frac = frexp(v, &exp);
+	if (frac == 0.5)
+		return exp - 1;
+	return log(frac) * M_LOG2E + exp;
+}
+
 static double math1(enum gw_pq_func_id id, double v)
 {
 	switch (id) {
@@ -40,7 +56,7 @@ static double math1(enum gw_pq_func_id id, double v)
 	case GW_PQ_F_LN:
 		return log(v);
 	case GW_PQ_F_LOG2:
-		return log2(v);
+		return go_log2(v);
 	case GW_PQ_F_LOG10:
 		return log10(v);
 	case GW_PQ_F_SGN:
@@ -121,24 +137,63 @@ static bool is_date(enum gw_pq_func_id id)
 	       id == GW_PQ_F_YEAR;
 }
 
+/*
+ * sort() and sort_desc() order as Go's sort.Sort orders 2.42's vectors: by
+ * value, equal values in input order, NaNs last and among themselves in
+ * reverse input order (its "less" puts a NaN before anything, and the
+ * sort is reversed). Go's insertion sort, which it uses up to 12 elements,
+ * gives exactly this order; larger vectors with ties or NaNs may come out
+ * of Go's pattern-defeating quicksort in another order. The sample's time,
+ * overwritten after the sort, holds its input position meanwhile.
+ */
+static int sort_cmp(const struct gw_vsample *a, const struct gw_vsample *b, bool desc)
+{
+	double x = a->v, y = b->v;
+	if (isnan(x) || isnan(y)) {
+		if (isnan(x) && isnan(y))
+			return a->t > b->t ? -1 : a->t < b->t;
+		return isnan(x) ? 1 : -1;
+	}
+	if (x != y)
+		return (x < y) != desc ? -1 : 1;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
 static int sort_cmp_asc(const void *a, const void *b)
 {
-	double x = ((const struct gw_vsample *)a)->v, y = ((const struct gw_vsample *)b)->v;
-	if (isnan(x))
-		return isnan(y) ? 0 : -1;
-	if (isnan(y))
-		return 1;
-	return x < y ? -1 : x > y;
+	return sort_cmp(a, b, false);
 }
 
 static int sort_cmp_desc(const void *a, const void *b)
 {
-	double x = ((const struct gw_vsample *)a)->v, y = ((const struct gw_vsample *)b)->v;
-	if (isnan(x))
-		return isnan(y) ? 0 : -1;
-	if (isnan(y))
-		return 1;
-	return x > y ? -1 : x < y;
+	return sort_cmp(a, b, true);
+}
+
+/* Go's math.Max and math.Min: +Inf (-Inf) wins, then NaN, then +0 (-0). */
+static double go_max(double x, double y)
+{
+	if (isinf(x) && x > 0)
+		return x;
+	if (isinf(y) && y > 0)
+		return y;
+	if (isnan(x) || isnan(y))
+		return NAN;
+	if (x == 0 && x == y)
+		return signbit(x) ? y : x;
+	return x > y ? x : y;
+}
+
+static double go_min(double x, double y)
+{
+	if (isinf(x) && x < 0)
+		return x;
+	if (isinf(y) && y < 0)
+		return y;
+	if (isnan(x) || isnan(y))
+		return NAN;
+	if (x == 0 && x == y)
+		return signbit(x) ? x : y;
+	return x < y ? x : y;
 }
 
 /* Expand $1, ${1}, $name in a label_replace replacement. */
@@ -394,13 +449,13 @@ static int map_vector(struct ev *e, const struct gw_pq_node *n, const struct gw_
 		double v = in->s[i].v, r;
 		switch (id) {
 		case GW_PQ_F_CLAMP:
-			r = fmax(args[0], fmin(args[1], v));
+			r = go_max(args[0], go_min(args[1], v));
 			break;
 		case GW_PQ_F_CLAMP_MAX:
-			r = fmin(args[0], v);
+			r = go_min(args[0], v);
 			break;
 		case GW_PQ_F_CLAMP_MIN:
-			r = fmax(args[0], v);
+			r = go_max(args[0], v);
 			break;
 		case GW_PQ_F_ROUND: {
 			double inv = 1.0 / (n->u.call.nargs > 1 ? args[0] : 1.0);
@@ -495,6 +550,8 @@ int ev_call(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val 
 	case GW_PQ_F_SORT:
 	case GW_PQ_F_SORT_DESC:
 		*out = vals[0];
+		for (size_t i = 0; i < out->vec.n; i++)
+			out->vec.s[i].t = (int64_t)i;
 		gw_qsort(out->vec.s, out->vec.n, sizeof(*out->vec.s), id == GW_PQ_F_SORT ? sort_cmp_asc : sort_cmp_desc);
 		for (size_t i = 0; i < out->vec.n; i++)
 			out->vec.s[i].t = ts;

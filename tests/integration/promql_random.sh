@@ -9,6 +9,18 @@
 # prints the shortest decimal that reads back as the same double), so a
 # different rounding, summation order or NaN rule shows. GW_PROMQL_SEED
 # picks other data (the default is fixed so a failure reproduces).
+#
+# One known deviation, and only for a fixed list of queries (ULP and POW
+# below): the transcendental functions (exp ln log2 log10 sin cos tan asin
+# acos atan sinh cosh tanh asinh acosh atanh, the atan2 operator) and ^
+# (pow) come from the C library, which rounds them correctly, where Go's
+# own implementations may be a unit or two in the last place off. Their
+# finite answers may differ relatively by 4.5e-16 (2 ulps; tan was seen 2
+# ulps from Go). Go's Pow multiplies by repeated squaring, rounding at
+# each step, so for large exponents it strays further (66 ulps was seen
+# for g ^ g near 1e274): pow's answers may differ relatively by 1e-13.
+# Every other answer, and every NaN, infinity, series and order, must be
+# identical.
 . "$(dirname "$0")/../lib/common.sh"
 for c in prometheus promtool curl python3; do
 	command -v $c >/dev/null || { echo "skipped: $c not installed (scripts/deps.sh test installs it)"; exit 77; }
@@ -69,7 +81,7 @@ wait_http "http://127.0.0.1:$pport/-/ready" 30 || { echo "FAIL: prometheus: $(ta
 wait_http "http://127.0.0.1:$sport/-/ready" 10 || { echo "FAIL: serve: $(tail -3 "$tmp/serve.err")"; exit 1; }
 
 python3 - "127.0.0.1:$sport" "127.0.0.1:$pport" "$start" "$end" <<'PY' || fails=$((fails + 1))
-import json, sys, urllib.parse, urllib.request
+import json, math, sys, urllib.parse, urllib.request
 GW, PROM, start, end = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 R = ["5m", "10m", "1h"]
 Q = []
@@ -123,7 +135,22 @@ def norm(d):
     # sort() and sort_desc() order matters; other vectors are unordered
     return (d["resultType"], tuple(res))
 
-def differs(a, b, ordered):
+ULP_FUNCS = ("exp", "ln", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+             "asinh", "acosh", "atanh")
+ULP = {f"{f}(g)": 4.5e-16 for f in ULP_FUNCS} | {"g atan2 g offset 1m": 4.5e-16}
+POW = {"g ^ g": 1e-13, "2 ^ g": 1e-13}
+near = 0  # answers equal only within their bound
+
+def same(x, y, rel):
+    """Equal value strings, or (rel given) finite doubles within rel of each other."""
+    if x == y:
+        return True
+    if not rel or x[0] != y[0]:
+        return False
+    a, b = float(x[1]), float(y[1])
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b))
+
+def differs(a, b, ordered, rel=0):
     if a[0] != b[0]:
         return f"answer {a[0]} vs Prometheus {b[0]}"
     if a[0] in ("error", "scalar"):
@@ -132,10 +159,20 @@ def differs(a, b, ordered):
     if [k for k, _ in sa] != [k for k, _ in sb]:
         return f"series {[k for k, _ in sa][:3]} vs Prometheus {[k for k, _ in sb][:3]}"
     for (k, pa), (_, pb) in zip(sa, sb):
-        if pa != pb:
-            bad = [(x, y) for x, y in zip(pa, pb) if x != y][:2]
+        if len(pa) != len(pb) or not all(same(x, y, rel) for x, y in zip(pa, pb)):
+            bad = [(x, y) for x, y in zip(pa, pb) if not same(x, y, rel)][:2]
             return f"{k}: {bad or (len(pa), len(pb))} (ours, Prometheus)"
     return None
+
+def compare(a, b, ordered, q):
+    """Why the answers differ, or None; counts those equal only within a math bound."""
+    global near
+    why = differs(a, b, ordered)
+    rel = ULP.get(q) or POW.get(q)
+    if why and rel:
+        why = differs(a, b, ordered, rel)
+        near += why is None
+    return why
 
 fails, n = [], 0
 times = [end - 4321, end - 2000, end - 7, end]
@@ -143,18 +180,19 @@ for q in Q:
     ordered = q.startswith("sort")
     for t in times:
         n += 1
-        why = differs(norm(call(GW, "/api/v1/query", {"query": q, "time": t})),
-                      norm(call(PROM, "/api/v1/query", {"query": q, "time": t})), ordered)
+        why = compare(norm(call(GW, "/api/v1/query", {"query": q, "time": t})),
+                      norm(call(PROM, "/api/v1/query", {"query": q, "time": t})), ordered, q)
         if why:
             fails.append(f"instant {q} @ {t}: {why}")
     n += 1
     p = {"query": q, "start": end - 5400, "end": end, "step": 97}
-    why = differs(norm(call(GW, "/api/v1/query_range", p)), norm(call(PROM, "/api/v1/query_range", p)), False)
+    why = compare(norm(call(GW, "/api/v1/query_range", p)), norm(call(PROM, "/api/v1/query_range", p)), False, q)
     if why:
         fails.append(f"range {q}: {why}")
 for f in fails:
     print("FAIL:", f[:400])
-print(f"PromQL on random data vs Prometheus: {n - len(fails)} of {n} answers equal bit for bit ({len(Q)} queries)")
+print(f"PromQL on random data vs Prometheus: {n - len(fails) - near} of {n} answers equal bit for bit, {near} of the"
+      f" math functions' and pow's within their bound ({len(Q)} queries)")
 sys.exit(1 if fails else 0)
 PY
 [ "$fails" = 0 ] || exit 1

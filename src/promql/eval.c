@@ -230,13 +230,17 @@ int ev_sel_agg(const struct ev *e, const struct gw_pq_node *vs)
 	return -1;
 }
 
-/* The *_over_time functions a tier answers exactly, and what each asks of it. */
+/*
+ * The *_over_time functions a tier answers exactly, and what each asks of
+ * it. Not sum_over_time: a sum of the tier's partial sums rounds unlike
+ * 2.42's compensated sum of the samples (a sixth of the answers over a day
+ * differed in the last digits), so it reads the samples.
+ */
 static int tier_agg_of(enum gw_pq_func_id id)
 {
 	switch (id) {
 	case GW_PQ_F_MIN_OVER_TIME: return GW_TIER_MIN;
 	case GW_PQ_F_MAX_OVER_TIME: return GW_TIER_MAX;
-	case GW_PQ_F_SUM_OVER_TIME: return GW_TIER_SUM;
 	case GW_PQ_F_COUNT_OVER_TIME: return GW_TIER_COUNT;
 	default: return -1;
 	}

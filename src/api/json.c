@@ -78,6 +78,21 @@ void gw_json_value(struct gw_buf *b, double v)
 	gw_buf_append(b, out, gw_json_value_fmt(out, v));
 }
 
+/* Prometheus' scalar result is written by its own strconv.FormatFloat(v, 'f',
+ * -1, 64), not by the sample writer that switches to an exponent. */
+void gw_json_scalar(struct gw_buf *b, double v)
+{
+	char out[GW_JSON_VALUE_MAX];
+	if (!isfinite(v)) {
+		gw_json_value(b, v);
+		return;
+	}
+	out[0] = '"';
+	size_t n = gw_num_format_f(out + 1, GW_JSON_VALUE_MAX - 2, v);
+	out[n + 1] = '"';
+	gw_buf_append(b, out, n + 2);
+}
+
 size_t gw_json_time_fmt(char *out, int64_t ms)
 {
 	uint64_t u = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;

@@ -272,7 +272,7 @@ void gw_api_json_result(struct gw_buf *b, struct gw_pq_result *res)
 		gw_json_time(b, res->t);
 		gw_buf_putc(b, ',');
 		if (res->type == GW_PQ_T_SCALAR)
-			gw_json_value(b, res->scalar);
+			gw_json_scalar(b, res->scalar);
 		else
 			gw_json_str(b, res->string);
 		gw_buf_puts(b, "]}");

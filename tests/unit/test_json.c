@@ -160,6 +160,12 @@ static void test_value_and_time(void)
 	}
 	CHECK_STR_EQ(b.data, "\"1e+21\" \"999000000000000000000\" \"0.000001\" \"9.9e-07\" \"-1.5e+300\" \"5e-324\" "
 			     "\"1e+100\" \"0\" \"-1.0442570054008248e+95\" ");
+	/* ... but an instant query's scalar never has one */
+	gw_buf_reset(&b);
+	gw_json_scalar(&b, 1e22);
+	gw_json_scalar(&b, -1e-7);
+	gw_json_scalar(&b, NAN);
+	CHECK_STR_EQ(b.data, "\"10000000000000000000000\"\"-0.0000001\"\"NaN\"");
 	gw_buf_release(&b);
 }
 

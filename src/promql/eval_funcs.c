@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Functions that keep the metric name of their input. */
 bool ev_keeps_name(enum gw_pq_func_id id)
@@ -94,37 +93,72 @@ static double math1(enum gw_pq_func_id id, double v)
 	}
 }
 
-static double date_part(enum gw_pq_func_id id, double secs)
+/*
+ * Date parts as 2.42 gets them from Go's time.Unix(int64(v), 0).UTC(): the
+ * proleptic Gregorian calendar over any int64 of seconds, reckoned as Go
+ * does, in unsigned 64-bit seconds since 1 January of the year
+ * GO_ABS_YEAR (a Monday, a year 1 mod 400), where the Unix epoch is
+ * GO_UNIX_TO_ABS; what passes the end wraps, as it does in Go. Go turns a
+ * NaN, an infinity or a value beyond int64 into INT64_MIN (the x86
+ * conversion's answer), so NaN's year is 292277026596 there, and here.
+ */
+#define GO_ABS_YEAR (-292277022399LL)
+#define GO_UNIX_TO_ABS 9223372028715321600ULL
+
+static bool leap_year(int64_t y)
 {
-	/* A time that is NaN, infinite or past what gmtime_r can express (its year
-	 * must fit an int) has no calendar date: NaN, never a guessed one. */
-	if (!(secs > -9.2e18 && secs < 9.2e18))
-		return NAN;
-	time_t t = (time_t)secs;
-	struct tm tm;
-	if (!gmtime_r(&t, &tm))
-		return NAN;
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static double date_part(enum gw_pq_func_id id, double v)
+{
+	int64_t secs = v >= -0x1p63 && v < 0x1p63 ? (int64_t)v : INT64_MIN;
+	uint64_t abs = (uint64_t)secs + GO_UNIX_TO_ABS;
+	switch (id) {
+	case GW_PQ_F_HOUR:
+		return (double)(abs % 86400 / 3600);
+	case GW_PQ_F_MINUTE:
+		return (double)(abs % 3600 / 60);
+	case GW_PQ_F_DAY_OF_WEEK:
+		return (double)((abs + 86400) % 604800 / 86400); /* day 0 a Monday; Sunday is 0 */
+	default:
+		break;
+	}
+	/* Whole 400-, 100-, 4- and 1-year spans from the start of a 400-year
+	 * cycle; the last of each may be a day longer (it ends in a leap year). */
+	uint64_t d = abs / 86400;
+	uint64_t years = d / 146097 * 400;
+	d %= 146097;
+	uint64_t n = d / 36524;
+	n -= n >> 2;
+	years += n * 100;
+	d -= n * 36524;
+	years += d / 1461 * 4;
+	d %= 1461;
+	n = d / 365;
+	n -= n >> 2;
+	years += n;
+	d -= n * 365; /* day of the year, from 0 */
+	int64_t y = GO_ABS_YEAR + (int64_t)years;
+	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	bool leap = leap_year(y);
+	int m = 0;
+	uint64_t left = d;
+	while (m < 11 && left >= (uint64_t)(mdays[m] + (m == 1 && leap))) {
+		left -= (uint64_t)(mdays[m] + (m == 1 && leap));
+		m++;
+	}
 	switch (id) {
 	case GW_PQ_F_DAY_OF_MONTH:
-		return tm.tm_mday;
-	case GW_PQ_F_DAY_OF_WEEK:
-		return tm.tm_wday;
+		return (double)(left + 1);
 	case GW_PQ_F_DAY_OF_YEAR:
-		return tm.tm_yday + 1;
-	case GW_PQ_F_DAYS_IN_MONTH: {
-		static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-		int y = tm.tm_year + 1900;
-		bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-		return days[tm.tm_mon] + (tm.tm_mon == 1 && leap);
-	}
-	case GW_PQ_F_HOUR:
-		return tm.tm_hour;
-	case GW_PQ_F_MINUTE:
-		return tm.tm_min;
+		return (double)(d + 1);
+	case GW_PQ_F_DAYS_IN_MONTH:
+		return mdays[m] + (m == 1 && leap);
 	case GW_PQ_F_MONTH:
-		return tm.tm_mon + 1;
+		return m + 1;
 	case GW_PQ_F_YEAR:
-		return tm.tm_year + 1900;
+		return (double)y;
 	default:
 		return NAN;
 	}

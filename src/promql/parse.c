@@ -620,7 +620,7 @@ struct gw_pq_node *pq_expr(struct parser *p, int min_prec)
 		const struct opinfo *oi = peek_op(p);
 		if (!oi || oi->prec < min_prec)
 			break;
-		struct gw_pq_node *n = pq_node_new(p, GW_PQ_BINARY, p->tok.pos);
+		struct gw_pq_node *n = pq_node_new(p, GW_PQ_BINARY, lhs->pos); /* 2.42 places it at its left operand */
 		if (!n)
 			break;
 		n->u.bin.op = oi->op;

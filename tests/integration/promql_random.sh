@@ -128,7 +128,7 @@ def call(base, path, params):
 
 def norm(d):
     if d.get("status") != "success":
-        return ("error", d.get("errorType"))
+        return ("error", (d.get("errorType"), d.get("error")))
     d = d["data"]
     if d["resultType"] == "scalar":
         return ("scalar", tuple(d["result"]))

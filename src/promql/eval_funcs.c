@@ -373,7 +373,7 @@ static double bucket_quantile(double q, struct bucket *b, size_t n)
 	if (q > 1)
 		return INFINITY;
 	gw_qsort(b, n, sizeof(*b), bucket_cmp);
-	if (n == 0 || !isinf(b[n - 1].upper))
+	if (n == 0 || !(isinf(b[n - 1].upper) && b[n - 1].upper > 0))
 		return NAN;
 	size_t w = 0; /* merge equal bounds */
 	for (size_t i = 0; i < n; i++) {
@@ -383,8 +383,10 @@ static double bucket_quantile(double q, struct bucket *b, size_t n)
 			b[w++] = b[i];
 	}
 	n = w;
-	double max = -INFINITY;
-	for (size_t i = 0; i < n; i++) { /* counts must not decrease */
+	/* Counts must not decrease; 2.42 starts from the first bucket's count,
+	 * so a NaN there leaves every count as it is. */
+	double max = b[0].count;
+	for (size_t i = 1; i < n; i++) {
 		if (b[i].count > max)
 			max = b[i].count;
 		else if (b[i].count < max)

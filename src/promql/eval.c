@@ -563,7 +563,13 @@ static int eval_subquery(struct ev *e, const struct gw_pq_node *n, int64_t ts, s
 	}
 	out->type = GW_PQ_T_MATRIX;
 	out->mat = mb_done(e, &m);
-	return out->mat.s ? 0 : arena_fail(e);
+	if (!out->mat.s)
+		return arena_fail(e);
+	/* In label order, as 2.42 returns a selector's series evaluated over a
+	 * range: a series first seen at a later step comes in its place, so
+	 * sums over the result add as Prometheus' do. */
+	gw_qsort(out->mat.s, out->mat.n, sizeof(*out->mat.s), series_cmp);
+	return 0;
 }
 
 static int eval_unary(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)

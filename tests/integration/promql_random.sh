@@ -114,7 +114,8 @@ Q += ["topk(2, g)", "bottomk(3, g)", "topk by (grp) (1, g)", "bottomk(2, c_total
       'count_values("v", round(g))', "sum(rate(c_total[5m])) / sum(rate(c_total[10m]))",
       "avg(g) - avg(g offset 10m)", "max(g) by (grp) > 50", "histogram_quantile(0.9, g)",
       'label_replace(g, "x", "$1", "i", "(.*)")', "absent(nope)", "absent(g)", "sum(g) + sum(c_total)",
-      "sort(g * 0)", "-(g * 2) > on() group_left 1", "1 + ignoring(i) g", "year(g * 3e15)", "month(-g * 1e16)", "day_of_month(g * 1e7)", "day_of_year(g * 1e7)",
+      "sort(g * 0)", 'sum(last_over_time(g{i=~"[345]"}[10m:1m]))', 'avg(avg_over_time(g{i=~"[345]"}[20m:1m]))',
+      'sum(sum_over_time(c_total{i!="3"}[20m:1m]))', "-(g * 2) > on() group_left 1", "1 + ignoring(i) g", "year(g * 3e15)", "month(-g * 1e16)", "day_of_month(g * 1e7)", "day_of_year(g * 1e7)",
       "day_of_week(g * 1e7)", "days_in_month(g * 1e7)", "hour(g * 1e7)", "minute(g * 1e5)", 'scalar(g{i="5"}) * 1e25', 'scalar(g{i="5"}) / 3e9', "g / 1e9", "sort_desc(round(g / 100))", "clamp(g, NaN, 5)", "clamp_max(g, NaN)", "topk(NaN, g)",
       'histogram_quantile(0.3, label_replace(sum without(i) (label_replace(g, "le", "$1", "i", "(.*)")), "le", "+Inf", "le", "[45]"))',
       'histogram_quantile(0.7, label_replace(sum without(i, grp) (label_replace(abs(g), "le", "$1", "i", "(.*)")), "le", "+Inf", "le", "5"))']

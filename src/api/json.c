@@ -63,16 +63,34 @@ size_t gw_json_value_fmt(char *out, double v)
 		return 6;
 	}
 	out[0] = '"';
-	size_t n = gw_num_format_f(out + 1, GW_JSON_VALUE_MAX - 2, v);
+	/* Prometheus' writer switches to an exponent outside [1e-6, 1e21). */
+	double a = fabs(v);
+	size_t n = a != 0 && (a < 1e-6 || a >= 1e21) ? gw_num_format_e(out + 1, v)
+						      : gw_num_format_f(out + 1, GW_JSON_VALUE_MAX - 2, v);
 	out[n + 1] = '"';
 	return n + 2;
 }
 
-/* Go's strconv.FormatFloat(v, 'f', -1, 64): shortest round-trip digits, no exponent. */
+/* As Prometheus writes a sample value: shortest round-trip digits, 'f' or 'e'. */
 void gw_json_value(struct gw_buf *b, double v)
 {
 	char out[GW_JSON_VALUE_MAX];
 	gw_buf_append(b, out, gw_json_value_fmt(out, v));
+}
+
+/* Prometheus' scalar result is written by its own strconv.FormatFloat(v, 'f',
+ * -1, 64), not by the sample writer that switches to an exponent. */
+void gw_json_scalar(struct gw_buf *b, double v)
+{
+	char out[GW_JSON_VALUE_MAX];
+	if (!isfinite(v)) {
+		gw_json_value(b, v);
+		return;
+	}
+	out[0] = '"';
+	size_t n = gw_num_format_f(out + 1, GW_JSON_VALUE_MAX - 2, v);
+	out[n + 1] = '"';
+	gw_buf_append(b, out, n + 2);
 }
 
 size_t gw_json_time_fmt(char *out, int64_t ms)

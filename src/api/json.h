@@ -14,7 +14,9 @@
 #include <stdint.h>
 
 void gw_json_str(struct gw_buf *b, const char *s);
-void gw_json_value(struct gw_buf *b, double v);   /* "1.5", "NaN", "+Inf" */
+void gw_json_value(struct gw_buf *b, double v);   /* "1.5", "NaN", "+Inf"; "1e+21" */
+/* An instant query's scalar: never an exponent, as 2.42 writes it. */
+void gw_json_scalar(struct gw_buf *b, double v);
 void gw_json_time(struct gw_buf *b, int64_t ms);  /* 1435781451.781 */
 
 /* The same into out, unterminated, returning the length written; out holds

@@ -272,7 +272,7 @@ void gw_api_json_result(struct gw_buf *b, struct gw_pq_result *res)
 		gw_json_time(b, res->t);
 		gw_buf_putc(b, ',');
 		if (res->type == GW_PQ_T_SCALAR)
-			gw_json_value(b, res->scalar);
+			gw_json_scalar(b, res->scalar);
 		else
 			gw_json_str(b, res->string);
 		gw_buf_puts(b, "]}");
@@ -354,7 +354,9 @@ static bool time_param(const struct gw_http_request *req, struct gw_http_respons
 	return time_param_as(req, r, name, &def, out);
 }
 
-static struct gw_pq_node *parse_query(const struct gw_http_request *req, struct gw_http_response *r)
+/* range: a range query's parse error, which 2.42 words without naming the
+ * parameter (an instant query's names it). */
+static struct gw_pq_node *parse_query(const struct gw_http_request *req, struct gw_http_response *r, bool range)
 {
 	const char *q = gw_http_arg(req, "query");
 	if (!q)
@@ -363,7 +365,10 @@ static struct gw_pq_node *parse_query(const struct gw_http_request *req, struct 
 	struct gw_err err;
 	gw_err_clear(&err);
 	if (gw_promql_parse(q, &root, &err) != 0) {
-		bad_param(r, "query", err.msg);
+		if (range)
+			error_reply(r, 400, "bad_data", err.msg);
+		else
+			bad_param(r, "query", err.msg);
 		return NULL;
 	}
 	return root;
@@ -393,7 +398,7 @@ static void h_query(void *ctx, const struct gw_http_request *req, struct gw_http
 	int64_t t;
 	if (!opts_with_timeout(api, req, r, &o) || !time_param(req, r, "time", now_of(api), &t))
 		return;
-	struct gw_pq_node *root = parse_query(req, r);
+	struct gw_pq_node *root = parse_query(req, r, false);
 	if (!root)
 		return;
 	struct gw_arena a;
@@ -445,7 +450,7 @@ static void h_query_range(void *ctx, const struct gw_http_request *req, struct g
 			    "resolution (?step=XX)");
 		return;
 	}
-	struct gw_pq_node *root = parse_query(req, r);
+	struct gw_pq_node *root = parse_query(req, r, true);
 	if (!root)
 		return;
 	if (root->type != GW_PQ_T_SCALAR && root->type != GW_PQ_T_VECTOR) {

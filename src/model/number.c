@@ -210,6 +210,46 @@ static bool reads_back(char *e, size_t n, int digits, double v)
 	return strtod(e, NULL) == v;
 }
 
+/*
+ * The shortest "%.*e" of v (finite) that reads back as v, in e (40 bytes);
+ * returns its number of significant digits.
+ *
+ * Shortest digits by trial: printf rounds to the closest of each length.
+ * A measured double (most values here) needs 16 or 17, so those are tried
+ * first, then the lengths below are bisected: the closest (N+1)-digit
+ * decimal is at least as close as the closest N-digit one, so once a length
+ * reads back every longer one does, except around a power of two (the next
+ * double below is half as far), which takes every length in turn.
+ */
+static int shortest_e(char *e, size_t n, double v)
+{
+	int digits;
+	int exp2;
+	if (fabs(frexp(v, &exp2)) == 0.5) {
+		for (digits = 1; digits < 17 && !reads_back(e, n, digits, v); digits++)
+			;
+		reads_back(e, n, digits, v);
+	} else if (!reads_back(e, n, 16, v)) {
+		digits = 17;
+		reads_back(e, n, 17, v);
+	} else if (!reads_back(e, n, 15, v)) {
+		digits = 16;
+		reads_back(e, n, 16, v);
+	} else {
+		int lo = 1, hi = 15;
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
+			if (reads_back(e, n, mid, v))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		digits = hi;
+		reads_back(e, n, digits, v);
+	}
+	return digits;
+}
+
 size_t gw_num_format_f(char *out, size_t cap, double v)
 {
 	/* Measured values (few decimals) first, where that is quickest; then
@@ -221,44 +261,32 @@ size_t gw_num_format_f(char *out, size_t cap, double v)
 		n = fmt_fixed_fast(out, v);
 	if (n)
 		return n;
-	/*
-	 * Shortest digits by trial: printf rounds to the closest of each length.
-	 * A measured double (most values here) needs 16 or 17, so those are
-	 * tried first, then the lengths below are bisected: the closest
-	 * (N+1)-digit decimal is at least as close as the closest N-digit one,
-	 * so once a length reads back every longer one does, except around a
-	 * power of two (the next double below is half as far), which takes
-	 * every length in turn.
-	 */
 	char e[40];
-	int digits;
-	int exp2;
-	if (fabs(frexp(v, &exp2)) == 0.5) {
-		for (digits = 1; digits < 17 && !reads_back(e, sizeof(e), digits, v); digits++)
-			;
-		reads_back(e, sizeof(e), digits, v);
-	} else if (!reads_back(e, sizeof(e), 16, v)) {
-		digits = 17;
-		reads_back(e, sizeof(e), 17, v);
-	} else if (!reads_back(e, sizeof(e), 15, v)) {
-		digits = 16;
-		reads_back(e, sizeof(e), 16, v);
-	} else {
-		int lo = 1, hi = 15;
-		while (lo < hi) {
-			int mid = (lo + hi) / 2;
-			if (reads_back(e, sizeof(e), mid, v))
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		digits = hi;
-		reads_back(e, sizeof(e), digits, v);
-	}
+	int digits = shortest_e(e, sizeof(e), v);
 	int exp = atoi(strchr(e, 'e') + 1);
 	int decimals = digits - 1 - exp;
-	int w = snprintf(out, cap, "%.*f", decimals > 0 ? decimals : 0, v);
-	return w < 0 ? 0 : (size_t)w < cap ? (size_t)w : cap - 1;
+	if (decimals >= 0) {
+		int w = snprintf(out, cap, "%.*f", decimals, v);
+		return w < 0 ? 0 : (size_t)w < cap ? (size_t)w : cap - 1;
+	}
+	/* Past the last significant digit Go writes zeros, where "%.0f" would
+	 * write the double's exact (longer) integer: the digits of e, padded. */
+	size_t o = 0;
+	for (const char *p = e; *p != 'e' && o + 1 < cap; p++)
+		if (*p != '.')
+			out[o++] = *p;
+	for (int z = 0; z < -decimals && o + 1 < cap; z++)
+		out[o++] = '0';
+	return o;
+}
+
+size_t gw_num_format_e(char *out, double v)
+{
+	char e[40];
+	shortest_e(e, sizeof(e), v);
+	size_t n = strlen(e);
+	memcpy(out, e, n);
+	return n;
 }
 
 /* ---- 'g': the exposition format -------------------------------------------- */

@@ -147,6 +147,7 @@ struct gw_pq_node {
 			size_t nlabels;
 			char **include; /* group_left/right(...) labels */
 			size_t ninclude;
+			size_t op_pos; /* the operator's offset: some errors point there */
 		} bin;
 		struct {
 			char op; /* '-' or '+' */

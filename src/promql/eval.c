@@ -145,6 +145,11 @@ static bool tier_fits(const struct ev *e, const struct gw_pq_node *vs, int64_t m
 	       maxt - mint >= e->tier_min_span;
 }
 
+static int series_cmp(const void *a, const void *b)
+{
+	return gw_labels_cmp(&((const struct gw_series *)a)->labels, &((const struct gw_series *)b)->labels);
+}
+
 static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint, int64_t maxt, int agg,
 			 int64_t range)
 {
@@ -176,6 +181,9 @@ static int select_series(struct ev *e, const struct gw_pq_node *vs, int64_t mint
 			e->rc = rc;
 		return rc;
 	}
+	/* In label order, as Prometheus' block queriers return series: sums and
+	 * means over a vector add in this order, and so round as 2.42 does. */
+	gw_qsort(set.s, set.n, sizeof(*set.s), series_cmp);
 	for (size_t i = 0; i < set.n; i++)
 		e->samples += set.s[i].n;
 	if (e->samples > e->max_samples)
@@ -222,13 +230,17 @@ int ev_sel_agg(const struct ev *e, const struct gw_pq_node *vs)
 	return -1;
 }
 
-/* The *_over_time functions a tier answers exactly, and what each asks of it. */
+/*
+ * The *_over_time functions a tier answers exactly, and what each asks of
+ * it. Not sum_over_time: a sum of the tier's partial sums rounds unlike
+ * 2.42's compensated sum of the samples (a sixth of the answers over a day
+ * differed in the last digits), so it reads the samples.
+ */
 static int tier_agg_of(enum gw_pq_func_id id)
 {
 	switch (id) {
 	case GW_PQ_F_MIN_OVER_TIME: return GW_TIER_MIN;
 	case GW_PQ_F_MAX_OVER_TIME: return GW_TIER_MAX;
-	case GW_PQ_F_SUM_OVER_TIME: return GW_TIER_SUM;
 	case GW_PQ_F_COUNT_OVER_TIME: return GW_TIER_COUNT;
 	default: return -1;
 	}
@@ -551,7 +563,13 @@ static int eval_subquery(struct ev *e, const struct gw_pq_node *n, int64_t ts, s
 	}
 	out->type = GW_PQ_T_MATRIX;
 	out->mat = mb_done(e, &m);
-	return out->mat.s ? 0 : arena_fail(e);
+	if (!out->mat.s)
+		return arena_fail(e);
+	/* In label order, as 2.42 returns a selector's series evaluated over a
+	 * range: a series first seen at a later step comes in its place, so
+	 * sums over the result add as Prometheus' do. */
+	gw_qsort(out->mat.s, out->mat.n, sizeof(*out->mat.s), series_cmp);
+	return 0;
 }
 
 static int eval_unary(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val *out)

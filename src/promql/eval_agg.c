@@ -162,11 +162,21 @@ int ev_aggregate(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq
 		return e->rc;
 	size_t k = 0;
 	if (op == GW_PQ_AGG_TOPK || op == GW_PQ_AGG_BOTTOMK) {
-		if (isnan(param.scalar) || param.scalar < 1 || param.scalar > 9.2e18) {
+		/* 2.42 refuses a k outside int64 (NaN too), then truncates it. */
+		double pk = param.scalar;
+		if (!(pk >= -0x1p63 && pk < 0x1p63)) {
+			char num[GW_NUM_E_MAX + 1] = "NaN";
+			if (isinf(pk))
+				snprintf(num, sizeof(num), "%s", pk > 0 ? "+Inf" : "-Inf");
+			else if (!isnan(pk))
+				num[gw_num_format_e(num, pk)] = '\0';
+			return ev_fail(e, GW_EINVAL, "Scalar value %s overflows int64", num);
+		}
+		if (pk < 1) {
 			out->type = GW_PQ_T_VECTOR;
 			return 0;
 		}
-		k = (size_t)param.scalar;
+		k = (size_t)pk;
 	}
 	const char *cv_label = op == GW_PQ_AGG_COUNT_VALUES ? param.str : NULL;
 	/* Groups by label id, marked in a round of their own (the marks survive

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Functions that keep the metric name of their input. */
 bool ev_keeps_name(enum gw_pq_func_id id)
@@ -23,6 +22,22 @@ bool ev_keeps_name(enum gw_pq_func_id id)
 }
 
 /* ---- instant-vector functions ------------------------------------------------ */
+
+/*
+ * Go's Log2 as Go defines it: exact at powers of two, else the mantissa's
+ * ln scaled, plus the exponent (C's log2 rounds once, Go's twice). Go's
+ * Log10, ln(x) times log10(e), is not copied so: with C's ln a last bit
+ * apart from Go's, the product can land two apart, where C's log10 stays
+ * within one.
+ */
+static double go_log2(double v)
+{
+	int exp;
+	double frac = frexp(v, &exp);
+	if (frac == 0.5)
+		return exp - 1;
+	return log(frac) * M_LOG2E + exp;
+}
 
 static double math1(enum gw_pq_func_id id, double v)
 {
@@ -40,7 +55,7 @@ static double math1(enum gw_pq_func_id id, double v)
 	case GW_PQ_F_LN:
 		return log(v);
 	case GW_PQ_F_LOG2:
-		return log2(v);
+		return go_log2(v);
 	case GW_PQ_F_LOG10:
 		return log10(v);
 	case GW_PQ_F_SGN:
@@ -78,37 +93,72 @@ static double math1(enum gw_pq_func_id id, double v)
 	}
 }
 
-static double date_part(enum gw_pq_func_id id, double secs)
+/*
+ * Date parts as 2.42 gets them from Go's time.Unix(int64(v), 0).UTC(): the
+ * proleptic Gregorian calendar over any int64 of seconds, reckoned as Go
+ * does, in unsigned 64-bit seconds since 1 January of the year
+ * GO_ABS_YEAR (a Monday, a year 1 mod 400), where the Unix epoch is
+ * GO_UNIX_TO_ABS; what passes the end wraps, as it does in Go. Go turns a
+ * NaN, an infinity or a value beyond int64 into INT64_MIN (the x86
+ * conversion's answer), so NaN's year is 292277026596 there, and here.
+ */
+#define GO_ABS_YEAR (-292277022399LL)
+#define GO_UNIX_TO_ABS 9223372028715321600ULL
+
+static bool leap_year(int64_t y)
 {
-	/* A time that is NaN, infinite or past what gmtime_r can express (its year
-	 * must fit an int) has no calendar date: NaN, never a guessed one. */
-	if (!(secs > -9.2e18 && secs < 9.2e18))
-		return NAN;
-	time_t t = (time_t)secs;
-	struct tm tm;
-	if (!gmtime_r(&t, &tm))
-		return NAN;
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static double date_part(enum gw_pq_func_id id, double v)
+{
+	int64_t secs = v >= -0x1p63 && v < 0x1p63 ? (int64_t)v : INT64_MIN;
+	uint64_t abs = (uint64_t)secs + GO_UNIX_TO_ABS;
+	switch (id) {
+	case GW_PQ_F_HOUR:
+		return (double)(abs % 86400 / 3600);
+	case GW_PQ_F_MINUTE:
+		return (double)(abs % 3600 / 60);
+	case GW_PQ_F_DAY_OF_WEEK:
+		return (double)((abs + 86400) % 604800 / 86400); /* day 0 a Monday; Sunday is 0 */
+	default:
+		break;
+	}
+	/* Whole 400-, 100-, 4- and 1-year spans from the start of a 400-year
+	 * cycle; the last of each may be a day longer (it ends in a leap year). */
+	uint64_t d = abs / 86400;
+	uint64_t years = d / 146097 * 400;
+	d %= 146097;
+	uint64_t n = d / 36524;
+	n -= n >> 2;
+	years += n * 100;
+	d -= n * 36524;
+	years += d / 1461 * 4;
+	d %= 1461;
+	n = d / 365;
+	n -= n >> 2;
+	years += n;
+	d -= n * 365; /* day of the year, from 0 */
+	int64_t y = GO_ABS_YEAR + (int64_t)years;
+	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	bool leap = leap_year(y);
+	int m = 0;
+	uint64_t left = d;
+	while (m < 11 && left >= (uint64_t)(mdays[m] + (m == 1 && leap))) {
+		left -= (uint64_t)(mdays[m] + (m == 1 && leap));
+		m++;
+	}
 	switch (id) {
 	case GW_PQ_F_DAY_OF_MONTH:
-		return tm.tm_mday;
-	case GW_PQ_F_DAY_OF_WEEK:
-		return tm.tm_wday;
+		return (double)(left + 1);
 	case GW_PQ_F_DAY_OF_YEAR:
-		return tm.tm_yday + 1;
-	case GW_PQ_F_DAYS_IN_MONTH: {
-		static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-		int y = tm.tm_year + 1900;
-		bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-		return days[tm.tm_mon] + (tm.tm_mon == 1 && leap);
-	}
-	case GW_PQ_F_HOUR:
-		return tm.tm_hour;
-	case GW_PQ_F_MINUTE:
-		return tm.tm_min;
+		return (double)(d + 1);
+	case GW_PQ_F_DAYS_IN_MONTH:
+		return mdays[m] + (m == 1 && leap);
 	case GW_PQ_F_MONTH:
-		return tm.tm_mon + 1;
+		return m + 1;
 	case GW_PQ_F_YEAR:
-		return tm.tm_year + 1900;
+		return (double)y;
 	default:
 		return NAN;
 	}
@@ -121,24 +171,63 @@ static bool is_date(enum gw_pq_func_id id)
 	       id == GW_PQ_F_YEAR;
 }
 
+/*
+ * sort() and sort_desc() order as Go's sort.Sort orders 2.42's vectors: by
+ * value, equal values in input order, NaNs last and among themselves in
+ * reverse input order (its "less" puts a NaN before anything, and the
+ * sort is reversed). Go's insertion sort, which it uses up to 12 elements,
+ * gives exactly this order; larger vectors with ties or NaNs may come out
+ * of Go's pattern-defeating quicksort in another order. The sample's time,
+ * overwritten after the sort, holds its input position meanwhile.
+ */
+static int sort_cmp(const struct gw_vsample *a, const struct gw_vsample *b, bool desc)
+{
+	double x = a->v, y = b->v;
+	if (isnan(x) || isnan(y)) {
+		if (isnan(x) && isnan(y))
+			return a->t > b->t ? -1 : a->t < b->t;
+		return isnan(x) ? 1 : -1;
+	}
+	if (x != y)
+		return (x < y) != desc ? -1 : 1;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
 static int sort_cmp_asc(const void *a, const void *b)
 {
-	double x = ((const struct gw_vsample *)a)->v, y = ((const struct gw_vsample *)b)->v;
-	if (isnan(x))
-		return isnan(y) ? 0 : -1;
-	if (isnan(y))
-		return 1;
-	return x < y ? -1 : x > y;
+	return sort_cmp(a, b, false);
 }
 
 static int sort_cmp_desc(const void *a, const void *b)
 {
-	double x = ((const struct gw_vsample *)a)->v, y = ((const struct gw_vsample *)b)->v;
-	if (isnan(x))
-		return isnan(y) ? 0 : -1;
-	if (isnan(y))
-		return 1;
-	return x > y ? -1 : x < y;
+	return sort_cmp(a, b, true);
+}
+
+/* Go's math.Max and math.Min: +Inf (-Inf) wins, then NaN, then +0 (-0). */
+static double go_max(double x, double y)
+{
+	if (isinf(x) && x > 0)
+		return x;
+	if (isinf(y) && y > 0)
+		return y;
+	if (isnan(x) || isnan(y))
+		return NAN;
+	if (x == 0 && x == y)
+		return signbit(x) ? y : x;
+	return x > y ? x : y;
+}
+
+static double go_min(double x, double y)
+{
+	if (isinf(x) && x < 0)
+		return x;
+	if (isinf(y) && y < 0)
+		return y;
+	if (isnan(x) || isnan(y))
+		return NAN;
+	if (x == 0 && x == y)
+		return signbit(x) ? x : y;
+	return x < y ? x : y;
 }
 
 /* Expand $1, ${1}, $name in a label_replace replacement. */
@@ -284,7 +373,7 @@ static double bucket_quantile(double q, struct bucket *b, size_t n)
 	if (q > 1)
 		return INFINITY;
 	gw_qsort(b, n, sizeof(*b), bucket_cmp);
-	if (n == 0 || !isinf(b[n - 1].upper))
+	if (n == 0 || !(isinf(b[n - 1].upper) && b[n - 1].upper > 0))
 		return NAN;
 	size_t w = 0; /* merge equal bounds */
 	for (size_t i = 0; i < n; i++) {
@@ -294,8 +383,10 @@ static double bucket_quantile(double q, struct bucket *b, size_t n)
 			b[w++] = b[i];
 	}
 	n = w;
-	double max = -INFINITY;
-	for (size_t i = 0; i < n; i++) { /* counts must not decrease */
+	/* Counts must not decrease; 2.42 starts from the first bucket's count,
+	 * so a NaN there leaves every count as it is. */
+	double max = b[0].count;
+	for (size_t i = 1; i < n; i++) {
 		if (b[i].count > max)
 			max = b[i].count;
 		else if (b[i].count < max)
@@ -307,9 +398,16 @@ static double bucket_quantile(double q, struct bucket *b, size_t n)
 	if (obs == 0)
 		return NAN;
 	double rank = q * obs;
-	size_t i = 0;
-	while (i < n - 1 && b[i].count < rank)
-		i++;
+	/* The first bucket whose count reaches the rank, found by bisection as
+	 * 2.42 finds it: with NaN counts a scan would stop elsewhere. */
+	size_t i = 0, j = n - 1;
+	while (i < j) {
+		size_t h = i + (j - i) / 2;
+		if (!(b[h].count >= rank))
+			i = h + 1;
+		else
+			j = h;
+	}
 	if (i == n - 1)
 		return b[n - 2].upper;
 	if (i == 0 && b[0].upper <= 0)
@@ -394,13 +492,13 @@ static int map_vector(struct ev *e, const struct gw_pq_node *n, const struct gw_
 		double v = in->s[i].v, r;
 		switch (id) {
 		case GW_PQ_F_CLAMP:
-			r = fmax(args[0], fmin(args[1], v));
+			r = go_max(args[0], go_min(args[1], v));
 			break;
 		case GW_PQ_F_CLAMP_MAX:
-			r = fmin(args[0], v);
+			r = go_min(args[0], v);
 			break;
 		case GW_PQ_F_CLAMP_MIN:
-			r = fmax(args[0], v);
+			r = go_max(args[0], v);
 			break;
 		case GW_PQ_F_ROUND: {
 			double inv = 1.0 / (n->u.call.nargs > 1 ? args[0] : 1.0);
@@ -495,6 +593,8 @@ int ev_call(struct ev *e, const struct gw_pq_node *n, int64_t ts, struct pq_val 
 	case GW_PQ_F_SORT:
 	case GW_PQ_F_SORT_DESC:
 		*out = vals[0];
+		for (size_t i = 0; i < out->vec.n; i++)
+			out->vec.s[i].t = (int64_t)i;
 		gw_qsort(out->vec.s, out->vec.n, sizeof(*out->vec.s), id == GW_PQ_F_SORT ? sort_cmp_asc : sort_cmp_desc);
 		for (size_t i = 0; i < out->vec.n; i++)
 			out->vec.s[i].t = ts;

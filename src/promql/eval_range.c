@@ -51,10 +51,11 @@ static bool extrapolated(const struct rng *r, bool counter, bool rate, double *o
 	double threshold = avg_step * 1.1, interval = sampled;
 	interval += to_start < threshold ? to_start : avg_step / 2;
 	interval += to_end < threshold ? to_end : avg_step / 2;
-	result = result * (interval / sampled);
+	/* The range divides the factor, not the result: 2.42's rounding. */
+	double factor = interval / sampled;
 	if (rate)
-		result /= (double)r->range_ms / 1000;
-	*out = result;
+		factor /= (double)r->range_ms / 1000;
+	*out = result * factor;
 	return true;
 }
 
@@ -177,8 +178,11 @@ static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, d
 		return true;
 	}
 	case GW_PQ_F_AVG_OVER_TIME: {
-		double mean = s->v[0], count = 1;
-		for (size_t i = 1; i < s->n; i++) {
+		/* 2.42's incremental mean with a compensated sum, from zero: the
+		 * first sample's term sets the compensation too (NaN after an
+		 * infinity, which the infinite mean then hides). */
+		double mean = 0, c = 0, count = 0;
+		for (size_t i = 0; i < s->n; i++) {
 			double v = s->v[i];
 			count++;
 			if (isinf(mean)) {
@@ -187,16 +191,16 @@ static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, d
 				if (!isinf(v) && !isnan(v))
 					continue;
 			}
-			mean += v / count - mean / count;
+			kahan(v / count - mean / count, &mean, &c);
 		}
-		*out = mean;
+		*out = isinf(mean) ? mean : mean + c;
 		return true;
 	}
 	case GW_PQ_F_SUM_OVER_TIME: {
-		double sum = 0;
+		double sum = 0, c = 0;
 		for (size_t i = 0; i < s->n; i++)
-			sum += s->v[i];
-		*out = sum;
+			kahan(s->v[i], &sum, &c);
+		*out = isinf(sum) ? sum : sum + c; /* an infinity makes c NaN */
 		return true;
 	}
 	case GW_PQ_F_COUNT_OVER_TIME: {
@@ -225,13 +229,15 @@ static bool range_fn(struct ev *e, enum gw_pq_func_id id, const struct rng *r, d
 		return true;
 	case GW_PQ_F_STDDEV_OVER_TIME:
 	case GW_PQ_F_STDVAR_OVER_TIME: {
-		double count = 0, mean = 0, aux = 0;
+		/* Welford's running mean and squares, each a compensated sum. */
+		double count = 0, mean = 0, cmean = 0, aux = 0, caux = 0;
 		for (size_t i = 0; i < s->n; i++) {
 			count++;
-			double delta = s->v[i] - mean;
-			mean += delta / count;
-			aux += delta * (s->v[i] - mean);
+			double delta = s->v[i] - (mean + cmean);
+			kahan(delta / count, &mean, &cmean);
+			kahan(delta * (s->v[i] - (mean + cmean)), &aux, &caux);
 		}
+		aux += caux;
 		*out = id == GW_PQ_F_STDDEV_OVER_TIME ? sqrt(aux / count) : aux / count;
 		return true;
 	}

@@ -532,7 +532,7 @@ static bool bin_modifiers(struct parser *p, struct gw_pq_node *n)
 {
 	if (pq_is_ident(p, "bool")) {
 		if (!is_comparison(n->u.bin.op)) {
-			pq_fail(p, p->tok.pos, "bool modifier can only be used on comparison operators");
+			pq_fail(p, n->u.bin.op_pos, "bool modifier can only be used on comparison operators");
 			return false;
 		}
 		n->u.bin.return_bool = true;
@@ -563,6 +563,8 @@ static bool bin_modifiers(struct parser *p, struct gw_pq_node *n)
 	return true;
 }
 
+static void free_strv(char **v, size_t n);
+
 /* Prometheus' checks on operand types, once both sides are known. */
 static bool bin_check(struct parser *p, struct gw_pq_node *n)
 {
@@ -578,12 +580,22 @@ static bool bin_check(struct parser *p, struct gw_pq_node *n)
 	bool both_vec = l->type == GW_PQ_T_VECTOR && r->type == GW_PQ_T_VECTOR;
 	if (is_comparison(op) && !n->u.bin.return_bool && l->type == GW_PQ_T_SCALAR &&
 	    r->type == GW_PQ_T_SCALAR) {
-		pq_fail(p, n->pos, "comparisons between scalars must use BOOL modifier");
+		pq_fail(p, n->u.bin.op_pos, "comparisons between scalars must use BOOL modifier");
 		return false;
 	}
-	if ((n->u.bin.labels || n->u.bin.card != GW_PQ_CARD_ONE_TO_ONE) && !both_vec) {
+	/* 2.42 refuses matching labels beside a scalar, and drops a bare on(),
+	 * ignoring() or group_left/right there. */
+	if (!both_vec && n->u.bin.nlabels) {
 		pq_fail(p, n->pos, "vector matching only allowed between instant vectors");
 		return false;
+	}
+	if (!both_vec) {
+		free_strv(n->u.bin.labels, n->u.bin.nlabels);
+		free_strv(n->u.bin.include, n->u.bin.ninclude);
+		n->u.bin.labels = n->u.bin.include = NULL;
+		n->u.bin.nlabels = n->u.bin.ninclude = 0;
+		n->u.bin.card = GW_PQ_CARD_ONE_TO_ONE;
+		n->u.bin.on = false;
 	}
 	if (is_set(op)) {
 		if (!both_vec) {
@@ -598,7 +610,7 @@ static bool bin_check(struct parser *p, struct gw_pq_node *n)
 		for (size_t i = 0; i < n->u.bin.ninclude; i++)
 			for (size_t j = 0; j < n->u.bin.nlabels; j++)
 				if (strcmp(n->u.bin.include[i], n->u.bin.labels[j]) == 0) {
-					pq_fail(p, n->pos, "label \"%s\" must not occur in ON and GROUP clause at once",
+					pq_fail(p, n->u.bin.op_pos, "label \"%s\" must not occur in ON and GROUP clause at once",
 					     n->u.bin.include[i]);
 					return false;
 				}
@@ -620,9 +632,10 @@ struct gw_pq_node *pq_expr(struct parser *p, int min_prec)
 		const struct opinfo *oi = peek_op(p);
 		if (!oi || oi->prec < min_prec)
 			break;
-		struct gw_pq_node *n = pq_node_new(p, GW_PQ_BINARY, p->tok.pos);
+		struct gw_pq_node *n = pq_node_new(p, GW_PQ_BINARY, lhs->pos); /* 2.42 places it at its left operand */
 		if (!n)
 			break;
+		n->u.bin.op_pos = p->tok.pos;
 		n->u.bin.op = oi->op;
 		n->u.bin.lhs = lhs;
 		lhs = n;

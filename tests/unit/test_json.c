@@ -1,6 +1,7 @@
 /*
  * The HTTP API's JSON writer: sample values as Go's
- * strconv.FormatFloat(v, 'f', -1, 64) writes them, and time stamps.
+ * strconv.FormatFloat(v, 'f', -1, 64) writes them ('e' outside [1e-6, 1e21)
+ * as Prometheus' writer does), and time stamps.
  */
 #include "api/json.h"
 #include "model/number.h"
@@ -12,7 +13,7 @@
 
 /* The definition, spelled out the slow way: the fewest significant digits
  * that read back as v (printf picks the closest digits of each length),
- * printed as fixed point. */
+ * printed as fixed point, zeros after the last of them as Go pads. */
 static void reference(char *out, size_t cap, double v)
 {
 	char e[40];
@@ -24,7 +25,18 @@ static void reference(char *out, size_t cap, double v)
 	}
 	int exp = atoi(strchr(e, 'e') + 1);
 	int decimals = digits - 1 - exp;
-	snprintf(out, cap, "%.*f", decimals > 0 ? decimals : 0, v);
+	if (decimals >= 0) {
+		snprintf(out, cap, "%.*f", decimals, v);
+		return;
+	}
+	size_t o = 0;
+	for (const char *p = e; *p != 'e'; p++)
+		if (*p != '.')
+			out[o++] = *p;
+	for (int z = 0; z < -decimals; z++)
+		out[o++] = '0';
+	out[o] = '\0';
+	(void)cap;
 }
 
 static int check_one(double v)
@@ -60,7 +72,8 @@ static void test_known_values(void)
 	} cases[] = {
 		{0, "0"},         {-0.0, "-0"},           {1, "1"},
 		{-1, "-1"},       {0.1, "0.1"},           {423.117, "423.117"},
-		{1e-7, "0.0000001"}, {123456789, "123456789"}, {1e21, "1000000000000000000000"},
+		{1e-7, "0.0000001"}, {123456789, "123456789"}, {1e21, "1000000000000000000000"}, {1e23, "100000000000000000000000"},
+		{0x1p60, "1152921504606847000"},
 		{0.3, "0.3"},     {0.1 + 0.2, "0.30000000000000004"}, {2.5e-5, "0.000025"},
 		{9007199254740991.0, "9007199254740991"}, {1.0 / 3, "0.3333333333333333"},
 		{-73.5, "-73.5"}, {1435781451.781, "1435781451.781"},
@@ -138,6 +151,21 @@ static void test_value_and_time(void)
 	gw_buf_putc(&b, ' ');
 	gw_json_time(&b, 0);
 	CHECK_STR_EQ(b.data, "\"NaN\"\"+Inf\"\"-Inf\"\"627.25\" 1435781451.781 1435781451 0.005 -1.500 0");
+	/* Prometheus' writer: an exponent below 1e-6 and from 1e21 up */
+	gw_buf_reset(&b);
+	const double e[] = {1e21, 9.99e20, 1e-6, 9.9e-7, -1.5e300, 5e-324, 1e100, 0, -1.0442570054008248e95};
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		gw_json_value(&b, e[i]);
+		gw_buf_putc(&b, ' ');
+	}
+	CHECK_STR_EQ(b.data, "\"1e+21\" \"999000000000000000000\" \"0.000001\" \"9.9e-07\" \"-1.5e+300\" \"5e-324\" "
+			     "\"1e+100\" \"0\" \"-1.0442570054008248e+95\" ");
+	/* ... but an instant query's scalar never has one */
+	gw_buf_reset(&b);
+	gw_json_scalar(&b, 1e22);
+	gw_json_scalar(&b, -1e-7);
+	gw_json_scalar(&b, NAN);
+	CHECK_STR_EQ(b.data, "\"10000000000000000000000\"\"-0.0000001\"\"NaN\"");
 	gw_buf_release(&b);
 }
 

@@ -109,6 +109,7 @@ static void test_operators(void)
 	ok("-foo", "-foo", V);
 	ok("a atan2 b", "a atan2 b", V);
 	ok("a + on() group_right b", "a + on() group_right() b", V);
+	ok("a > on() group_left 1", "a > 1", V); /* beside a scalar, 2.42 drops bare matching */
 }
 
 static void test_aggregations_and_calls(void)
@@ -148,7 +149,13 @@ static void test_errors(void)
 	bad("nosuchfn(foo)", "unknown function with name \"nosuchfn\"");
 	bad("time(1)", "expected 0 argument(s)");
 	bad("round(a, 1, 2)", "at most 2 argument(s)");
-	bad("1 > 2", "comparisons between scalars must use BOOL modifier");
+	bad("1 > 2", "1:3: parse error: comparisons between scalars must use BOOL modifier");
+	/* 2.42's positions: an operand's type error at the binary expression's
+	 * left operand, the operator's own errors at the operator */
+	bad("rate(g + 1)", "1:6: parse error: expected type range vector");
+	bad("1 - 2 + on(a) g", "1:1: parse error: vector matching only allowed");
+	bad("a + bool b", "1:3: parse error: bool modifier");
+	bad("g + on(i) group_left(i) g", "1:3: parse error: label \"i\" must not occur");
 	bad("1 and 2", "set operator \"and\" not allowed in binary scalar expression");
 	bad("a + bool b", "bool modifier can only be used on comparison operators");
 	bad("1 + on(a) 2", "vector matching only allowed between instant vectors");

@@ -267,8 +267,10 @@ static void test_tiers_match_raw(void)
 			int calls = cq.tier_calls;
 			CHECK_INT_EQ(gw_promql_range(root, &q, runs[r].start, end, runs[r].step, &raw, &a2, &r2, &err), 0);
 			CHECK_INT_EQ(cq.tier_calls, calls); /* raw run: no tier */
-			/* rate() never; at an hourly step only the ranges that are whole hours */
-			bool rate = strncmp(queries[i], "rate", 4) == 0;
+			/* rate() and sum_over_time() (whose compensated sum of the samples
+			 * partial sums would round otherwise) never; at an hourly step
+			 * only the ranges that are whole hours */
+			bool rate = strncmp(queries[i], "rate", 4) == 0 || strncmp(queries[i], "sum_over_time", 13) == 0;
 			bool short_range = runs[r].step == 3600000 && (strstr(queries[i], "m])") != NULL);
 			CHECK(runs[r].tiered && !rate && !short_range ? calls > 0 : calls == 0);
 			CHECK(r1.n > 0);

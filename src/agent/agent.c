@@ -289,6 +289,7 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 		return fail(err, rc, "cannot start sampling", NULL);
 	a->interval_ms = a->o.so.interval_ms ? a->o.so.interval_ms : 1000;
 	a->o.log("info", "msg=sampling gpus=%u", a->ngpus);
+	agent_expose_check(a);
 	return start_history(a, err);
 }
 

@@ -240,7 +240,6 @@ static int start_history(struct gw_agent *a, struct gw_err *err)
 					.log = o->log,
 					.stagger = true,
 					/* as /metrics; a SIGHUP's new counters reach it too (agent_expose_load) */
-					.driver_label = gw_counters_has_label(a->counters, "DCGM_FI_DRIVER_VERSION"),
 					.counters = a->counters};
 	int rc = agent_history_open(&a->history, &ho, a->nv, a->ngpus, err);
 	if (rc) {
@@ -289,7 +288,6 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 		return fail(err, rc, "cannot start sampling", NULL);
 	a->interval_ms = a->o.so.interval_ms ? a->o.so.interval_ms : 1000;
 	a->o.log("info", "msg=sampling gpus=%u", a->ngpus);
-	agent_expose_check(a);
 	return start_history(a, err);
 }
 
@@ -354,6 +352,7 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 	o->log("info", "msg=listening address=%s port=%u interval_ms=%u simulated=%s tls=%s basic_auth_users=%zu",
 	       o->address, gw_http_port(srv), a->interval_ms, a->nv->simulated ? "true" : "false",
 	       a->web.cert_pem ? "true" : "false", a->web.nusers);
+	agent_expose_check(a);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The store's families, then the server's: connections refused and cut, queries queued. */
 static void render_extra(void *arg, struct gw_expfmt *w)
@@ -92,7 +93,7 @@ int agent_expose_load(struct gw_agent *a, struct gw_err *err)
 	gw_expo_cache_clear(&a->expo); /* rendered with the old config */
 	pthread_rwlock_unlock(&a->lock);
 	/* the history keeps what /metrics now shows (nothing before it opens) */
-	agent_history_reconfigure(&a->history, c, gw_counters_has_label(c, "DCGM_FI_DRIVER_VERSION"));
+	agent_history_reconfigure(&a->history, c);
 	if (old_c) {
 		gw_metrics_release(&old_m);
 		gw_counters_release(old_c);
@@ -137,14 +138,25 @@ void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct g
 }
 
 /*
- * After the first sample: each listed DCGM field that no GPU can answer
- * (NVML says not supported, or no permission) is left out of /metrics, as
- * dcgm-exporter leaves it out; say so once rather than leave the family
- * silently missing.
+ * Once the second sample is in (GPM values need two; a value not yet read
+ * is not available either): each listed DCGM field that no GPU answers
+ * is left out of /metrics, as dcgm-exporter leaves it out; say so once
+ * rather than leave the family silently missing. NVML's "not supported"
+ * reads as not available (nvidia-smi's [N/A]). Waits at most 3 s, after
+ * the server is up; without a second sample by then, says nothing.
  */
 void agent_expose_check(struct gw_agent *a)
 {
-	const struct gw_frame *f = gw_sampler_acquire(a->sampler);
+	const struct gw_frame *f = NULL;
+	for (int waited = 0; waited <= 3000; waited += 50) {
+		f = gw_sampler_acquire(a->sampler);
+		if (!f || f->seq >= 2)
+			break;
+		gw_sampler_release(a->sampler, f);
+		f = NULL;
+		struct timespec ts = {0, 50 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 	if (!f)
 		return;
 	pthread_rwlock_rdlock(&a->lock);
@@ -162,15 +174,15 @@ void agent_expose_check(struct gw_agent *a)
 		uint8_t state = GW_V_OK;
 		for (unsigned int g = 0; g < f->ngpus; g++) {
 			uint8_t s = f->gpus[g].v[k].state;
-			if (s == GW_V_NOT_SUPPORTED || s == GW_V_NO_PERMISSION || s == GW_V_DEPRECATED) {
+			if (!f->gpus[g].lost && !f->gpus[g].stalled && s != GW_V_OK && s != GW_V_UNKNOWN_ERROR) {
 				no++;
 				state = s;
 			}
 		}
 		if (f->ngpus && no == f->ngpus)
 			a->o.log("info",
-				 "msg=\"counters file: field left out\" why=\"%s (%s): NVML cannot answer it on this "
-				 "GPU\" answer=\"%s\"",
+				 "msg=\"counters file: field left out\" why=\"%s left out: NVML cannot answer %s on "
+				 "this GPU\" answer=\"%s\"",
 				 c->v[i].name, c->v[i].field, gw_vstate_text((enum gw_vstate)state));
 	}
 	pthread_rwlock_unlock(&a->lock);

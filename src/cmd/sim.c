@@ -516,7 +516,6 @@ static int open_store(struct rec *r, struct gw_nvml *nv)
 					.flush_interval_ms = -1,
 					.instance = o->instance,
 					.job = o->job,
-					.driver_label = true,
 					.counters = &dc};
 	struct gw_err err;
 	gw_err_clear(&err);

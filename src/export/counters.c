@@ -1,6 +1,7 @@
 #include "export/counters.h"
 
 #include "export/dcgm_names.h"
+#include "export/series.h"
 #include "fields/fields_table.h"
 
 #include <ctype.h>
@@ -153,13 +154,13 @@ static bool field_of(const char *name, char *field, size_t n)
 
 /*
  * Whether /metrics can show a row: the sources gw_metrics_prepare() maps
- * (the field table's DCGM names, and two names of its own) and the one
- * label row the exposition reads.
+ * (the field table's DCGM names, and two names of its own), and for label
+ * rows the string fields gw_series_label_source() knows.
  */
 static bool exportable(const char *name, bool label)
 {
 	if (label)
-		return strcmp(name, "DCGM_FI_DRIVER_VERSION") == 0;
+		return gw_series_label_source(name) != GW_SERIES_LABEL_NONE;
 	if (strcmp(name, "DCGM_FI_DEV_XID_ERRORS") == 0 || strcmp(name, "DCGM_FI_DEV_POWER_LIMIT") == 0)
 		return true;
 	for (size_t i = 0; i < gw_fields_count(); i++) {

@@ -45,7 +45,8 @@ int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters,
 	if (!m->field_of)
 		return GW_ENOMEM;
 	for (size_t i = 0; i < counters->n; i++)
-		m->field_of[i] = source_of(counters->v[i].name);
+		m->field_of[i] = counters->v[i].label ? gw_series_label_source(counters->v[i].field)
+						      : source_of(counters->v[i].field);
 	const char *node = getenv("NODE_NAME"); /* Kubernetes sets the node's name here */
 	if (node && *node)
 		snprintf(m->hostname, sizeof(m->hostname), "%s", node);
@@ -53,6 +54,8 @@ int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters,
 		snprintf(m->hostname, sizeof(m->hostname), "unknown");
 	if (nv->nvmlSystemGetDriverVersion)
 		nv->nvmlSystemGetDriverVersion(m->driver, sizeof(m->driver));
+	if (nv->nvmlSystemGetNVMLVersion)
+		nv->nvmlSystemGetNVMLVersion(m->nvml, sizeof(m->nvml));
 	return 0;
 }
 
@@ -75,14 +78,21 @@ static bool dcgm_value(const struct gw_field *f, const struct gw_value *v, char 
 	return true;
 }
 
+/* The most label rows a DCGM series carries; later ones are left out. */
+#define LABEL_ROWS_MAX 32
+
 struct glabels {
 	char gpu[16], device[24], pid[16];
-	struct gw_label l[12]; /* 4 GPU + 3 process + 4 owner labels at most */
+	struct gw_label l[8 + LABEL_ROWS_MAX]; /* 6 standard + label rows + hpc_job */
 	size_t n;
 };
 
-static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g, bool driver_label,
-			struct glabels *o)
+/*
+ * dcgm-exporter's labels: gpu, UUID, pci_bus_id, device, modelName,
+ * Hostname, then each label row's value under the file's name, in file
+ * order (one the GPU has no value for is left out).
+ */
+static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g, struct glabels *o)
 {
 	snprintf(o->gpu, sizeof(o->gpu), "%u", g->gpu->index);
 	snprintf(o->device, sizeof(o->device), "nvidia%u", g->gpu->index);
@@ -93,8 +103,14 @@ static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g
 	o->l[n++] = (struct gw_label){"device", o->device};
 	o->l[n++] = (struct gw_label){"modelName", g->gpu->name};
 	o->l[n++] = (struct gw_label){"Hostname", m->hostname};
-	if (driver_label)
-		o->l[n++] = (struct gw_label){"DCGM_FI_DRIVER_VERSION", m->driver};
+	const struct gw_counters *c = m->counters;
+	for (size_t i = 0; i < c->n && n < 6 + LABEL_ROWS_MAX; i++) {
+		if (!c->v[i].label)
+			continue;
+		const char *v = gw_series_label_value(m->field_of[i], g->v, m->driver, m->nvml);
+		if (*v)
+			o->l[n++] = (struct gw_label){c->v[i].name, v};
+	}
 	o->n = n;
 }
 
@@ -112,7 +128,6 @@ struct pre {
 
 static int pre_build(struct pre *p, const struct gw_metrics *m, const struct gw_frame *f)
 {
-	bool driver_label = gw_counters_has_label(m->counters, "DCGM_FI_DRIVER_VERSION");
 	gw_buf_init(&p->buf, (size_t)1 << 20);
 	int rc = 0;
 	for (unsigned int g = 0; g < f->ngpus && g < 64 && !rc; g++) {
@@ -121,7 +136,7 @@ static int pre_build(struct pre *p, const struct gw_metrics *m, const struct gw_
 		native_labels(&f->gpus[g], &gl);
 		rc = gw_expfmt_labels(&p->buf, gl.l, gl.n);
 		p->at[2 * g + 1] = p->buf.len;
-		dcgm_labels(m, &f->gpus[g], driver_label, &gl);
+		dcgm_labels(m, &f->gpus[g], &gl);
 		if (!rc)
 			rc = gw_expfmt_labels(&p->buf, gl.l, gl.n);
 		p->at[2 * g + 2] = p->buf.len;
@@ -138,7 +153,6 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 			struct gw_expfmt *w)
 {
 	const struct gw_counters *c = m->counters;
-	bool driver_label = gw_counters_has_label(c, "DCGM_FI_DRIVER_VERSION");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct gw_counter *ct = &c->v[i];
 		int src = m->field_of[i];
@@ -168,7 +182,7 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 				continue;
 			}
 			struct glabels gl;
-			dcgm_labels(m, fg, driver_label, &gl);
+			dcgm_labels(m, fg, &gl);
 			/* dcgm-exporter's HPC job mapping: the series once per job, hpc_job last. */
 			for (unsigned int j = 0; j < fg->jobs->n; j++) {
 				gl.l[gl.n] = (struct gw_label){"hpc_job", fg->jobs->id[j]};

@@ -2,6 +2,7 @@
 
 #include "api/json.h"
 #include "export/series.h"
+#include "export/xid.h"
 #include "version.h"
 
 #include <stdatomic.h>
@@ -256,14 +257,16 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	h->jobs = calloc(ngpus ? ngpus : 1, sizeof(*h->jobs));
 	h->fields = calloc(h->nfields ? h->nfields : 1, sizeof(*h->fields));
 	h->xrefs = calloc((size_t)ngpus * 2 + 1, sizeof(uint64_t));
+	h->xid_code = calloc(ngpus ? ngpus : 1, sizeof(*h->xid_code));
 	h->nv = nv;
 	h->enforced = -1;
 	for (size_t i = 0; i < h->nfields; i++)
 		if (strcmp(gw_field_at(i)->name, "enforced.power.limit") == 0)
 			h->enforced = (long)i;
 	pthread_mutex_init(&h->meta_lock, NULL);
-	if (!h->refs || !h->jobs || !h->fields || !h->xrefs || configure(h, o->counters) != 0) {
+	if (!h->refs || !h->jobs || !h->fields || !h->xrefs || !h->xid_code || configure(h, o->counters) != 0) {
 		free(h->xrefs);
+		free(h->xid_code);
 		free(h->refs);
 		free(h->jobs);
 		free(h->fields);
@@ -362,6 +365,8 @@ void agent_history_close(struct agent_history *h)
 	h->fam = NULL;
 	h->lab = NULL;
 	free(h->xrefs);
+	free(h->xid_code);
+	h->xid_code = NULL;
 	h->xrefs = NULL;
 	h->fields = NULL;
 	h->db = NULL;
@@ -493,8 +498,17 @@ void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 		/* the two DCGM families /metrics gives that are no field of the table */
 		const char *xid_name = h->fam[h->nfields].name, *pl_name = h->fam[h->nfields + 1].name;
 		if (xid_name) {
+			/* err_code and err_msg, as /metrics has them: a new XID is a new series */
+			char code[16];
+			snprintf(code, sizeof(code), "%u", fg->last_xid);
+			struct gw_lpair xl[] = {{"err_code", code}, {"err_msg", gw_xid_text(fg->last_xid)},
+						{"instance", h->instance}, {"job", h->job}};
+			if (h->xid_code[g] != fg->last_xid) {
+				h->xrefs[(size_t)g * 2] = 0;
+				h->xid_code[g] = fg->last_xid;
+			}
 			struct emit_ctx e = {h, &h->xrefs[(size_t)g * 2], 0};
-			if (gw_series_emit_dcgm_named(xid_name, fg->last_xid, &sg, extra, 2, f->t_ms,
+			if (gw_series_emit_dcgm_named(xid_name, fg->last_xid, &sg, xl, 4, f->t_ms,
 						      store_sample, &e) != 0)
 				h->append_errors++;
 		}

@@ -59,6 +59,7 @@ struct agent_history {
 	size_t nlab;
 	/* the two DCGM families /metrics has beside the field table's, and up */
 	uint64_t *xrefs; /* [gpu][2]: DCGM_FI_DEV_XID_ERRORS, DCGM_FI_DEV_POWER_LIMIT */
+	unsigned int *xid_code; /* [gpu]: the XID its xrefs series is labelled with (err_code) */
 	uint64_t up_ref;
 	long enforced; /* field index of enforced.power.limit, -1: none */
 	struct gw_nvml *nv;

@@ -1,6 +1,7 @@
 #include "export/gpu_metrics.h"
 
 #include "export/series.h"
+#include "export/xid.h"
 #include "fields/fields_table.h"
 
 #include <stdio.h>
@@ -83,7 +84,7 @@ static bool dcgm_value(const struct gw_field *f, const struct gw_value *v, char 
 
 struct glabels {
 	char gpu[16], device[24], pid[16];
-	struct gw_label l[8 + LABEL_ROWS_MAX]; /* 6 standard + label rows + hpc_job */
+	struct gw_label l[10 + LABEL_ROWS_MAX]; /* 6 standard + label rows + err_code, err_msg + hpc_job */
 	size_t n;
 };
 
@@ -176,13 +177,21 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 				gw_expfmt_family(w, ct->name, ct->help, type);
 				opened = true;
 			}
-			if (!fg->jobs) {
+			if (!fg->jobs && src != SRC_LAST_XID) {
 				const char *l = pre->buf.data + pre->at[2 * g + 1];
 				gw_expfmt_sample_pre_text(w, l, pre->at[2 * g + 2] - pre->at[2 * g + 1], val);
 				continue;
 			}
 			struct glabels gl;
 			dcgm_labels(m, fg, &gl);
+			if (src == SRC_LAST_XID) { /* dcgm-exporter 4.x: the code and what it means */
+				gl.l[gl.n++] = (struct gw_label){"err_code", val};
+				gl.l[gl.n++] = (struct gw_label){"err_msg", gw_xid_text(fg->last_xid)};
+			}
+			if (!fg->jobs) {
+				gw_expfmt_sample_text(w, gl.l, gl.n, val);
+				continue;
+			}
 			/* dcgm-exporter's HPC job mapping: the series once per job, hpc_job last. */
 			for (unsigned int j = 0; j < fg->jobs->n; j++) {
 				gl.l[gl.n] = (struct gw_label){"hpc_job", fg->jobs->id[j]};

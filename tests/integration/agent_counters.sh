@@ -68,6 +68,28 @@ for f in DCGM_FI_DEV_POWER_USAGE DCGM_FI_PROF_PIPE_TENSOR_ACTIVE; do
 	grep -Eq "^$f\{[^}]*\} [0-9]+\.[0-9]{6}\$" "$tmp/m2" || fail "$f is not printed as %f: $(grep "^$f{" "$tmp/m2")"
 done
 
+# DCGM_FI_DEV_XID_ERRORS carries err_code and err_msg, as dcgm-exporter 4.x
+# gives them, after the label rows; the history keeps the same labels
+cat >"$tmp/xid.scn" <<'SCN'
+[sim]
+fleet = 1xH200
+[gpu 0]
+fault = 1s xid 13
+SCN
+port=$(free_port)
+"$BIN" --sim "$tmp/xid.scn" agent -a "127.0.0.1:$port" --storage.path "$tmp/data-xid" 2>"$tmp/xid.err" &
+pids+=($!)
+wait_http "http://127.0.0.1:$port/metrics" 20 || fail "agent did not serve: $(cat -v "$tmp/xid.err")"
+curl -s "http://127.0.0.1:$port/metrics" >"$tmp/x0"
+grep -Eq '^DCGM_FI_DEV_XID_ERRORS\{gpu="0",UUID="[^"]+",pci_bus_id="[^"]+",device="nvidia0",modelName="NVIDIA H200",Hostname="[^"]+",DCGM_FI_DRIVER_VERSION="[^"]+",err_code="0",err_msg="No Error"\} 0$' "$tmp/x0" ||
+	fail "XID before any: $(grep '^DCGM_FI_DEV_XID_ERRORS' "$tmp/x0")"
+sleep 2.5
+curl -s "http://127.0.0.1:$port/metrics" >"$tmp/x1"
+grep -Eq '^DCGM_FI_DEV_XID_ERRORS\{gpu="0",.*,DCGM_FI_DRIVER_VERSION="[^"]+",err_code="13",err_msg="Graphics Engine Exception"\} 13$' "$tmp/x1" ||
+	fail "XID 13: $(grep '^DCGM_FI_DEV_XID_ERRORS' "$tmp/x1")"
+curl -s -g "http://127.0.0.1:$port/api/v1/series?match[]=DCGM_FI_DEV_XID_ERRORS{err_code=\"13\",err_msg=\"Graphics%20Engine%20Exception\"}" >"$tmp/xs"
+grep -q '"err_code":"13"' "$tmp/xs" || fail "the history has no XID 13 series: $(cat "$tmp/xs")"
+
 # A binary file: refused at start, nothing raw in the log.
 printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\003\000>\000' >"$tmp/bin.csv"
 timeout 20 "$BIN" --sim 1xH200 agent -a "127.0.0.1:$(free_port)" --storage.path "$tmp/data2" -f "$tmp/bin.csv" 2>"$tmp/bin.err"

@@ -92,6 +92,10 @@ for m in re.finditer(r'^((?:DCGM|dcgm)[A-Za-z_0-9]*)\{([^}]*)\} (\S+)$', text, r
     if keys[:6] != std:
         bad.append('%s: labels start %s' % (m.group(1), keys[:6])); break
     extra = keys[6:]
+    if re.search(r'xid_errors', m.group(1), re.I):  # dcgm-exporter 4.x: the XID's code and text last
+        if extra[-2:] != ['err_code', 'err_msg']:
+            bad.append('%s: no err_code, err_msg at the end: %s' % (m.group(1), extra)); break
+        extra = extra[:-2]
     if [k for k in want if k in extra] != extra:
         bad.append('%s: label rows %s not in file order %s' % (m.group(1), extra, want)); break
     if 'DCGM_FI_DRIVER_VERSION' in want and 'DCGM_FI_DRIVER_VERSION' not in extra:

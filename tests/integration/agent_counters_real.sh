@@ -141,12 +141,14 @@ grep -q '^DCGM_FI_' "$tmp/legacy.prom" && fail "legacy: a DCGM_FI_ name where th
 # every label row of the uncommented file that the simulated H200 answers, in file order
 grep -Eq '^DCGM_FI_DEV_GPU_TEMP\{gpu="0",UUID="[^"]+",pci_bus_id="[^"]+",device="nvidia0",modelName="NVIDIA H200",Hostname="[^"]+",DCGM_FI_DRIVER_VERSION="[^"]+",DCGM_FI_NVML_VERSION="[^"]+",DCGM_FI_DEV_SERIAL="[^"]+",DCGM_FI_DEV_OEM_INFOROM_VER="[^"]+",DCGM_FI_DEV_ECC_INFOROM_VER="[^"]+",(DCGM_FI_DEV_POWER_INFOROM_VER="[^"]+",)?DCGM_FI_DEV_INFOROM_IMAGE_VER="[^"]+",DCGM_FI_DEV_VBIOS_VERSION="[^"]+"\} [0-9]+$' "$tmp/all.prom" ||
 	fail "all: label rows: $(grep '^DCGM_FI_DEV_GPU_TEMP{' "$tmp/all.prom" | head -1)"
-# what NVML answers on an H200 is exported: violations, ECC totals, profiling ratios
+# what NVML answers on an H200 is exported: violations, ECC and NVLink error totals, profiling ratios
 for f in POWER THERMAL SYNC_BOOST BOARD_LIMIT LOW_UTIL RELIABILITY; do
 	grep -Eq "^DCGM_FI_DEV_${f}_VIOLATION\{.*\} [0-9]+\$" "$tmp/all.prom" || fail "all: DCGM_FI_DEV_${f}_VIOLATION not exported"
 done
 for f in DEV_ECC_SBE_VOL_TOTAL DEV_ECC_DBE_VOL_TOTAL DEV_ECC_SBE_AGG_TOTAL DEV_ECC_DBE_AGG_TOTAL PROF_SM_ACTIVE \
-	PROF_SM_OCCUPANCY PROF_PIPE_FP64_ACTIVE PROF_PIPE_FP32_ACTIVE PROF_PIPE_FP16_ACTIVE; do
+	PROF_SM_OCCUPANCY PROF_PIPE_FP64_ACTIVE PROF_PIPE_FP32_ACTIVE PROF_PIPE_FP16_ACTIVE \
+	DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL \
+	DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL; do
 	grep -q "^DCGM_FI_$f{" "$tmp/all.prom" || fail "all: DCGM_FI_$f not exported"
 done
 grep -q 'DCGM_FI_DEV_BRAND left out' "$tmp/all.err" || fail "all: DCGM_FI_DEV_BRAND not logged as left out"

@@ -12,6 +12,8 @@
 /* Counter sources that are not a field of the table. */
 #define SRC_NONE (-1)
 #define SRC_LAST_XID (-2)
+#define SRC_XID_COUNT (-5)	/* DCGM_EXP_XID_ERRORS_COUNT: frame xid_window, by code */
+#define SRC_CLOCK_COUNT (-6) /* DCGM_EXP_CLOCK_EVENTS_COUNT: frame clock_window, by reason */
 
 static int field_index(const char *name)
 {
@@ -25,6 +27,10 @@ static int source_of(const char *dcgm)
 {
 	if (strcmp(dcgm, "DCGM_FI_DEV_XID_ERRORS") == 0)
 		return SRC_LAST_XID;
+	if (strcmp(dcgm, "DCGM_EXP_XID_ERRORS_COUNT") == 0)
+		return SRC_XID_COUNT;
+	if (strcmp(dcgm, "DCGM_EXP_CLOCK_EVENTS_COUNT") == 0)
+		return SRC_CLOCK_COUNT;
 	/* Not a DCGM field, but the name common alert rules use for the enforced limit. */
 	if (strcmp(dcgm, "DCGM_FI_DEV_POWER_LIMIT") == 0)
 		return field_index("enforced.power.limit");
@@ -150,6 +156,38 @@ static void sample_native(const struct pre *p, unsigned int g, struct gw_expfmt 
 	gw_expfmt_sample_pre(w, p->buf.data + p->at[2 * g], p->at[2 * g + 1] - p->at[2 * g], v);
 }
 
+/*
+ * dcgm-exporter's window counts: one series per XID code, or per clock
+ * event reason, seen in the window (xid / clock_event after the label
+ * rows); none while nothing happened.
+ */
+static void render_window(const struct gw_metrics *m, const struct gw_frame *f, struct gw_expfmt *w,
+			  const struct gw_counter *ct, enum gw_metric_type type, bool xid)
+{
+	bool opened = false;
+	for (unsigned int g = 0; g < f->ngpus; g++) {
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		unsigned int n = xid ? fg->nxid : fg->clock_window_valid ? GW_WINDOW_CLOCKS : 0;
+		for (unsigned int i = 0; !fg->lost && i < n; i++) {
+			uint64_t c = xid ? fg->xid_window[i] : fg->clock_window[i];
+			if (!c)
+				continue;
+			if (!opened) {
+				gw_expfmt_family(w, ct->name, ct->help, type);
+				opened = true;
+			}
+			struct glabels gl;
+			dcgm_labels(m, fg, &gl);
+			char code[16], val[32];
+			snprintf(code, sizeof(code), "%u", fg->xid[i].code);
+			snprintf(val, sizeof(val), "%llu", (unsigned long long)c);
+			gl.l[gl.n++] = xid ? (struct gw_label){"xid", code}
+					   : (struct gw_label){"clock_event", gw_window_clock_names[i]};
+			gw_expfmt_sample_text(w, gl.l, gl.n, val);
+		}
+	}
+}
+
 static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const struct gw_frame *f,
 			struct gw_expfmt *w)
 {
@@ -163,6 +201,10 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 		/* OpenMetrics would rename a counter's samples to _total: keep DCGM's names. */
 		if (w->kind == GW_EXPFMT_OPENMETRICS && type == GW_METRIC_COUNTER)
 			type = GW_METRIC_UNTYPED;
+		if (src == SRC_XID_COUNT || src == SRC_CLOCK_COUNT) {
+			render_window(m, f, w, ct, type, src == SRC_XID_COUNT);
+			continue;
+		}
 		bool opened = false;
 		for (unsigned int g = 0; g < f->ngpus; g++) {
 			const struct gw_frame_gpu *fg = &f->gpus[g];

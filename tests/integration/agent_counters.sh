@@ -75,9 +75,12 @@ cat >"$tmp/xid.scn" <<'SCN'
 fleet = 1xH200
 [gpu 0]
 fault = 1s xid 13
+fault = 1200ms xid 13
+fault = 1400ms xid 31
 SCN
 port=$(free_port)
-"$BIN" --sim "$tmp/xid.scn" agent -a "127.0.0.1:$port" --storage.path "$tmp/data-xid" 2>"$tmp/xid.err" &
+printf 'DCGM_FI_DEV_XID_ERRORS, gauge, Value of the last XID error encountered.\nDCGM_EXP_XID_ERRORS_COUNT, counter, reported XIDs during last window\nDCGM_FI_DRIVER_VERSION, label, Driver Version\n' >"$tmp/xid.csv"
+"$BIN" --sim "$tmp/xid.scn" agent -a "127.0.0.1:$port" --storage.path "$tmp/data-xid" -f "$tmp/xid.csv" 2>"$tmp/xid.err" &
 pids+=($!)
 wait_http "http://127.0.0.1:$port/metrics" 20 || fail "agent did not serve: $(cat -v "$tmp/xid.err")"
 curl -s "http://127.0.0.1:$port/metrics" >"$tmp/x0"
@@ -85,10 +88,16 @@ grep -Eq '^DCGM_FI_DEV_XID_ERRORS\{gpu="0",UUID="[^"]+",pci_bus_id="[^"]+",devic
 	fail "XID before any: $(grep '^DCGM_FI_DEV_XID_ERRORS' "$tmp/x0")"
 sleep 2.5
 curl -s "http://127.0.0.1:$port/metrics" >"$tmp/x1"
-grep -Eq '^DCGM_FI_DEV_XID_ERRORS\{gpu="0",.*,DCGM_FI_DRIVER_VERSION="[^"]+",err_code="13",err_msg="Graphics Engine Exception"\} 13$' "$tmp/x1" ||
-	fail "XID 13: $(grep '^DCGM_FI_DEV_XID_ERRORS' "$tmp/x1")"
-curl -s -g "http://127.0.0.1:$port/api/v1/series?match[]=DCGM_FI_DEV_XID_ERRORS{err_code=\"13\",err_msg=\"Graphics%20Engine%20Exception\"}" >"$tmp/xs"
-grep -q '"err_code":"13"' "$tmp/xs" || fail "the history has no XID 13 series: $(cat "$tmp/xs")"
+grep -Eq '^DCGM_FI_DEV_XID_ERRORS\{gpu="0",.*,DCGM_FI_DRIVER_VERSION="[^"]+",err_code="31",err_msg="GPU memory page fault"\} 31$' "$tmp/x1" ||
+	fail "XID 31: $(grep '^DCGM_FI_DEV_XID_ERRORS' "$tmp/x1")"
+grep -q '^DCGM_EXP_XID_ERRORS_COUNT' "$tmp/x0" && fail "an XID count before any XID: $(grep DCGM_EXP "$tmp/x0")"
+# dcgm-exporter's window counts: one series per XID code seen, xid after the label rows
+grep -Eq '^DCGM_EXP_XID_ERRORS_COUNT\{gpu="0",.*,DCGM_FI_DRIVER_VERSION="[^"]+",xid="13"\} 2$' "$tmp/x1" ||
+	fail "XID 13 count: $(grep '^DCGM_EXP' "$tmp/x1")"
+grep -Eq '^DCGM_EXP_XID_ERRORS_COUNT\{gpu="0",.*,xid="31"\} 1$' "$tmp/x1" || fail "XID 31 count: $(grep '^DCGM_EXP' "$tmp/x1")"
+grep -q '^# TYPE DCGM_EXP_XID_ERRORS_COUNT counter$' "$tmp/x1" || fail "XID count TYPE"
+curl -s -g "http://127.0.0.1:$port/api/v1/series?match[]=DCGM_FI_DEV_XID_ERRORS{err_code=\"31\",err_msg=\"GPU%20memory%20page%20fault\"}" >"$tmp/xs"
+grep -q '"err_code":"31"' "$tmp/xs" || fail "the history has no XID 31 series: $(cat "$tmp/xs")"
 
 # A binary file: refused at start, nothing raw in the log.
 printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\003\000>\000' >"$tmp/bin.csv"

@@ -268,7 +268,6 @@ static int start_history(struct gw_agent *a, struct gw_err *err)
 					.log = o->log,
 					.stagger = true,
 					/* as /metrics; a SIGHUP's new counters reach it too (agent_expose_load) */
-					.driver_label = gw_counters_has_label(a->counters, "DCGM_FI_DRIVER_VERSION"),
 					.counters = a->counters,
 					.holder = "agent"};
 	int rc = agent_history_open(&a->history, &ho, a->nv, a->ngpus, err);
@@ -384,6 +383,7 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 	o->log("info", "msg=listening address=%s port=%u interval_ms=%u simulated=%s tls=%s basic_auth_users=%zu",
 	       o->address, gw_http_port(srv), a->interval_ms, a->nv->simulated ? "true" : "false",
 	       a->web.cert_pem ? "true" : "false", a->web.nusers);
+	agent_expose_check(a);
 	return 0;
 }
 

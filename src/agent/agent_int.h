@@ -53,6 +53,7 @@ struct gw_agent {
 /* expose.c */
 int agent_expose_load(struct gw_agent *a, struct gw_err *err);
 void agent_expose_release(struct gw_agent *a);
+void agent_expose_check(struct gw_agent *a);
 void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp);
 
 /* status.c */

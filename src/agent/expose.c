@@ -5,10 +5,14 @@
  */
 #include "agent/agent_int.h"
 
+#include "fields/fields_table.h"
+
 #include "version.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 /* The store's families, then the server's: connections refused and cut, queries queued. */
 static void render_extra(void *arg, struct gw_expfmt *w)
@@ -65,6 +69,12 @@ int agent_expose_load(struct gw_agent *a, struct gw_err *err)
 	if (c->nwarnings > GW_COUNTERS_WARNINGS_MAX)
 		a->o.log("warn", "msg=\"counters file: more lines skipped\" count=%zu",
 			 c->nwarnings - GW_COUNTERS_WARNINGS_MAX);
+	/* real DCGM fields gpuwatch does not read: what the file asks for and does not get, said once */
+	for (size_t i = 0; i < c->nnotes && i < GW_COUNTERS_WARNINGS_MAX; i++)
+		a->o.log("info", "msg=\"counters file: field left out\" why=\"%s\"", c->notes[i]);
+	if (c->nnotes > GW_COUNTERS_WARNINGS_MAX)
+		a->o.log("info", "msg=\"counters file: more fields left out\" count=%zu",
+			 c->nnotes - GW_COUNTERS_WARNINGS_MAX);
 	struct gw_metrics m;
 	if (gw_metrics_prepare(&m, c, a->nv) != 0) {
 		gw_counters_release(c);
@@ -83,7 +93,7 @@ int agent_expose_load(struct gw_agent *a, struct gw_err *err)
 	gw_expo_cache_clear(&a->expo); /* rendered with the old config */
 	pthread_rwlock_unlock(&a->lock);
 	/* the history keeps what /metrics now shows (nothing before it opens) */
-	agent_history_reconfigure(&a->history, c, gw_counters_has_label(c, "DCGM_FI_DRIVER_VERSION"));
+	agent_history_reconfigure(&a->history, c);
 	if (old_c) {
 		gw_metrics_release(&old_m);
 		gw_counters_release(old_c);
@@ -125,4 +135,56 @@ void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct g
 	gw_http_reply_shared(resp, data, len, gw_expo_body_unref, ref);
 	resp->content_type = kind == GW_EXPFMT_OPENMETRICS ? GW_EXPFMT_CONTENT_TYPE_OPENMETRICS
 							   : GW_EXPFMT_CONTENT_TYPE_TEXT;
+}
+
+/*
+ * Once the second sample is in (GPM values need two; a value not yet read
+ * is not available either): each listed DCGM field that no GPU answers
+ * is left out of /metrics, as dcgm-exporter leaves it out; say so once
+ * rather than leave the family silently missing. NVML's "not supported"
+ * reads as not available (nvidia-smi's [N/A]). Waits at most 3 s, after
+ * the server is up; without a second sample by then, says nothing.
+ */
+void agent_expose_check(struct gw_agent *a)
+{
+	const struct gw_frame *f = NULL;
+	for (int waited = 0; waited <= 3000; waited += 50) {
+		f = gw_sampler_acquire(a->sampler);
+		if (!f || f->seq >= 2)
+			break;
+		gw_sampler_release(a->sampler, f);
+		f = NULL;
+		struct timespec ts = {0, 50 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	if (!f)
+		return;
+	pthread_rwlock_rdlock(&a->lock);
+	const struct gw_counters *c = a->counters;
+	for (size_t i = 0; c && i < c->n; i++) {
+		const struct gw_field *fd = NULL;
+		size_t k = 0;
+		for (; k < gw_fields_count() && !fd; k++)
+			if (gw_field_at(k)->dcgm && strcmp(gw_field_at(k)->dcgm, c->v[i].field) == 0)
+				fd = gw_field_at(k);
+		if (!fd || c->v[i].label)
+			continue;
+		k--;
+		unsigned int no = 0;
+		uint8_t state = GW_V_OK;
+		for (unsigned int g = 0; g < f->ngpus; g++) {
+			uint8_t s = f->gpus[g].v[k].state;
+			if (!f->gpus[g].lost && !f->gpus[g].stalled && s != GW_V_OK && s != GW_V_UNKNOWN_ERROR) {
+				no++;
+				state = s;
+			}
+		}
+		if (f->ngpus && no == f->ngpus)
+			a->o.log("info",
+				 "msg=\"counters file: field left out\" why=\"%s left out: NVML cannot answer %s on "
+				 "this GPU\" answer=\"%s\"",
+				 c->v[i].name, c->v[i].field, gw_vstate_text((enum gw_vstate)state));
+	}
+	pthread_rwlock_unlock(&a->lock);
+	gw_sampler_release(a->sampler, f);
 }

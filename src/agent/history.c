@@ -2,6 +2,7 @@
 
 #include "api/json.h"
 #include "export/series.h"
+#include "export/xid.h"
 #include "version.h"
 
 #include <stdatomic.h>
@@ -16,93 +17,167 @@ static void consume(void *arg, const struct gw_frame *f);
 #define JOB_INFO "gpuwatch_hpc_job_info"
 #define JOB_INFO_HELP "HPC jobs using each GPU, from the job mapping directory (1 per job)."
 
+static const char *type_name(enum gw_metric_type t)
+{
+	return t == GW_METRIC_COUNTER ? "counter" : t == GW_METRIC_GAUGE ? "gauge" : "unknown";
+}
+
+static void meta_entry(struct gw_buf *out, bool *first, const char *name, const char *type, const char *help)
+{
+	gw_buf_puts(out, *first ? "" : ",");
+	*first = false;
+	gw_json_str(out, name);
+	gw_buf_printf(out, ":[{\"type\":\"%s\",\"help\":", type);
+	gw_json_str(out, help);
+	gw_buf_puts(out, ",\"unit\":\"\"}]");
+}
+
 static void metadata(void *ctx, const char *metric, long limit, struct gw_buf *out)
 {
-	const struct agent_history *h = ctx;
+	struct agent_history *h = ctx;
 	gw_buf_putc(out, '{');
 	bool first = true;
 	long n = 0;
+	pthread_mutex_lock(&h->meta_lock);
 	for (size_t i = 0; i < h->nfields && (limit < 0 || n < limit); i++) {
 		const struct gw_field *f = gw_field_at(i);
 		if ((f->flags & GW_FL_STATIC) && f->cunit == GW_CU_NONE)
 			continue; /* identity, never stored (agent_history_feed) */
 		for (int k = 0; k < 2; k++) {
-			const char *name = k ? f->dcgm : f->prom;
-			if (!name || (!k && f->ptype != GW_PT_GAUGE && f->ptype != GW_PT_COUNTER) ||
-			    (k && !atomic_load(&h->dcgm_kept[i])))
+			/* the DCGM family under the counters file's name, type and help */
+			const char *name = k ? h->fam[i].name : f->prom;
+			if (!name || (!k && f->ptype != GW_PT_GAUGE && f->ptype != GW_PT_COUNTER))
 				continue;
 			if (metric && strcmp(metric, name) != 0)
 				continue;
 			if (limit >= 0 && n >= limit)
 				break;
 			n++;
-			const char *type = !k && f->ptype == GW_PT_COUNTER ? "counter" : "gauge";
-			gw_buf_puts(out, first ? "" : ",");
-			first = false;
-			gw_json_str(out, name);
-			gw_buf_printf(out, ":[{\"type\":\"%s\",\"help\":", type);
-			gw_json_str(out, !k && f->help ? f->help : f->desc ? f->desc : "");
-			gw_buf_puts(out, ",\"unit\":\"\"}]");
+			if (k)
+				meta_entry(out, &first, name, type_name(h->fam[i].type), h->fam[i].help);
+			else
+				meta_entry(out, &first, name, f->ptype == GW_PT_COUNTER ? "counter" : "gauge",
+					   f->help ? f->help : f->desc ? f->desc : "");
 		}
 	}
-	static const struct {
-		const char *name, *help;
-	} more[] = {
-		{"DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered."},
-		{"DCGM_FI_DEV_POWER_LIMIT", "Power limit enforced on the GPU (in W)."},
-		{"up", "1 for each sample the agent took (as a Prometheus scraping the agent records it)."},
-	};
-	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]) && (limit < 0 || n < limit); i++) {
-		if ((i == 0 && !atomic_load(&h->keep_xid)) || (i == 1 && !atomic_load(&h->keep_power_limit)) ||
-		    (metric && strcmp(metric, more[i].name) != 0))
+	/* the two DCGM families that are no field of the table */
+	for (size_t i = h->nfields; i < h->nfields + 2 && (limit < 0 || n < limit); i++) {
+		const struct agent_history_family *fm = &h->fam[i];
+		if (!fm->name || (metric && strcmp(metric, fm->name) != 0))
 			continue;
 		n++;
-		gw_buf_puts(out, first ? "" : ",");
-		first = false;
-		gw_json_str(out, more[i].name);
-		gw_buf_puts(out, ":[{\"type\":\"gauge\",\"help\":");
-		gw_json_str(out, more[i].help);
-		gw_buf_puts(out, ",\"unit\":\"\"}]");
+		meta_entry(out, &first, fm->name, type_name(fm->type), fm->help);
 	}
-	if ((!metric || strcmp(metric, JOB_INFO) == 0) && (limit < 0 || n < limit)) {
-		gw_buf_printf(out, "%s\"" JOB_INFO "\":[{\"type\":\"gauge\",\"help\":\"" JOB_INFO_HELP
-				   "\",\"unit\":\"\"}]",
-			      first ? "" : ",");
+	pthread_mutex_unlock(&h->meta_lock);
+	if ((!metric || strcmp(metric, "up") == 0) && (limit < 0 || n < limit)) {
+		n++;
+		meta_entry(out, &first, "up", "gauge",
+			   "1 for each sample the agent took (as a Prometheus scraping the agent records it).");
 	}
+	if ((!metric || strcmp(metric, JOB_INFO) == 0) && (limit < 0 || n < limit))
+		meta_entry(out, &first, JOB_INFO, "gauge", JOB_INFO_HELP);
 	gw_buf_putc(out, '}');
 }
 
-/* The DCGM families and driver label to keep; no feed may run meanwhile. */
-static void configure(struct agent_history *h, const struct gw_counters *c, bool driver_label)
+/* The first metric row of c reading this DCGM field; NULL: none. */
+static const struct gw_counter *row_for(const struct gw_counters *c, const char *field)
 {
-	for (size_t i = 0; i < h->nfields; i++) {
-		h->fields[i] = *gw_field_at(i);
-		/* a family /metrics leaves out is not history either */
-		if (h->fields[i].dcgm && c && !gw_counters_has_family(c, h->fields[i].dcgm))
-			h->fields[i].dcgm = NULL;
-		atomic_store(&h->dcgm_kept[i], h->fields[i].dcgm != NULL);
-	}
-	atomic_store(&h->keep_xid, !c || gw_counters_has_family(c, "DCGM_FI_DEV_XID_ERRORS"));
-	atomic_store(&h->keep_power_limit, h->enforced >= 0 && (!c || gw_counters_has_family(c, "DCGM_FI_DEV_POWER_LIMIT")));
-	h->driver[0] = '\0';
-	if (driver_label && h->nv && h->nv->nvmlSystemGetDriverVersion)
-		h->nv->nvmlSystemGetDriverVersion(h->driver, sizeof(h->driver));
+	for (size_t i = 0; c && i < c->n; i++)
+		if (!c->v[i].label && strcmp(c->v[i].field, field) == 0)
+			return &c->v[i];
+	return NULL;
 }
 
-void agent_history_reconfigure(struct agent_history *h, const struct gw_counters *c, bool driver_label)
+static void families_free(struct agent_history_family *fam, size_t n, struct agent_history_label *lab, size_t nlab)
+{
+	for (size_t i = 0; fam && i < n; i++) {
+		free(fam[i].name);
+		free(fam[i].help);
+	}
+	free(fam);
+	for (size_t i = 0; lab && i < nlab; i++)
+		free(lab[i].name);
+	free(lab);
+}
+
+/*
+ * The DCGM families and label rows to keep, as the counters give them
+ * (NULL: every field's DCGM family, no label rows); no feed may
+ * run meanwhile. Returns 0 or GW_ENOMEM (then the previous ones stay).
+ */
+static int configure(struct agent_history *h, const struct gw_counters *c)
+{
+	static const char *const more[2][2] = {
+		{"DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered."},
+		{"DCGM_FI_DEV_POWER_LIMIT", "Power limit enforced on the GPU (in W)."},
+	};
+	size_t nf = h->nfields + 2, nlab = 0;
+	struct agent_history_family *fam = calloc(nf, sizeof(*fam));
+	for (size_t i = 0; c && i < c->n; i++)
+		nlab += c->v[i].label && gw_series_label_source(c->v[i].field) != GW_SERIES_LABEL_NONE;
+	struct agent_history_label *lab = calloc(nlab ? nlab : 1, sizeof(*lab));
+	bool oom = !fam || !lab;
+	for (size_t i = 0; !oom && i < nf; i++) {
+		const char *field = i < h->nfields ? gw_field_at(i)->dcgm : more[i - h->nfields][0];
+		if (!field || (i == h->nfields + 1 && h->enforced < 0))
+			continue;
+		const struct gw_counter *ct = row_for(c, field);
+		if (c && !ct)
+			continue; /* a family /metrics leaves out is not history either */
+		const char *help = ct ? ct->help : i < h->nfields ? gw_field_at(i)->desc : more[i - h->nfields][1];
+		fam[i].name = strdup(ct ? ct->name : field);
+		fam[i].help = strdup(help ? help : "");
+		fam[i].type = ct ? ct->type : GW_METRIC_GAUGE;
+		oom = !fam[i].name || !fam[i].help;
+	}
+	size_t k = 0;
+	for (size_t i = 0; !oom && c && i < c->n; i++) {
+		int src = c->v[i].label ? gw_series_label_source(c->v[i].field) : GW_SERIES_LABEL_NONE;
+		if (src == GW_SERIES_LABEL_NONE)
+			continue;
+		lab[k] = (struct agent_history_label){strdup(c->v[i].name), src};
+		oom = !lab[k++].name;
+	}
+	if (oom) {
+		families_free(fam, nf, lab, k);
+		return GW_ENOMEM;
+	}
+	pthread_mutex_lock(&h->meta_lock);
+	struct agent_history_family *old = h->fam;
+	struct agent_history_label *old_lab = h->lab;
+	size_t old_nlab = h->nlab;
+	h->fam = fam;
+	h->lab = lab;
+	h->nlab = k;
+	for (size_t i = 0; i < h->nfields; i++) {
+		h->fields[i] = *gw_field_at(i);
+		h->fields[i].dcgm = fam[i].name; /* the file's name: what gw_series_emit() stores */
+	}
+	pthread_mutex_unlock(&h->meta_lock);
+	families_free(old, old ? nf : 0, old_lab, old_nlab);
+	h->driver[0] = h->nvml[0] = '\0';
+	if (h->nv && h->nv->nvmlSystemGetDriverVersion)
+		h->nv->nvmlSystemGetDriverVersion(h->driver, sizeof(h->driver));
+	if (h->nv && h->nv->nvmlSystemGetNVMLVersion)
+		h->nv->nvmlSystemGetNVMLVersion(h->nvml, sizeof(h->nvml));
+	return 0;
+}
+
+void agent_history_reconfigure(struct agent_history *h, const struct gw_counters *c)
 {
 	if (!h->db)
 		return;
 	struct gw_sampler *s = h->sampler;
 	if (s)
 		gw_sampler_set_consumer(s, NULL, NULL); /* no feed runs now */
-	configure(h, c, driver_label);
-	/* the DCGM series' label sets changed: their refs are found again */
-	memset(h->refs, 0, (size_t)h->ngpus * h->nfields * 2 * sizeof(uint64_t));
-	memset(h->xrefs, 0, (size_t)h->ngpus * 2 * sizeof(uint64_t));
-	for (unsigned int g = 0; g < h->ngpus; g++) {
-		free(h->jobs[g].refs);
-		h->jobs[g] = (struct agent_history_jobs){0};
+	if (configure(h, c) == 0) {
+		/* the DCGM series' names and label sets changed: their refs are found again */
+		memset(h->refs, 0, (size_t)h->ngpus * h->nfields * 2 * sizeof(uint64_t));
+		memset(h->xrefs, 0, (size_t)h->ngpus * 2 * sizeof(uint64_t));
+		for (unsigned int g = 0; g < h->ngpus; g++) {
+			free(h->jobs[g].refs);
+			h->jobs[g] = (struct agent_history_jobs){0};
+		}
 	}
 	if (s)
 		gw_sampler_set_consumer(s, consume, h); /* frames already stored are not fed again */
@@ -222,25 +297,27 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	h->refs = calloc((size_t)ngpus * h->nfields * 2 + 1, sizeof(uint64_t));
 	h->jobs = calloc(ngpus ? ngpus : 1, sizeof(*h->jobs));
 	h->fields = calloc(h->nfields ? h->nfields : 1, sizeof(*h->fields));
-	h->dcgm_kept = calloc(h->nfields ? h->nfields : 1, sizeof(*h->dcgm_kept));
 	h->xrefs = calloc((size_t)ngpus * 2 + 1, sizeof(uint64_t));
+	h->xid_code = calloc(ngpus ? ngpus : 1, sizeof(*h->xid_code));
 	h->nv = nv;
 	h->enforced = -1;
 	for (size_t i = 0; i < h->nfields; i++)
 		if (strcmp(gw_field_at(i)->name, "enforced.power.limit") == 0)
 			h->enforced = (long)i;
-	if (!h->refs || !h->jobs || !h->fields || !h->dcgm_kept || !h->xrefs) {
+	pthread_mutex_init(&h->meta_lock, NULL);
+	if (!h->refs || !h->jobs || !h->fields || !h->xrefs || !h->xid_code || configure(h, o->counters) != 0) {
 		free(h->xrefs);
+		free(h->xid_code);
 		free(h->refs);
 		free(h->jobs);
 		free(h->fields);
-		free(h->dcgm_kept);
 		pthread_mutex_destroy(&h->append_mu);
+		pthread_mutex_destroy(&h->meta_lock);
 		gw_tsdb_close(h->db);
+		memset(h, 0, sizeof(*h));
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
 	snprintf(h->job, sizeof(h->job), "%s", o->job ? o->job : "gpuwatch");
-	configure(h, o->counters, o->driver_label);
 	h->api.q = gw_tsdb_querier(h->db);
 	h->api.version = "2.42.0"; /* the Prometheus API it follows: see api/prom_status.c */
 	h->api.server_version = GW_VERSION;
@@ -365,11 +442,16 @@ void agent_history_close(struct agent_history *h)
 	free(h->jobs);
 	free(h->refs);
 	free(h->fields);
-	free(h->dcgm_kept);
+	if (h->fam) /* opened (a failed open leaves none) */
+		pthread_mutex_destroy(&h->meta_lock);
+	families_free(h->fam, h->fam ? h->nfields + 2 : 0, h->lab, h->nlab);
+	h->fam = NULL;
+	h->lab = NULL;
 	free(h->xrefs);
+	free(h->xid_code);
+	h->xid_code = NULL;
 	h->xrefs = NULL;
 	h->fields = NULL;
-	h->dcgm_kept = NULL;
 	h->db = NULL;
 	h->refs = NULL;
 	h->jobs = NULL;
@@ -460,12 +542,21 @@ void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 		snprintf(idx, sizeof(idx), "%u", fg->gpu->index);
 		uint64_t *jr = job_refs(h, g, fg->jobs);
 		unsigned int njobs = jr ? fg->jobs->n : 0;
+		/* the label rows' labels, as /metrics gives them (gpu_metrics.c dcgm_labels) */
+		struct gw_lpair dl[32];
+		size_t ndl = 0;
+		for (size_t k = 0; k < h->nlab && ndl < 32; k++) {
+			const char *v = gw_series_label_value(h->lab[k].src, fg->v, h->driver, h->nvml);
+			if (*v)
+				dl[ndl++] = (struct gw_lpair){h->lab[k].name, v};
+		}
 		struct gw_series_gpu sg = {.index = idx,
 					   .uuid = fg->gpu->uuid,
 					   .bus_id = fg->gpu->bus_id,
 					   .model = fg->gpu->name,
 					   .hostname = h->hostname,
-					   .driver = h->driver,
+					   .labels = dl,
+					   .nlabels = ndl,
 					   .hpc_job = njobs ? fg->jobs->id[0] : NULL};
 		for (size_t i = 0; i < h->nfields; i++) {
 			const struct gw_field *fd = &h->fields[i];
@@ -488,17 +579,27 @@ void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 		for (unsigned int j = 0; j < njobs; j++)
 			store_job_info(h, &sg, fg->jobs->id[j], &jr[(size_t)j * (h->nfields + 1) + h->nfields], f->t_ms);
 		/* the two DCGM families /metrics gives that are no field of the table */
-		if (atomic_load(&h->keep_xid)) {
+		const char *xid_name = h->fam[h->nfields].name, *pl_name = h->fam[h->nfields + 1].name;
+		if (xid_name) {
+			/* err_code and err_msg, as /metrics has them: a new XID is a new series */
+			char code[16];
+			snprintf(code, sizeof(code), "%u", fg->last_xid);
+			struct gw_lpair xl[] = {{"err_code", code}, {"err_msg", gw_xid_text(fg->last_xid)},
+						{"instance", h->instance}, {"job", h->job}};
+			if (h->xid_code[g] != fg->last_xid) {
+				h->xrefs[(size_t)g * 2] = 0;
+				h->xid_code[g] = fg->last_xid;
+			}
 			struct emit_ctx e = {h, &h->xrefs[(size_t)g * 2], 0};
-			if (gw_series_emit_dcgm_named("DCGM_FI_DEV_XID_ERRORS", fg->last_xid, &sg, extra, 2, f->t_ms,
+			if (gw_series_emit_dcgm_named(xid_name, fg->last_xid, &sg, xl, 4, f->t_ms,
 						      store_sample, &e) != 0)
 				h->append_errors++;
 		}
 		const struct gw_value *pl = h->enforced >= 0 ? &fg->v[h->enforced] : NULL;
-		if (atomic_load(&h->keep_power_limit) && pl && pl->state == GW_V_OK && pl->kind != GW_VK_STR) {
+		if (pl_name && pl && pl->state == GW_V_OK && pl->kind != GW_VK_STR) {
 			struct emit_ctx e = {h, &h->xrefs[(size_t)g * 2 + 1], 0};
 			double w = gw_series_dcgm_value(gw_field_at((size_t)h->enforced), pl);
-			if (gw_series_emit_dcgm_named("DCGM_FI_DEV_POWER_LIMIT", w, &sg, extra, 2, f->t_ms, store_sample,
+			if (gw_series_emit_dcgm_named(pl_name, w, &sg, extra, 2, f->t_ms, store_sample,
 						      &e) != 0)
 				h->append_errors++;
 		}

@@ -29,18 +29,39 @@ struct agent_history_jobs {
 	uint64_t *refs; /* [job][nfields + 1]: each field's DCGM series (jobs after the first), then the info series */
 };
 
+struct agent_history_family {
+	char *name; /* NULL: not kept */
+	char *help;
+	enum gw_metric_type type;
+};
+
+struct agent_history_label {
+	char *name; /* as the file names it */
+	int src;    /* gw_series_label_source() */
+};
+
 struct agent_history {
 	struct gw_tsdb *db;
 	struct gw_api api;
 	struct gw_arena_pool pool; /* the queries' memory, kept between them (api.pool) */
 	struct gw_http_route routes[GW_API_NROUTES];
 	uint64_t *refs; /* [gpu][field][2]: store refs, 0 = not created yet */
-	struct gw_field *fields; /* the table as stored: dcgm NULL where the counters leave the family out */
-	_Atomic bool *dcgm_kept; /* per field: its DCGM family is kept (read by the metadata handler) */
+	struct gw_field *fields; /* the table as stored: dcgm is the counters file's name, NULL where it leaves the family out */
+	/*
+	 * Each DCGM family as the counters file gives it, by field, then
+	 * DCGM_FI_DEV_XID_ERRORS and DCGM_FI_DEV_POWER_LIMIT (nfields + 2):
+	 * name (NULL: not kept), type and help. Owned; meta_lock guards them
+	 * against the metadata handler while a reload replaces them.
+	 */
+	struct agent_history_family *fam;
+	pthread_mutex_t meta_lock;
+	/* label rows: what each DCGM series carries after dcgm-exporter's standard labels */
+	struct agent_history_label *lab;
+	size_t nlab;
 	/* the two DCGM families /metrics has beside the field table's, and up */
 	uint64_t *xrefs; /* [gpu][2]: DCGM_FI_DEV_XID_ERRORS, DCGM_FI_DEV_POWER_LIMIT */
+	unsigned int *xid_code; /* [gpu]: the XID its xrefs series is labelled with (err_code) */
 	uint64_t up_ref;
-	_Atomic bool keep_xid, keep_power_limit;
 	long enforced; /* field index of enforced.power.limit, -1: none */
 	struct gw_nvml *nv;
 	struct agent_history_jobs *jobs; /* [gpu] */
@@ -49,7 +70,8 @@ struct agent_history {
 	char instance[300];
 	char job[64];
 	char hostname[256];
-	char driver[96]; /* "" without opts.driver_label */
+	char driver[96]; /* the system's driver and NVML versions, for label rows */
+	char nvml[96];
 	/* samples the store refused (head full, out of memory); counted on the
 	 * sampling thread, read by /metrics renders */
 	_Atomic uint64_t append_errors;
@@ -82,12 +104,10 @@ struct agent_history_opts {
 	/* `gpuwatch serve`: an existing store, only read (no flushes, no
 	 * retention, no recovery: a damaged one is reported by its queries) */
 	bool readonly;
-	/* DCGM series carry DCGM_FI_DRIVER_VERSION, as /metrics gives them when
-	 * the counters list it as a label (the default list does) */
-	bool driver_label;
-	/* the DCGM families /metrics shows (non-label rows), read at open (and
-	 * by agent_history_reconfigure): the history keeps those; NULL: every
-	 * field's DCGM family */
+	/* the DCGM families /metrics shows (non-label rows), under the file's
+	 * names, types and help, with the labels its label rows add, read at
+	 * open (and by agent_history_reconfigure): the history keeps those;
+	 * NULL: every field's DCGM family under its DCGM name, no label rows */
 	const struct gw_counters *counters;
 	/* who holds the store's lock, as a second writer is told ("agent", "sim record") */
 	const char *holder;
@@ -101,10 +121,10 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 void agent_history_close(struct agent_history *h);
 
 /*
- * New counters (SIGHUP): keep the DCGM families and driver label they give
+ * New counters (SIGHUP): keep the DCGM families and labels they give
  * /metrics from the next frame on. Pauses the feed while it changes them.
  */
-void agent_history_reconfigure(struct agent_history *h, const struct gw_counters *c, bool driver_label);
+void agent_history_reconfigure(struct agent_history *h, const struct gw_counters *c);
 
 /* The store's health as gpuwatch_store_* families (gw_metrics.extra). */
 void agent_history_render(void *h, struct gw_expfmt *w);

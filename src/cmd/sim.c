@@ -525,7 +525,6 @@ static int open_history(struct rec *r, struct gw_nvml *nv, const char *instance)
 					.flush_interval_ms = -1,
 					.instance = instance,
 					.job = o->job,
-					.driver_label = true,
 					.counters = &dc,
 					.holder = "sim record"};
 	struct gw_err err;

@@ -49,6 +49,8 @@ struct gw_sampler {
 	struct gw_nvml_tally tally; /* failed NVML calls */
 	uint64_t ev_counted;	    /* ev_failed already in the tally */
 	struct gw_nvml_log log;	    /* which failures were reported */
+	struct gw_window *win;	    /* [gpu]: XID and clock event counts over count_window_ms */
+	long active_field;	    /* table index of clocks_event_reasons.active; -1: none */
 };
 
 int64_t gw_now_ms(void)
@@ -98,6 +100,19 @@ static void frame_free(struct gw_frame *f)
 	free(f);
 }
 
+/* dcgm-exporter's DCGM_EXP_* counts: XIDs by code and clock event reasons, over the window. */
+static void count_window(struct gw_sampler *s, struct gw_frame_gpu *fg, unsigned int g, int64_t t_ms)
+{
+	uint64_t cum[GW_XID_TRACKED];
+	for (unsigned int i = 0; i < fg->nxid; i++)
+		cum[i] = fg->xid[i].count;
+	const struct gw_value *a = s->active_field >= 0 ? &fg->v[s->active_field] : NULL;
+	fg->clock_window_valid = a && a->state == GW_V_OK && a->kind == GW_VK_INT;
+	gw_window_tick(&s->win[g], t_ms, s->o.count_window_ms, cum, fg->nxid,
+		       fg->clock_window_valid ? (uint64_t)a->i : 0, fg->clock_window_valid, fg->xid_window,
+		       fg->clock_window);
+}
+
 int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *gpus, unsigned int ngpus,
 		   const struct gw_sampler_opts *opts, struct gw_err *err)
 {
@@ -120,7 +135,13 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 		s->o.slow_interval_ms = 10000;
 	if (!s->o.proc_interval_ms)
 		s->o.proc_interval_ms = 5000;
+	if (!s->o.count_window_ms)
+		s->o.count_window_ms = GW_WINDOW_DEFAULT_MS;
 	s->nfields = gw_fields_count();
+	s->active_field = -1;
+	for (size_t i = 0; i < s->nfields; i++)
+		if (strcmp(gw_field_at(i)->name, "clocks_event_reasons.active") == 0)
+			s->active_field = (long)i;
 	/* A hung GPU is let go before the next tick is due; the rest of the tick is quick. */
 	s->read_timeout_ms = s->o.read_timeout_ms ? s->o.read_timeout_ms : s->o.interval_ms * 4 / 5;
 	pthread_mutex_init(&s->lock, NULL);
@@ -128,7 +149,8 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 	pthread_mutex_init(&s->stop_lock, NULL);
 	pthread_cond_init(&s->stop_cond, NULL);
 	gw_nvml_log_init(&s->log, s->o.nvml_log_interval_ms);
-	if (gw_nvml_tally_init(&s->tally, ngpus) != 0) {
+	s->win = calloc(ngpus ? ngpus : 1, sizeof(*s->win));
+	if (!s->win || gw_nvml_tally_init(&s->tally, ngpus) != 0) {
 		gw_sampler_free(s);
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
@@ -286,6 +308,10 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 		fg->sbe_events = s->ev[g].sbe_events;
 		fg->dbe_events = s->ev[g].dbe_events;
 	}
+	pthread_mutex_unlock(&s->lock);
+	for (unsigned int g = 0; g < s->ngpus; g++)
+		count_window(s, &f->gpus[g], g, t_ms);
+	pthread_mutex_lock(&s->lock);
 	uint64_t ev_failed = s->ev_failed;
 	nvmlReturn_t ev_ret = s->ev_last_ret;
 	pthread_mutex_unlock(&s->lock);
@@ -526,5 +552,6 @@ void gw_sampler_free(struct gw_sampler *s)
 	pthread_mutex_destroy(&s->consumer_mu);
 	pthread_mutex_destroy(&s->stop_lock);
 	pthread_cond_destroy(&s->stop_cond);
+	free(s->win);
 	free(s);
 }

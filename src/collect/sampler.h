@@ -45,6 +45,7 @@
 #include "collect/hpcjob.h"
 #include "collect/nvml_log.h"
 #include "collect/procs.h"
+#include "collect/window.h"
 #include "fields/fields.h"
 
 #include <stdint.h>
@@ -70,6 +71,10 @@ struct gw_frame_gpu {
 	bool stalled;		 /* its read ran past this tick's deadline: values not fresh (state NA) */
 	double stalled_seconds;	 /* how long that read has been running; 0 when not stalled */
 	uint64_t read_timeouts;	 /* reads of this GPU that ran past their tick's deadline */
+	/* over the last opts.count_window_ms (collect/window.h): XIDs by xid[] index, samples with each clock event reason */
+	uint64_t xid_window[GW_XID_TRACKED];
+	uint64_t clock_window[GW_WINDOW_CLOCKS];
+	bool clock_window_valid; /* the GPU reports clock event reasons */
 };
 
 struct gw_frame {
@@ -94,6 +99,7 @@ struct gw_sampler_opts {
 	unsigned int slow_interval_ms; /* GW_FL_SLOW fields; default 10000 */
 	unsigned int proc_interval_ms; /* process lists; default 5000 */
 	bool no_events;                /* do not start the XID/ECC event thread */
+	unsigned int count_window_ms;  /* window of the frames' xid_window and clock_window; default 5 min */
 	const struct gw_cgroup_src *attr; /* attribute processes (borrowed); NULL: do not */
 	/* HPC job mapping (borrowed), polled every tick on the sampling thread,
 	 * which alone uses it from gw_sampler_start() on; NULL: no jobs. */

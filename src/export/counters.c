@@ -1,5 +1,7 @@
 #include "export/counters.h"
 
+#include "export/dcgm_names.h"
+#include "export/series.h"
 #include "fields/fields_table.h"
 
 #include <ctype.h>
@@ -67,11 +69,14 @@ void gw_counters_release(struct gw_counters *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->v[i].name);
+		free(c->v[i].field);
 		free(c->v[i].help);
 	}
 	free(c->v);
 	for (size_t i = 0; i < c->nwarnings && i < GW_COUNTERS_WARNINGS_MAX; i++)
 		free(c->warnings[i]);
+	for (size_t i = 0; i < c->nnotes && i < GW_COUNTERS_WARNINGS_MAX; i++)
+		free(c->notes[i]);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -96,30 +101,68 @@ static const char *esc(const char *s, size_t max, char *out, size_t n)
 	return out;
 }
 
+/* One message into a capped list (warnings or notes); *n counts them all. */
+static int add_msg(char **list, size_t *n, const char *fmt, va_list ap)
+{
+	if ((*n)++ >= GW_COUNTERS_WARNINGS_MAX)
+		return 0;
+	char msg[GW_ERR_MSG_MAX];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	list[*n - 1] = strdup(msg);
+	return list[*n - 1] ? 0 : GW_ENOMEM;
+}
+
 static int warn(struct gw_counters *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int warn(struct gw_counters *c, const char *fmt, ...)
 {
-	if (c->nwarnings++ >= GW_COUNTERS_WARNINGS_MAX)
-		return 0;
-	char msg[GW_ERR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	int rc = add_msg(c->warnings, &c->nwarnings, fmt, ap);
 	va_end(ap);
-	c->warnings[c->nwarnings - 1] = strdup(msg);
-	return c->warnings[c->nwarnings - 1] ? 0 : GW_ENOMEM;
+	return rc;
+}
+
+static int note(struct gw_counters *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int note(struct gw_counters *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = add_msg(c->notes, &c->nnotes, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Names gpuwatch's own default file uses that are no DCGM field (common alert rules read them). */
+static const char *const own_names[] = {"DCGM_FI_DEV_POWER_LIMIT"};
+
+/*
+ * The DCGM field a row's name reads, into field (n bytes): the name
+ * itself, or a 1.x name's field. Returns false for a name dcgm-exporter
+ * would not know.
+ */
+static bool field_of(const char *name, char *field, size_t n)
+{
+	if (strncmp(name, "DCGM_", 5) == 0) {
+		bool known = gw_dcgm_name_known(name);
+		for (size_t i = 0; i < sizeof(own_names) / sizeof(own_names[0]) && !known; i++)
+			known = strcmp(own_names[i], name) == 0;
+		snprintf(field, n, "%s", name);
+		return known && strlen(name) < n;
+	}
+	return gw_dcgm_legacy_field(name, field, n);
 }
 
 /*
  * Whether /metrics can show a row: the sources gw_metrics_prepare() maps
- * (the field table's DCGM names, and two names of its own) and the one
- * label row the exposition reads.
+ * (the field table's DCGM names, and two names of its own), and for label
+ * rows the string fields gw_series_label_source() knows.
  */
 static bool exportable(const char *name, bool label)
 {
 	if (label)
-		return strcmp(name, "DCGM_FI_DRIVER_VERSION") == 0;
-	if (strcmp(name, "DCGM_FI_DEV_XID_ERRORS") == 0 || strcmp(name, "DCGM_FI_DEV_POWER_LIMIT") == 0)
+		return gw_series_label_source(name) != GW_SERIES_LABEL_NONE;
+	if (strcmp(name, "DCGM_FI_DEV_XID_ERRORS") == 0 || strcmp(name, "DCGM_FI_DEV_POWER_LIMIT") == 0 ||
+	    strcmp(name, "DCGM_EXP_XID_ERRORS_COUNT") == 0 || strcmp(name, "DCGM_EXP_CLOCK_EVENTS_COUNT") == 0)
 		return true;
 	for (size_t i = 0; i < gw_fields_count(); i++) {
 		const struct gw_field *f = gw_field_at(i);
@@ -152,9 +195,14 @@ static int parse_line(struct gw_counters *c, struct rows *r, char *line, const c
 		f[2] = comma + 1;
 	}
 	char *name = trim(f[0]), *type = trim(f[1]), *help = f[2] ? trim(f[2]) : "";
-	if (strncmp(name, "DCGM_FI_", 8) != 0)
+	char field[128];
+	if (strncmp(name, "DCGM_", 5) != 0 && strncmp(name, "dcgm_", 5) != 0)
 		return gw_err_set(err, GW_EPARSE, "%s:%d: \"%s\" is not a DCGM field name (DCGM_FI_...)", origin,
 				  lineno, esc(name, 60, q, sizeof(q)));
+	if (!field_of(name, field, sizeof(field)))
+		return gw_err_set(err, GW_EPARSE,
+				  "%s:%d: unknown DCGM field \"%s\": not a name DCGM or dcgm-exporter defines (a typo?)",
+				  origin, lineno, esc(name, 80, q, sizeof(q)));
 	size_t t = 0;
 	while (t < sizeof(types) / sizeof(types[0]) && strcmp(types[t].name, type) != 0)
 		t++;
@@ -163,9 +211,9 @@ static int parse_line(struct gw_counters *c, struct rows *r, char *line, const c
 				  "%s:%d: unknown metric type \"%s\" (gauge, counter, histogram, summary, label)",
 				  origin, lineno, esc(type, 60, q, sizeof(q)));
 	bool label = types[t].label;
-	if (!exportable(name, label))
-		return warn(c, "%s:%d: %s %s is not one gpuwatch exports; line skipped", origin, lineno,
-			    label ? "label" : "field", esc(name, 80, q, sizeof(q)));
+	if (!exportable(field, label))
+		return note(c, "%s:%d: %s left out: gpuwatch does not read %s%s", origin, lineno, name,
+			    strcmp(name, field) ? field : "this DCGM field", label ? " as a label" : "");
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].label == label && strcmp(c->v[i].name, name) == 0)
 			return warn(c, "%s:%d: %s repeats line %d; line %d skipped", origin, lineno, name,
@@ -183,12 +231,13 @@ static int parse_line(struct gw_counters *c, struct rows *r, char *line, const c
 	}
 	struct gw_counter *v = &c->v[c->n];
 	v->name = strdup(name);
+	v->field = strdup(field);
 	v->help = strdup(help);
 	v->type = types[t].type;
 	v->label = label;
 	r->line[c->n] = lineno;
 	c->n++; /* counted before the check, so a release frees what was allocated */
-	if (!v->name || !v->help)
+	if (!v->name || !v->field || !v->help)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	return 0;
 }
@@ -202,7 +251,7 @@ int gw_counters_parse(struct gw_counters *c, const char *text, const char *origi
 	if (!copy)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	struct rows r = {NULL, 0};
-	int lineno = 0, rc = 0;
+	int lineno = 0, rc = 0, rows = 0;
 	char *save = NULL;
 	for (char *p = copy; p && rc == 0; p = save) {
 		char *nl = strchr(p, '\n');
@@ -213,13 +262,20 @@ int gw_counters_parse(struct gw_counters *c, const char *text, const char *origi
 		char *line = trim(p);
 		if (!*line || *line == '#')
 			continue;
+		rows++;
 		rc = parse_line(c, &r, line, origin, lineno, err);
 		if (rc == GW_ENOMEM)
 			gw_err_set(err, rc, "out of memory");
 	}
 	free(copy);
 	free(r.line);
-	if (rc == 0 && c->n == 0)
+	size_t len = strlen(text);
+	if (len && text[len - 1] == '\n')
+		lineno--; /* the final newline ends the last line; it starts none */
+	if (rc == 0 && rows == 0)
+		rc = gw_err_set(err, GW_EPARSE, "%s:%d: no counters: the file lists no DCGM field (expected lines of "
+					       "\"FIELD, type, help\")", origin, lineno);
+	else if (rc == 0 && c->n == 0)
 		rc = gw_err_set(err, GW_EPARSE, "%s: no counters gpuwatch can export", origin);
 	if (rc)
 		gw_counters_release(c);
@@ -288,7 +344,7 @@ int gw_counters_default(struct gw_counters *c)
 static bool lists(const struct gw_counters *c, const char *name, bool label)
 {
 	for (size_t i = 0; c && i < c->n; i++)
-		if (c->v[i].label == label && strcmp(c->v[i].name, name) == 0)
+		if (c->v[i].label == label && strcmp(label ? c->v[i].field : c->v[i].name, name) == 0)
 			return true;
 	return false;
 }

@@ -1,6 +1,7 @@
 #include "export/gpu_metrics.h"
 
 #include "export/series.h"
+#include "export/xid.h"
 #include "fields/fields_table.h"
 
 #include <stdio.h>
@@ -11,6 +12,8 @@
 /* Counter sources that are not a field of the table. */
 #define SRC_NONE (-1)
 #define SRC_LAST_XID (-2)
+#define SRC_XID_COUNT (-5)	/* DCGM_EXP_XID_ERRORS_COUNT: frame xid_window, by code */
+#define SRC_CLOCK_COUNT (-6) /* DCGM_EXP_CLOCK_EVENTS_COUNT: frame clock_window, by reason */
 
 static int field_index(const char *name)
 {
@@ -24,6 +27,10 @@ static int source_of(const char *dcgm)
 {
 	if (strcmp(dcgm, "DCGM_FI_DEV_XID_ERRORS") == 0)
 		return SRC_LAST_XID;
+	if (strcmp(dcgm, "DCGM_EXP_XID_ERRORS_COUNT") == 0)
+		return SRC_XID_COUNT;
+	if (strcmp(dcgm, "DCGM_EXP_CLOCK_EVENTS_COUNT") == 0)
+		return SRC_CLOCK_COUNT;
 	/* Not a DCGM field, but the name common alert rules use for the enforced limit. */
 	if (strcmp(dcgm, "DCGM_FI_DEV_POWER_LIMIT") == 0)
 		return field_index("enforced.power.limit");
@@ -45,7 +52,8 @@ int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters,
 	if (!m->field_of)
 		return GW_ENOMEM;
 	for (size_t i = 0; i < counters->n; i++)
-		m->field_of[i] = source_of(counters->v[i].name);
+		m->field_of[i] = counters->v[i].label ? gw_series_label_source(counters->v[i].field)
+						      : source_of(counters->v[i].field);
 	const char *node = getenv("NODE_NAME"); /* Kubernetes sets the node's name here */
 	if (node && *node)
 		snprintf(m->hostname, sizeof(m->hostname), "%s", node);
@@ -53,6 +61,8 @@ int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters,
 		snprintf(m->hostname, sizeof(m->hostname), "unknown");
 	if (nv->nvmlSystemGetDriverVersion)
 		nv->nvmlSystemGetDriverVersion(m->driver, sizeof(m->driver));
+	if (nv->nvmlSystemGetNVMLVersion)
+		nv->nvmlSystemGetNVMLVersion(m->nvml, sizeof(m->nvml));
 	return 0;
 }
 
@@ -75,14 +85,21 @@ static bool dcgm_value(const struct gw_field *f, const struct gw_value *v, char 
 	return true;
 }
 
+/* The most label rows a DCGM series carries; later ones are left out. */
+#define LABEL_ROWS_MAX 32
+
 struct glabels {
 	char gpu[16], device[24], pid[16];
-	struct gw_label l[12]; /* 4 GPU + 3 process + 4 owner labels at most */
+	struct gw_label l[10 + LABEL_ROWS_MAX]; /* 6 standard + label rows + err_code, err_msg + hpc_job */
 	size_t n;
 };
 
-static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g, bool driver_label,
-			struct glabels *o)
+/*
+ * dcgm-exporter's labels: gpu, UUID, pci_bus_id, device, modelName,
+ * Hostname, then each label row's value under the file's name, in file
+ * order (one the GPU has no value for is left out).
+ */
+static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g, struct glabels *o)
 {
 	snprintf(o->gpu, sizeof(o->gpu), "%u", g->gpu->index);
 	snprintf(o->device, sizeof(o->device), "nvidia%u", g->gpu->index);
@@ -93,8 +110,14 @@ static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g
 	o->l[n++] = (struct gw_label){"device", o->device};
 	o->l[n++] = (struct gw_label){"modelName", g->gpu->name};
 	o->l[n++] = (struct gw_label){"Hostname", m->hostname};
-	if (driver_label)
-		o->l[n++] = (struct gw_label){"DCGM_FI_DRIVER_VERSION", m->driver};
+	const struct gw_counters *c = m->counters;
+	for (size_t i = 0; i < c->n && n < 6 + LABEL_ROWS_MAX; i++) {
+		if (!c->v[i].label)
+			continue;
+		const char *v = gw_series_label_value(m->field_of[i], g->v, m->driver, m->nvml);
+		if (*v)
+			o->l[n++] = (struct gw_label){c->v[i].name, v};
+	}
 	o->n = n;
 }
 
@@ -112,7 +135,6 @@ struct pre {
 
 static int pre_build(struct pre *p, const struct gw_metrics *m, const struct gw_frame *f)
 {
-	bool driver_label = gw_counters_has_label(m->counters, "DCGM_FI_DRIVER_VERSION");
 	gw_buf_init(&p->buf, (size_t)1 << 20);
 	int rc = 0;
 	for (unsigned int g = 0; g < f->ngpus && g < 64 && !rc; g++) {
@@ -121,7 +143,7 @@ static int pre_build(struct pre *p, const struct gw_metrics *m, const struct gw_
 		native_labels(&f->gpus[g], &gl);
 		rc = gw_expfmt_labels(&p->buf, gl.l, gl.n);
 		p->at[2 * g + 1] = p->buf.len;
-		dcgm_labels(m, &f->gpus[g], driver_label, &gl);
+		dcgm_labels(m, &f->gpus[g], &gl);
 		if (!rc)
 			rc = gw_expfmt_labels(&p->buf, gl.l, gl.n);
 		p->at[2 * g + 2] = p->buf.len;
@@ -134,11 +156,42 @@ static void sample_native(const struct pre *p, unsigned int g, struct gw_expfmt 
 	gw_expfmt_sample_pre(w, p->buf.data + p->at[2 * g], p->at[2 * g + 1] - p->at[2 * g], v);
 }
 
+/*
+ * dcgm-exporter's window counts: one series per XID code, or per clock
+ * event reason, seen in the window (xid / clock_event after the label
+ * rows); none while nothing happened.
+ */
+static void render_window(const struct gw_metrics *m, const struct gw_frame *f, struct gw_expfmt *w,
+			  const struct gw_counter *ct, enum gw_metric_type type, bool xid)
+{
+	bool opened = false;
+	for (unsigned int g = 0; g < f->ngpus; g++) {
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		unsigned int n = xid ? fg->nxid : fg->clock_window_valid ? GW_WINDOW_CLOCKS : 0;
+		for (unsigned int i = 0; !fg->lost && i < n; i++) {
+			uint64_t c = xid ? fg->xid_window[i] : fg->clock_window[i];
+			if (!c)
+				continue;
+			if (!opened) {
+				gw_expfmt_family(w, ct->name, ct->help, type);
+				opened = true;
+			}
+			struct glabels gl;
+			dcgm_labels(m, fg, &gl);
+			char code[16], val[32];
+			snprintf(code, sizeof(code), "%u", fg->xid[i].code);
+			snprintf(val, sizeof(val), "%llu", (unsigned long long)c);
+			gl.l[gl.n++] = xid ? (struct gw_label){"xid", code}
+					   : (struct gw_label){"clock_event", gw_window_clock_names[i]};
+			gw_expfmt_sample_text(w, gl.l, gl.n, val);
+		}
+	}
+}
+
 static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const struct gw_frame *f,
 			struct gw_expfmt *w)
 {
 	const struct gw_counters *c = m->counters;
-	bool driver_label = gw_counters_has_label(c, "DCGM_FI_DRIVER_VERSION");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct gw_counter *ct = &c->v[i];
 		int src = m->field_of[i];
@@ -148,6 +201,10 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 		/* OpenMetrics would rename a counter's samples to _total: keep DCGM's names. */
 		if (w->kind == GW_EXPFMT_OPENMETRICS && type == GW_METRIC_COUNTER)
 			type = GW_METRIC_UNTYPED;
+		if (src == SRC_XID_COUNT || src == SRC_CLOCK_COUNT) {
+			render_window(m, f, w, ct, type, src == SRC_XID_COUNT);
+			continue;
+		}
 		bool opened = false;
 		for (unsigned int g = 0; g < f->ngpus; g++) {
 			const struct gw_frame_gpu *fg = &f->gpus[g];
@@ -162,13 +219,21 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 				gw_expfmt_family(w, ct->name, ct->help, type);
 				opened = true;
 			}
-			if (!fg->jobs) {
+			if (!fg->jobs && src != SRC_LAST_XID) {
 				const char *l = pre->buf.data + pre->at[2 * g + 1];
 				gw_expfmt_sample_pre_text(w, l, pre->at[2 * g + 2] - pre->at[2 * g + 1], val);
 				continue;
 			}
 			struct glabels gl;
-			dcgm_labels(m, fg, driver_label, &gl);
+			dcgm_labels(m, fg, &gl);
+			if (src == SRC_LAST_XID) { /* dcgm-exporter 4.x: the code and what it means */
+				gl.l[gl.n++] = (struct gw_label){"err_code", val};
+				gl.l[gl.n++] = (struct gw_label){"err_msg", gw_xid_text(fg->last_xid)};
+			}
+			if (!fg->jobs) {
+				gw_expfmt_sample_text(w, gl.l, gl.n, val);
+				continue;
+			}
 			/* dcgm-exporter's HPC job mapping: the series once per job, hpc_job last. */
 			for (unsigned int j = 0; j < fg->jobs->n; j++) {
 				gl.l[gl.n] = (struct gw_label){"hpc_job", fg->jobs->id[j]};

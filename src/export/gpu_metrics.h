@@ -27,6 +27,7 @@ struct gw_metrics {
 	int *field_of; /* per counter: table index of its field, or a special source (< 0) */
 	char hostname[256];
 	char driver[96];
+	char nvml[96];
 	const char *version;
 	bool simulated;
 	bool native;   /* include gpuwatch_* families */

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * x as dcgm-exporter's "%f" prints it and a scraper reads it back: rounded
@@ -41,7 +42,7 @@ double gw_series_dcgm_value(const struct gw_field *f, const struct gw_value *v)
 static int emit(const char *name, const struct gw_series_gpu *g, bool dcgm, const struct gw_lpair *extra,
 		size_t nextra, int64_t t, double v, gw_series_emit_fn fn, void *ctx)
 {
-	struct gw_lpair l[16];
+	struct gw_lpair l[48];
 	size_t n = 0;
 	char device[32];
 	l[n++] = (struct gw_lpair){GW_METRIC_NAME, name};
@@ -54,8 +55,8 @@ static int emit(const char *name, const struct gw_series_gpu *g, bool dcgm, cons
 		l[n++] = (struct gw_lpair){"modelName", g->model};
 		if (g->hostname)
 			l[n++] = (struct gw_lpair){"Hostname", g->hostname};
-		if (g->driver && *g->driver)
-			l[n++] = (struct gw_lpair){"DCGM_FI_DRIVER_VERSION", g->driver};
+		for (size_t i = 0; i < g->nlabels && i < 32; i++)
+			l[n++] = g->labels[i];
 		if (g->hpc_job)
 			l[n++] = (struct gw_lpair){"hpc_job", g->hpc_job};
 	} else {
@@ -63,7 +64,7 @@ static int emit(const char *name, const struct gw_series_gpu *g, bool dcgm, cons
 		l[n++] = (struct gw_lpair){"pci_bus_id", g->bus_id};
 		l[n++] = (struct gw_lpair){"model", g->model};
 	}
-	for (size_t i = 0; i < nextra && n < 16; i++)
+	for (size_t i = 0; i < nextra && n < 48; i++)
 		l[n++] = extra[i];
 	/* Drop empty values: Prometheus treats an empty label as absent. */
 	size_t w = 0;
@@ -98,4 +99,29 @@ int gw_series_emit_dcgm_named(const char *name, double v, const struct gw_series
 			      const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx)
 {
 	return emit(name, g, true, extra, nextra, t_ms, v, fn, ctx);
+}
+
+int gw_series_label_source(const char *dcgm_field)
+{
+	if (strcmp(dcgm_field, "DCGM_FI_DRIVER_VERSION") == 0)
+		return GW_SERIES_LABEL_DRIVER;
+	if (strcmp(dcgm_field, "DCGM_FI_NVML_VERSION") == 0)
+		return GW_SERIES_LABEL_NVML;
+	for (size_t i = 0; i < gw_fields_count(); i++) {
+		const struct gw_field *f = gw_field_at(i);
+		if (f->dcgm && f->fmt == GW_FMT_STR && f->read != gw_rd_none && strcmp(f->dcgm, dcgm_field) == 0)
+			return (int)i;
+	}
+	return GW_SERIES_LABEL_NONE;
+}
+
+const char *gw_series_label_value(int src, const struct gw_value *v, const char *driver, const char *nvml)
+{
+	if (src == GW_SERIES_LABEL_DRIVER)
+		return driver ? driver : "";
+	if (src == GW_SERIES_LABEL_NVML)
+		return nvml ? nvml : "";
+	if (src < 0 || !v || v[src].state != GW_V_OK || v[src].kind != GW_VK_STR)
+		return "";
+	return v[src].s;
 }

@@ -23,7 +23,11 @@ struct gw_series_gpu {
 	const char *bus_id;
 	const char *model;
 	const char *hostname;
-	const char *driver; /* DCGM_FI_DRIVER_VERSION label of DCGM series; NULL or "": none */
+	/* the labels of the counters file's label rows (DCGM_FI_DRIVER_VERSION,
+	 * DCGM_FI_DEV_SERIAL, ...), in file order, after dcgm-exporter's
+	 * standard ones; empty values are left out */
+	const struct gw_lpair *labels;
+	size_t nlabels;
 	const char *hpc_job; /* the DCGM series' hpc_job label, as /metrics has it; NULL: none */
 };
 
@@ -51,6 +55,18 @@ int gw_series_emit_dcgm(const struct gw_field *f, const struct gw_value *v, cons
  */
 int gw_series_emit_dcgm_named(const char *name, double v, const struct gw_series_gpu *g,
 			      const struct gw_lpair *extra, size_t nextra, int64_t t_ms, gw_series_emit_fn fn, void *ctx);
+/*
+ * Where a counters `label` row's value comes from: the field table's string
+ * field with that DCGM name (an index >= 0), the system's driver or NVML
+ * version, or GW_SERIES_LABEL_NONE where gpuwatch does not read it.
+ */
+#define GW_SERIES_LABEL_NONE (-1)
+#define GW_SERIES_LABEL_DRIVER (-3)
+#define GW_SERIES_LABEL_NVML (-4)
+int gw_series_label_source(const char *dcgm_field);
+/* A label source's value for one GPU (v: its frame values, by table index); "" when not available. */
+const char *gw_series_label_value(int src, const struct gw_value *v, const char *driver, const char *nvml);
+
 /* The value of a field in DCGM's units (MiB, W, ...), as /metrics prints it
  * (doubles with six decimals): what a scraper stores, and so the history. */
 double gw_series_dcgm_value(const struct gw_field *f, const struct gw_value *v);

@@ -86,6 +86,12 @@ enum gw_uint_getter {
 /* gw_rd_pair getters. */
 enum gw_pair_getter { GW_P_ECC_MODE, GW_P_MIG_MODE, GW_P_GSP_MODE, GW_P_GOM, GW_P_POWER_CONSTRAINTS };
 
+/* nvml.h's field ids of the NVLink error totals over all links (not in nvml_api.h's list). */
+#define GW_NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL 38
+#define GW_NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL 45
+#define GW_NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL 52
+#define GW_NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL 59
+
 /* NVML field id of the GPU recovery action (not in nvml_api.h's list). */
 #define GW_NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230
 

@@ -110,5 +110,17 @@ const struct gw_field gw_fields_ecc[] = {
 	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_LOW, 388), DESC("Banks with few spare rows left.")},
 	{F("remapped_rows.histogram.none"), FMT(UINT), RD(remap_histogram, 4), CU(COUNT), SEC(REMAP_HISTOGRAM), FLAGS(GW_FL_SLOW),
 	 DCGM(DCGM_FI_DEV_BANKS_REMAP_ROWS_AVAIL_NONE, 389), DESC("Banks with no spare rows left.")},
+	/* NVLink error totals over all links, as field values (what DCGM reads for its _TOTAL fields) */
+#define NVLINK_ERR(nm, fid, dcgm, d)                                                                          \
+	{F("nvlink.errors." nm ".total"), FMT(UINT), RD(field_value, fid, 0), CU(COUNT), FLAGS(GW_FL_NOSMI), dcgm, DESC(d)}
+	NVLINK_ERR("crc_flit", GW_NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL,
+		   DCGM(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, 409), "NVLink flow-control CRC errors, all links."),
+	NVLINK_ERR("crc_data", GW_NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL,
+		   DCGM(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL, 419), "NVLink data CRC errors, all links."),
+	NVLINK_ERR("replay", GW_NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL,
+		   DCGM(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL, 429), "NVLink retries, all links."),
+	NVLINK_ERR("recovery", GW_NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL,
+		   DCGM(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, 439), "NVLink recovery errors, all links."),
+#undef NVLINK_ERR
 };
 const size_t gw_fields_ecc_n = sizeof(gw_fields_ecc) / sizeof(gw_fields_ecc[0]);

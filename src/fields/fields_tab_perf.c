@@ -56,6 +56,21 @@ const struct gw_field gw_fields_perf[] = {
 		 "gpuwatch_clocks_event_hw_thermal_seconds_total", NULL, "Time hardware thermal slowdown was engaged."),
 	EVENT_NS("hw_power_brake_slowdown", NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, NODCGM,
 		 "gpuwatch_clocks_event_hw_power_brake_seconds_total", NULL, "Time an external power brake held the clocks down."),
+	/* DCGM's violation counters with no clock-event field value: nvmlDeviceGetViolationStatus, ns */
+#define VIOLATION(nm, policy, dcgm, d)                                                                        \
+	{F("violation." nm), UNIT("ns"), FMT(UINT), RD(violation, policy), CU(NS), FLAGS(GW_FL_NOSMI), dcgm, DESC(d)}
+	VIOLATION("board_limit", NVML_PERF_POLICY_BOARD_LIMIT, DCGM(DCGM_FI_DEV_BOARD_LIMIT_VIOLATION, 243),
+		  "Time the board's limits held the clocks down."),
+	VIOLATION("low_utilization", NVML_PERF_POLICY_LOW_UTILIZATION, DCGM(DCGM_FI_DEV_LOW_UTIL_VIOLATION, 244),
+		  "Time low utilization held the clocks down."),
+	VIOLATION("reliability", NVML_PERF_POLICY_RELIABILITY, DCGM(DCGM_FI_DEV_RELIABILITY_VIOLATION, 245),
+		  "Time reliability limits held the clocks down."),
+	VIOLATION("total_app_clocks", NVML_PERF_POLICY_TOTAL_APP_CLOCKS, DCGM(DCGM_FI_DEV_TOTAL_APP_CLOCKS_VIOLATION, 246),
+		  "Time the clocks were held below the applications clocks, for any reason."),
+	VIOLATION("total_base_clocks", NVML_PERF_POLICY_TOTAL_BASE_CLOCKS,
+		  DCGM(DCGM_FI_DEV_TOTAL_BASE_CLOCKS_VIOLATION, 247),
+		  "Time the clocks were held below the base clocks, for any reason."),
+#undef VIOLATION
 	{F("memory.total"), UNIT("MiB"), FMT(MIB), RD(memory, 0), CU(BYTES), FLAGS(GW_FL_STATIC), SEC(MEMORY),
 	 DCGM(DCGM_FI_DEV_FB_TOTAL, 250), PROM("gpuwatch_memory_total_bytes", GAUGE, "Total device memory."),
 	 DESC("Total device memory.")},

@@ -210,7 +210,7 @@ static nvmlReturn_t field(const struct gwsim_gpu *g, nvmlFieldValue_t *f)
 		field_uint(f, (unsigned int)llround(g->d.now.power_mw));
 		return NVML_SUCCESS;
 	default:
-		return NVML_ERROR_NOT_SUPPORTED;
+		return gwsim_field_nvlink_errors(g, f);
 	}
 }
 

@@ -459,6 +459,8 @@ nvmlReturn_t gwsim_nvlink_speed(const struct gwsim_gpu *g, unsigned int link, un
 
 /* nvml_perf.c: values shared with field values and samples */
 unsigned long long gwsim_violation_ns(const struct gwsim_gpu *g, unsigned int i);
+/* NVLink error totals as field values (nvml_nvlink_errors.c); NOT_SUPPORTED for other ids. */
+nvmlReturn_t gwsim_field_nvlink_errors(const struct gwsim_gpu *g, nvmlFieldValue_t *f);
 double gwsim_temp(const struct gwsim_gpu *g);
 double gwsim_mem_temp(const struct gwsim_gpu *g);
 double gwsim_power_usage(const struct gwsim_gpu *g);

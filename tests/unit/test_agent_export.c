@@ -29,7 +29,7 @@ static void test_counters_parse(void)
 		CHECK(c.v[2].label);
 	}
 	gw_counters_release(&c);
-	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_GPU_TEMP, gauge, x\nDCGM_FI_DEV_X, gaugez, y\n", "t.csv", &err),
+	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_GPU_TEMP, gauge, x\nDCGM_FI_DEV_SM_CLOCK, gaugez, y\n", "t.csv", &err),
 		     GW_EPARSE);
 	CHECK_STR_EQ(err.msg, "t.csv:2: unknown metric type \"gaugez\" (gauge, counter, histogram, summary, label)");
 	CHECK_INT_EQ(gw_counters_parse(&c, "\n\nGPU_TEMP, gauge, x\n", "t.csv", &err), GW_EPARSE);
@@ -54,36 +54,56 @@ static void test_counters_checks(void)
 	CHECK_INT_EQ(c.nwarnings, 0); /* the built-in set is all exportable */
 	gw_counters_release(&c);
 
+	/* real DCGM fields gpuwatch does not read: left out with a note; a repeat: a warning */
 	const char *csv = "DCGM_FI_DEV_GPU_TEMP, gauge, T\n"
-			  "DCGM_FI_DEV_NO_SUCH_FIELD, gauge, x\n"
+			  "DCGM_FI_DEV_NVSWITCH_FATAL_ERRORS, counter, x\n"
 			  "# a comment\n"
 			  "DCGM_FI_DEV_GPU_TEMP, gauge, T again\n"
-			  "DCGM_FI_DEV_SERIAL, label, Serial\n"
-			  "DCGM_FI_DEV_BAD\x01\x1b[2J\"\\, counter, x\n";
+			  "DCGM_FI_DEV_CPU_VENDOR, label, Vendor\n"
+			  "dcgm_nvlink_bandwidth_total, counter, y\n";
 	CHECK_INT_EQ(gw_counters_parse(&c, csv, "t.csv", &err), 0);
 	CHECK_INT_EQ(c.n, 1);
 	if (c.n == 1)
 		CHECK_STR_EQ(c.v[0].help, "T"); /* the first of the two kept */
-	CHECK_INT_EQ(c.nwarnings, 4);
-	if (c.nwarnings == 4) {
-		CHECK_STR_EQ(c.warnings[0], "t.csv:2: field DCGM_FI_DEV_NO_SUCH_FIELD is not one gpuwatch exports; "
-					    "line skipped");
-		CHECK_STR_EQ(c.warnings[1], "t.csv:4: DCGM_FI_DEV_GPU_TEMP repeats line 1; line 4 skipped");
-		CHECK_STR_EQ(c.warnings[2], "t.csv:5: label DCGM_FI_DEV_SERIAL is not one gpuwatch exports; line skipped");
-		/* control bytes, the quote and the backslash escaped: one safe logfmt value */
-		CHECK_STR_EQ(c.warnings[3], "t.csv:6: field DCGM_FI_DEV_BAD\\x01\\x1b[2J\\\"\\\\ is not one gpuwatch "
-					    "exports; line skipped");
+	CHECK_INT_EQ(c.nwarnings, 1);
+	if (c.nwarnings == 1)
+		CHECK_STR_EQ(c.warnings[0], "t.csv:4: DCGM_FI_DEV_GPU_TEMP repeats line 1; line 4 skipped");
+	CHECK_INT_EQ(c.nnotes, 3);
+	if (c.nnotes == 3) {
+		CHECK_STR_EQ(c.notes[0], "t.csv:2: DCGM_FI_DEV_NVSWITCH_FATAL_ERRORS left out: gpuwatch does not read "
+					 "this DCGM field");
+		CHECK_STR_EQ(c.notes[1], "t.csv:5: DCGM_FI_DEV_CPU_VENDOR left out: gpuwatch does not read this DCGM "
+					 "field as a label");
+		CHECK_STR_EQ(c.notes[2], "t.csv:6: dcgm_nvlink_bandwidth_total left out: gpuwatch does not read "
+					 "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL");
 	}
 	gw_counters_release(&c);
 	CHECK_INT_EQ(c.nwarnings, 0);
+
+	/* a name no DCGM header or dcgm-exporter defines (a typo) stops the file, escaped */
+	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_GPU_TEMP, gauge, T\n\nDCGM_FI_DEV_GPU_TEMPP, gauge, T\n", "t.csv",
+				       &err),
+		     GW_EPARSE);
+	CHECK_STR_EQ(err.msg, "t.csv:3: unknown DCGM field \"DCGM_FI_DEV_GPU_TEMPP\": not a name DCGM or dcgm-exporter "
+			      "defines (a typo?)");
+	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_BAD\x01\x1b[2J\"\\, counter, x\n", "t.csv", &err), GW_EPARSE);
+	CHECK_STR_EQ(err.msg, "t.csv:1: unknown DCGM field \"DCGM_FI_DEV_BAD\\x01\\x1b[2J\\\"\\\\\": not a name DCGM "
+			      "or dcgm-exporter defines (a typo?)");
+	CHECK_INT_EQ(gw_counters_parse(&c, "dcgm_gpu_tempp, gauge, T\n", "t.csv", &err), GW_EPARSE);
+	CHECK(strstr(err.msg, "t.csv:1: unknown DCGM field \"dcgm_gpu_tempp\"") != NULL);
+	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_NVLINK_BANDWIDTH_L18, gauge, T\n", "t.csv", &err), GW_EPARSE);
+	/* an empty file, or one of comments only: the file and its last line */
+	CHECK_INT_EQ(gw_counters_parse(&c, "", "e.csv", &err), GW_EPARSE);
+	CHECK_STR_EQ(err.msg, "e.csv:1: no counters: the file lists no DCGM field (expected lines of \"FIELD, type, "
+			      "help\")");
 
 	/* errors quoting the file escape it too */
 	CHECK_INT_EQ(gw_counters_parse(&c, "\x7f""ELF\x02\x01, gauge, x\n", "t.csv", &err), GW_EPARSE);
 	CHECK_STR_EQ(err.msg, "t.csv:1: \"\\x7fELF\\x02\\x01\" is not a DCGM field name (DCGM_FI_...)");
 	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_GPU_TEMP, gau\xffge, x\n", "t.csv", &err), GW_EPARSE);
 	CHECK(strstr(err.msg, "\"gau\\xffge\"") != NULL);
-	/* only unknown rows: nothing to export is an error */
-	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_NOPE, gauge, x\n", "t.csv", &err), GW_EPARSE);
+	/* only rows left out: nothing to export is an error */
+	CHECK_INT_EQ(gw_counters_parse(&c, "DCGM_FI_DEV_NVSWITCH_PHYS_ID, gauge, x\n", "t.csv", &err), GW_EPARSE);
 	CHECK_STR_EQ(err.msg, "t.csv: no counters gpuwatch can export");
 
 	/* a binary file is refused by name; a text one with a stray control byte is not */

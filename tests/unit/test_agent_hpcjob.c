@@ -246,7 +246,7 @@ static void test_history(void)
 	CHECK_INT_EQ(stored(&h, temp0_13), 1);
 	const char *temp1[] = {"__name__", "DCGM_FI_DEV_GPU_TEMP", "gpu", "1", NULL};
 	CHECK_INT_EQ(stored(&h, temp1), 1);
-	/* the label set /metrics gives it: device too; the driver only with opts.driver_label */
+	/* the label set /metrics gives it: device too; the driver only with counters that list it as a label */
 	const char *temp1_dev[] = {"__name__", "DCGM_FI_DEV_GPU_TEMP", "device", "nvidia1", "DCGM_FI_DRIVER_VERSION", "",
 				   NULL};
 	CHECK_INT_EQ(stored(&h, temp1_dev), 1);
@@ -271,7 +271,7 @@ static void test_history_every_frame(void)
 	if (!fleet_open(&fl))
 		return;
 	struct agent_history h;
-	struct agent_history_opts ho = {.driver_label = true, .counters = &fl.c};
+	struct agent_history_opts ho = {.counters = &fl.c};
 	if (!history_open(&fl, &h, &ho, "data-every"))
 		return;
 	int64_t t = 1700000000000;

@@ -1,0 +1,31 @@
+/*
+ * nvml_nvlink_errors.c - the simulator's NVLink error counters, as field
+ * values (nvmlDeviceGetFieldValues): the totals over a GPU's links of
+ * flow-control CRC, data CRC, replay and recovery errors. Simulated links
+ * are healthy, so every total is 0; a GPU without NVLink does not have
+ * them (NOT_SUPPORTED), as a PCIe-only board answers.
+ */
+#include "sim.h"
+
+/* nvml.h's field ids: the totals after each counter's six per-link ids (L0..L5). */
+#define FI_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL 38
+#define FI_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL 45
+#define FI_NVLINK_REPLAY_ERROR_COUNT_TOTAL 52
+#define FI_NVLINK_RECOVERY_ERROR_COUNT_TOTAL 59
+
+nvmlReturn_t gwsim_field_nvlink_errors(const struct gwsim_gpu *g, nvmlFieldValue_t *f)
+{
+	switch (f->fieldId) {
+	case FI_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL:
+	case FI_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL:
+	case FI_NVLINK_REPLAY_ERROR_COUNT_TOTAL:
+	case FI_NVLINK_RECOVERY_ERROR_COUNT_TOTAL:
+		if (!g->st.nvlinks)
+			return NVML_ERROR_NOT_SUPPORTED;
+		f->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+		f->value.ullVal = 0;
+		return NVML_SUCCESS;
+	default:
+		return NVML_ERROR_NOT_SUPPORTED;
+	}
+}

@@ -270,6 +270,16 @@ unsigned int gwsim_mig_mem_total(const struct gwsim_gpu *g, const struct gwsim_m
 	return g->mig.gi[m->gi].prof->mem_mib;
 }
 
+bool gwsim_mig_busy(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m)
+{
+	for (unsigned int i = 0; i < g->nprocs; i++) {
+		const struct gwsim_proc *p = &g->procs[i];
+		if (p->on_mig && p->gi == g->mig.gi[m->gi].id && gwsim_proc_alive(p, g->d.t))
+			return true;
+	}
+	return false;
+}
+
 /* The instance's own memory plus its processes'. */
 double gwsim_mig_mem_used(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m)
 {

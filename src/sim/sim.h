@@ -513,6 +513,7 @@ const struct gwsim_mig_dev *gwsim_mig_of(nvmlDevice_t d);
 /* Memory of the device's GPU instance (MiB): total, and used at g->d.t */
 unsigned int gwsim_mig_mem_total(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m);
 double gwsim_mig_mem_used(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m);
+bool gwsim_mig_busy(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m); /* a process runs in its GI */
 nvmlReturn_t gwsim_mig_uuid(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m, char *buf, unsigned int len);
 nvmlReturn_t gwsim_mig_bar1(const struct gwsim_mig_dev *m, nvmlBAR1Memory_t *b);
 

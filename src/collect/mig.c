@@ -48,12 +48,15 @@ static void read_one(struct gw_nvml *nv, nvmlDevice_t gpu, struct gw_mig *m)
 		m->mem_valid = true;
 		m->mem_used = mem.used;
 		m->mem_total = mem.total;
+		m->mem_free = mem.free;
+		m->mem_reserved = mem.reserved;
 	}
 	nvmlBAR1Memory_t bar1;
 	if (nv->nvmlDeviceGetBAR1MemoryInfo && nv->nvmlDeviceGetBAR1MemoryInfo(m->dev, &bar1) == NVML_SUCCESS) {
 		m->bar1_valid = true;
 		m->bar1_used = bar1.bar1Used;
 		m->bar1_total = bar1.bar1Total;
+		m->bar1_free = bar1.bar1Free;
 	}
 	unsigned long long ecc;
 	if (nv->nvmlDeviceGetTotalEccErrors &&

@@ -31,8 +31,8 @@ struct gw_mig {
 	bool attrs_valid;
 	nvmlDeviceAttributes_t attrs;
 	bool mem_valid, bar1_valid, ecc_valid;
-	uint64_t mem_used, mem_total;   /* bytes */
-	uint64_t bar1_used, bar1_total; /* bytes */
+	uint64_t mem_used, mem_total, mem_free, mem_reserved; /* bytes */
+	uint64_t bar1_used, bar1_total, bar1_free;            /* bytes */
 	uint64_t ecc_unc_volatile;      /* uncorrected ECC errors since the driver loaded */
 };
 

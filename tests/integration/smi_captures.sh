@@ -6,8 +6,9 @@
 # and pmon sections, and from the idle scenario the capabilities: topo -m,
 # nvlink -s and the help texts of --query-accounted-apps and
 # --query-retired-pages. The MIG captures (<model>mig-<idle|load>.scn) are
-# compared on the default table with its "MIG devices" block and on -L with
-# the MIG devices under the GPU. Each capture maps to the simulator scenario written for it,
+# compared on the default table with its "MIG devices" block, on -L with
+# the MIG devices under the GPU, and on -q's "MIG Device" sections and
+# process list (GPU and compute instance ids). Each capture maps to the simulator scenario written for it,
 #   $GW_TEST_DATA/data/scenarios/<model>-<idle|load>.scn
 # nvidia-smi took each section at its own moment, so a section may have an
 # overlay that includes the base and pins what changed by then:
@@ -69,12 +70,21 @@ check_state() { # CAPTURE STATE SCENARIO OUTDIR
 	wait
 }
 
-# A MIG capture: the default table and, from the idle scenario, -L.
+# mig_q: from -q, the MIG Device sections (up to Accounting Mode) and the
+# process list (up to Capabilities)
+mig_q() {
+	awk '/^    MIG Device$/ { f = 1 } /^    Accounting Mode / { f = 0 }
+		/^    Processes/ { p = 1 } /^    Capabilities/ { p = 0 } f || p'
+}
+
+# A MIG capture: the default table, -q's MIG parts and, from the idle scenario, -L.
 check_mig() { # CAPTURE STATE SCENARIO OUTDIR
 	local cap=$1 st=$2 base=$3 d=$4
 	touch "$d/mig"
 	section "$cap" "$st :: nvidia-smi (default table)" | tail -n +2 >"$d/table.want"
 	"$BIN" --sim "$(scn "$base" table)" smi 2>/dev/null | tail -n +2 >"$d/table.got"
+	section "$cap" "$st :: query (-q)" | mig_q >"$d/q-mig.want"
+	"$BIN" --sim "$(scn "$base" q)" smi -q 2>/dev/null | mig_q >"$d/q-mig.got"
 	if [ "$st" = idle ]; then
 		section "$cap" "capabilities :: list (-L)" >"$d/list.want"
 		"$BIN" --sim "$base" smi -L 2>/dev/null >"$d/list.got"

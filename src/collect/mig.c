@@ -25,6 +25,7 @@ static void profile_name(struct gw_nvml *nv, nvmlDevice_t gpu, struct gw_mig *m)
 			continue;
 		info.name[sizeof(info.name) - 1] = '\0';
 		const char *name = strncmp(info.name, "MIG ", 4) == 0 ? info.name + 4 : info.name;
+		snprintf(m->gi_profile, sizeof(m->gi_profile), "%.47s", name);
 		if (m->attrs.computeInstanceSliceCount < m->attrs.gpuInstanceSliceCount)
 			snprintf(m->profile, sizeof(m->profile), "%uc.%.32s", m->attrs.computeInstanceSliceCount, name);
 		else

@@ -28,6 +28,7 @@ struct gw_mig {
 	unsigned int gi, ci;
 	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE]; /* "" if unknown */
 	char profile[48];                           /* "3g.40gb", "1c.3g.71gb"; "" if unknown */
+	char gi_profile[48];                        /* its GPU instance's: "3g.71gb"; "" if unknown */
 	bool attrs_valid;
 	nvmlDeviceAttributes_t attrs;
 	bool mem_valid, bar1_valid, ecc_valid;

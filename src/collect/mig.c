@@ -21,13 +21,15 @@ static void profile_name(struct gw_nvml *nv, nvmlDevice_t gpu, struct gw_mig *m)
 		info.version = nvmlGpuInstanceProfileInfo_v2;
 		if (nv->nvmlDeviceGetGpuInstanceProfileInfoV(gpu, id, &info) != NVML_SUCCESS)
 			continue;
-		if (info.sliceCount != m->attrs.gpuInstanceSliceCount || info.memorySizeMB != m->attrs.memorySizeMB)
+		if (info.sliceCount != m->attrs.gpuInstanceSliceCount ||
+		    info.memorySizeMB != m->attrs.memorySizeMB)
 			continue;
 		info.name[sizeof(info.name) - 1] = '\0';
 		const char *name = strncmp(info.name, "MIG ", 4) == 0 ? info.name + 4 : info.name;
 		snprintf(m->gi_profile, sizeof(m->gi_profile), "%.47s", name);
 		if (m->attrs.computeInstanceSliceCount < m->attrs.gpuInstanceSliceCount)
-			snprintf(m->profile, sizeof(m->profile), "%uc.%.32s", m->attrs.computeInstanceSliceCount, name);
+			snprintf(m->profile, sizeof(m->profile), "%uc.%.32s",
+				 m->attrs.computeInstanceSliceCount, name);
 		else
 			snprintf(m->profile, sizeof(m->profile), "%.47s", name);
 		return;
@@ -38,7 +40,8 @@ static void read_one(struct gw_nvml *nv, nvmlDevice_t gpu, struct gw_mig *m)
 {
 	if (nv->nvmlDeviceGetGpuInstanceId && nv->nvmlDeviceGetGpuInstanceId(m->dev, &m->gi) != NVML_SUCCESS)
 		m->gi = 0;
-	if (nv->nvmlDeviceGetComputeInstanceId && nv->nvmlDeviceGetComputeInstanceId(m->dev, &m->ci) != NVML_SUCCESS)
+	if (nv->nvmlDeviceGetComputeInstanceId &&
+	    nv->nvmlDeviceGetComputeInstanceId(m->dev, &m->ci) != NVML_SUCCESS)
 		m->ci = 0;
 	if (nv->nvmlDeviceGetUUID && nv->nvmlDeviceGetUUID(m->dev, m->uuid, sizeof(m->uuid)) != NVML_SUCCESS)
 		m->uuid[0] = '\0';
@@ -53,7 +56,8 @@ static void read_one(struct gw_nvml *nv, nvmlDevice_t gpu, struct gw_mig *m)
 		m->mem_reserved = mem.reserved;
 	}
 	nvmlBAR1Memory_t bar1;
-	if (nv->nvmlDeviceGetBAR1MemoryInfo && nv->nvmlDeviceGetBAR1MemoryInfo(m->dev, &bar1) == NVML_SUCCESS) {
+	if (nv->nvmlDeviceGetBAR1MemoryInfo &&
+	    nv->nvmlDeviceGetBAR1MemoryInfo(m->dev, &bar1) == NVML_SUCCESS) {
 		m->bar1_valid = true;
 		m->bar1_used = bar1.bar1Used;
 		m->bar1_total = bar1.bar1Total;
@@ -61,8 +65,8 @@ static void read_one(struct gw_nvml *nv, nvmlDevice_t gpu, struct gw_mig *m)
 	}
 	unsigned long long ecc;
 	if (nv->nvmlDeviceGetTotalEccErrors &&
-	    nv->nvmlDeviceGetTotalEccErrors(m->dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &ecc) ==
-		    NVML_SUCCESS) {
+	    nv->nvmlDeviceGetTotalEccErrors(m->dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC,
+					    &ecc) == NVML_SUCCESS) {
 		m->ecc_valid = true;
 		m->ecc_unc_volatile = ecc;
 	}
@@ -74,7 +78,8 @@ int gw_mig_list(struct gw_nvml *nv, nvmlDevice_t gpu, struct gw_migs *out)
 	out->v = NULL;
 	out->n = 0;
 	unsigned int max = 0, cur = 0, pend = 0;
-	if (!nv->nvmlDeviceGetMaxMigDeviceCount || !nv->nvmlDeviceGetMigDeviceHandleByIndex || !nv->nvmlDeviceGetMigMode)
+	if (!nv->nvmlDeviceGetMaxMigDeviceCount || !nv->nvmlDeviceGetMigDeviceHandleByIndex ||
+	    !nv->nvmlDeviceGetMigMode)
 		return 0;
 	nvmlReturn_t r = nv->nvmlDeviceGetMigMode(gpu, &cur, &pend);
 	if (r == NVML_ERROR_GPU_IS_LOST)

@@ -27,14 +27,14 @@ struct gw_mig {
 	unsigned int index; /* MIG device index under its GPU */
 	unsigned int gi, ci;
 	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE]; /* "" if unknown */
-	char profile[48];                           /* "3g.40gb", "1c.3g.71gb"; "" if unknown */
-	char gi_profile[48];                        /* its GPU instance's: "3g.71gb"; "" if unknown */
+	char profile[48];			    /* "3g.40gb", "1c.3g.71gb"; "" if unknown */
+	char gi_profile[48];			    /* its GPU instance's: "3g.71gb"; "" if unknown */
 	bool attrs_valid;
 	nvmlDeviceAttributes_t attrs;
 	bool mem_valid, bar1_valid, ecc_valid;
 	uint64_t mem_used, mem_total, mem_free, mem_reserved; /* bytes */
-	uint64_t bar1_used, bar1_total, bar1_free;            /* bytes */
-	uint64_t ecc_unc_volatile;      /* uncorrected ECC errors since the driver loaded */
+	uint64_t bar1_used, bar1_total, bar1_free;	      /* bytes */
+	uint64_t ecc_unc_volatile; /* uncorrected ECC errors since the driver loaded */
 };
 
 struct gw_migs {

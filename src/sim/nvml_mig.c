@@ -16,8 +16,8 @@
  * 3g+2g+1g+1g as GPU instances 2, 3, 9 and 10. Single-slice profiles start
  * at slices 0..6 (the seventh compute slice is the last).
  */
-#include "sim.h"
 #include "scenario.h"
+#include "sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,12 +41,12 @@ struct gwsim_mig_profile {
 
 /* From the H100 80GB and H200 captures (driver 590.48.01, MIG devices table and -q). */
 static const struct gwsim_mig_profile profiles[] = {
-	{"H100", "1g.10gb", NVML_GPU_INSTANCE_PROFILE_1_SLICE, 1, 1, 7, 16, 1, 1, 0, 1, 0, 9984, 6184, 9},
-	{"H100", "2g.20gb", NVML_GPU_INSTANCE_PROFILE_2_SLICE, 2, 2, 3, 32, 2, 2, 0, 2, 0, 20096, 12369, 17},
-	{"H100", "3g.40gb", NVML_GPU_INSTANCE_PROFILE_3_SLICE, 3, 4, 2, 60, 3, 3, 0, 3, 0, 40448, 24739, 26},
-	{"H200", "1g.18gb", NVML_GPU_INSTANCE_PROFILE_1_SLICE, 1, 1, 7, 16, 1, 1, 0, 1, 0, 16384, 14809, 9},
-	{"H200", "2g.35gb", NVML_GPU_INSTANCE_PROFILE_2_SLICE, 2, 2, 3, 32, 2, 2, 0, 2, 0, 33280, 29618, 17},
-	{"H200", "3g.71gb", NVML_GPU_INSTANCE_PROFILE_3_SLICE, 3, 4, 2, 60, 3, 3, 0, 3, 0, 71424, 59237, 22},
+    {"H100", "1g.10gb", NVML_GPU_INSTANCE_PROFILE_1_SLICE, 1, 1, 7, 16, 1, 1, 0, 1, 0, 9984, 6184, 9},
+    {"H100", "2g.20gb", NVML_GPU_INSTANCE_PROFILE_2_SLICE, 2, 2, 3, 32, 2, 2, 0, 2, 0, 20096, 12369, 17},
+    {"H100", "3g.40gb", NVML_GPU_INSTANCE_PROFILE_3_SLICE, 3, 4, 2, 60, 3, 3, 0, 3, 0, 40448, 24739, 26},
+    {"H200", "1g.18gb", NVML_GPU_INSTANCE_PROFILE_1_SLICE, 1, 1, 7, 16, 1, 1, 0, 1, 0, 16384, 14809, 9},
+    {"H200", "2g.35gb", NVML_GPU_INSTANCE_PROFILE_2_SLICE, 2, 2, 3, 32, 2, 2, 0, 2, 0, 33280, 29618, 17},
+    {"H200", "3g.71gb", NVML_GPU_INSTANCE_PROFILE_3_SLICE, 3, 4, 2, 60, 3, 3, 0, 3, 0, 71424, 59237, 22},
 };
 #define NPROFILES (sizeof(profiles) / sizeof(profiles[0]))
 
@@ -136,7 +136,8 @@ static int new_gi(struct gwsim_gpu *g, const struct gwsim_mig_profile *prof, cha
 	struct gwsim_mig *mig = &g->mig;
 	unsigned int id;
 	if (place(mig, prof, &id) != 0) {
-		snprintf(err, errlen, "MIG profile %s does not fit beside the instances before it", prof->name);
+		snprintf(err, errlen, "MIG profile %s does not fit beside the instances before it",
+			 prof->name);
 		return -1;
 	}
 	mig->gi[mig->ngi] = (struct gwsim_mig_gi){.prof = prof, .id = id, .base_mib = prof->base_mib};
@@ -176,7 +177,8 @@ static int add_item(struct gwsim_gpu *g, const char *item, bool *partial_last, c
 	if (!prof) {
 		char known[256];
 		profile_list(g, known, sizeof(known));
-		snprintf(err, errlen, "unknown MIG profile \"%s\" for %s (known: %s, each also as Cc.PROFILE)", p,
+		snprintf(err, errlen,
+			 "unknown MIG profile \"%s\" for %s (known: %s, each also as Cc.PROFILE)", p,
 			 g->model->key, known[0] ? known : "none");
 		return -1;
 	}
@@ -238,8 +240,8 @@ int gwsim_mig_key(struct gwsim_gpu *g, const char *k, const char *v, char *err, 
 	unsigned int i = 0;
 	for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save), i++) {
 		if (i >= max) {
-			snprintf(err, errlen, "%s has more values than the layout has %s (%u; set mig first)", k,
-				 base ? "GPU instances" : "MIG devices", max);
+			snprintf(err, errlen, "%s has more values than the layout has %s (%u; set mig first)",
+				 k, base ? "GPU instances" : "MIG devices", max);
 			return -1;
 		}
 		if (base) {
@@ -293,7 +295,8 @@ double gwsim_mig_mem_used(const struct gwsim_gpu *g, const struct gwsim_mig_dev 
 	return used < x->prof->mem_mib ? used : x->prof->mem_mib;
 }
 
-nvmlReturn_t gwsim_mig_uuid(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m, char *buf, unsigned int len)
+nvmlReturn_t gwsim_mig_uuid(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m, char *buf,
+			    unsigned int len)
 {
 	if (m->uuid[0])
 		return gwsim_copy_str(buf, len, m->uuid);
@@ -303,8 +306,9 @@ nvmlReturn_t gwsim_mig_uuid(const struct gwsim_gpu *g, const struct gwsim_mig_de
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	uint64_t a = gwsim_hash(h, g->mig.gi[m->gi].id * 16ULL + m->ci_id), b = gwsim_hash(a, 0x4D4947);
 	char u[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
-	snprintf(u, sizeof(u), "MIG-%08x-%04x-%04x-%04x-%012llx", (unsigned int)(a >> 32), (unsigned int)(a >> 16) & 0xFFFF,
-		 (unsigned int)a & 0xFFFF, (unsigned int)(b >> 48), (unsigned long long)b & 0xFFFFFFFFFFFFULL);
+	snprintf(u, sizeof(u), "MIG-%08x-%04x-%04x-%04x-%012llx", (unsigned int)(a >> 32),
+		 (unsigned int)(a >> 16) & 0xFFFF, (unsigned int)a & 0xFFFF, (unsigned int)(b >> 48),
+		 (unsigned long long)b & 0xFFFFFFFFFFFFULL);
 	return gwsim_copy_str(buf, len, u);
 }
 
@@ -330,7 +334,8 @@ static nvmlReturn_t max_count(const struct gwsim_gpu *g, const struct gwsim_mig_
 	return NVML_SUCCESS;
 }
 
-static nvmlReturn_t by_index(struct gwsim_gpu *g, const struct gwsim_mig_dev *m, unsigned int i, nvmlDevice_t *out)
+static nvmlReturn_t by_index(struct gwsim_gpu *g, const struct gwsim_mig_dev *m, unsigned int i,
+			     nvmlDevice_t *out)
 {
 	if (!out || m || i >= COMPUTE_SLICES)
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -358,7 +363,8 @@ static nvmlReturn_t put(unsigned int *p, unsigned int v)
 	return NVML_SUCCESS;
 }
 
-static nvmlReturn_t mig_attrs(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m, nvmlDeviceAttributes_t *a)
+static nvmlReturn_t mig_attrs(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m,
+			      nvmlDeviceAttributes_t *a)
 {
 	if (!a)
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -411,10 +417,12 @@ static nvmlReturn_t profile_info(const struct gwsim_gpu *g, const struct gwsim_m
 }
 
 GWSIM_DEV_MIG(nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t d, unsigned int *count), max_count(g, m, count))
-GWSIM_DEV_MIG(nvmlDeviceGetMigDeviceHandleByIndex, (nvmlDevice_t d, unsigned int index, nvmlDevice_t *migDevice),
-	      by_index(g, m, index, migDevice))
-GWSIM_DEV_MIG(nvmlDeviceIsMigDeviceHandle, (nvmlDevice_t d, unsigned int *isMigDevice), put(isMigDevice, m != NULL))
-GWSIM_EXPORT nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)
+GWSIM_DEV_MIG(nvmlDeviceGetMigDeviceHandleByIndex,
+	      (nvmlDevice_t d, unsigned int index, nvmlDevice_t *migDevice), by_index(g, m, index, migDevice))
+GWSIM_DEV_MIG(nvmlDeviceIsMigDeviceHandle, (nvmlDevice_t d, unsigned int *isMigDevice),
+	      put(isMigDevice, m != NULL))
+GWSIM_EXPORT nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice,
+								       nvmlDevice_t *device)
 {
 	struct gwsim_gpu *g;
 	const struct gwsim_mig_dev *m;

@@ -68,11 +68,12 @@ static void test_mig_series(void)
 		return;
 	char want[512];
 	/* GI 2 holds two compute instances: one series, its GPU-instance profile's name */
-	snprintf(want, sizeof(want),
-		 "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"%s\",pci_bus_id=\"00000000:01:00.0\",device=\"nvidia0\","
-		 "modelName=\"NVIDIA H200\",GPU_I_PROFILE=\"3g.71gb\",GPU_I_ID=\"2\",Hostname=\"node1\","
-		 "DCGM_FI_DRIVER_VERSION=\"590.48.01\"} 22\n",
-		 uuid);
+	snprintf(
+	    want, sizeof(want),
+	    "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"%s\",pci_bus_id=\"00000000:01:00.0\",device=\"nvidia0\","
+	    "modelName=\"NVIDIA H200\",GPU_I_PROFILE=\"3g.71gb\",GPU_I_ID=\"2\",Hostname=\"node1\","
+	    "DCGM_FI_DRIVER_VERSION=\"590.48.01\"} 22\n",
+	    uuid);
 	CHECK(strstr(t, want) != NULL);
 	CHECK_INT_EQ(count(t, "DCGM_FI_DEV_FB_USED{"), 1 + 4);
 	CHECK_INT_EQ(count(t, "DCGM_FI_DEV_FB_FREE{"), 1 + 4);
@@ -81,8 +82,10 @@ static void test_mig_series(void)
 	CHECK(strstr(t, "GPU_I_PROFILE=\"1g.18gb\",GPU_I_ID=\"10\",Hostname=\"node1\","
 			"DCGM_FI_DRIVER_VERSION=\"590.48.01\"} 16376\n") != NULL);
 	/* the GPU's own series stays, without the instance labels */
-	snprintf(want, sizeof(want), "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"%s\",pci_bus_id=\"00000000:01:00.0\","
-		 "device=\"nvidia0\",modelName=\"NVIDIA H200\",Hostname=", uuid);
+	snprintf(want, sizeof(want),
+		 "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"%s\",pci_bus_id=\"00000000:01:00.0\","
+		 "device=\"nvidia0\",modelName=\"NVIDIA H200\",Hostname=",
+		 uuid);
 	CHECK(strstr(t, want) != NULL);
 	/* other fields have no per-instance series */
 	CHECK(strstr(t, "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-") != NULL);

@@ -1,6 +1,6 @@
 /* Simulator: MIG layouts, their placement and the NVML calls on MIG handles. */
-#include "harness.h"
 #include "collect/mig.h"
+#include "harness.h"
 #include "nvml/binding.h"
 
 #include <stdio.h>
@@ -43,7 +43,8 @@ static void test_h100_layout(void)
 	CHECK_INT_EQ(is, 0);
 
 	static const unsigned int gis[] = {2, 3, 9, 10}, sms[] = {60, 32, 16, 16};
-	static const unsigned long long mem[] = {40448, 20096, 9984, 9984}, bar1[] = {24739, 12369, 6184, 6184};
+	static const unsigned long long mem[] = {40448, 20096, 9984, 9984},
+					bar1[] = {24739, 12369, 6184, 6184};
 	for (unsigned int i = 0; i < 4; i++) {
 		nvmlDevice_t m = NULL, parent = NULL;
 		CHECK_INT_EQ(nv->nvmlDeviceGetMigDeviceHandleByIndex(g, i, &m), NVML_SUCCESS);
@@ -65,7 +66,8 @@ static void test_h100_layout(void)
 		nvmlMemory_v2_t mv = {.version = nvmlMemory_v2};
 		CHECK_INT_EQ(nv->nvmlDeviceGetMemoryInfo_v2(m, &mv), NVML_SUCCESS);
 		CHECK_INT_EQ(mv.total, mem[i] * MIB);
-		CHECK_INT_EQ(mv.free, mv.total - mv.used + MIB); /* the driver's extra MiB, as in the captures */
+		CHECK_INT_EQ(mv.free,
+			     mv.total - mv.used + MIB); /* the driver's extra MiB, as in the captures */
 		nvmlBAR1Memory_t b;
 		CHECK_INT_EQ(nv->nvmlDeviceGetBAR1MemoryInfo(m, &b), NVML_SUCCESS);
 		CHECK_INT_EQ(b.bar1Total, bar1[i] * MIB);
@@ -81,10 +83,12 @@ static void test_h100_layout(void)
 	/* a MIG handle is not a GPU: calls it does not answer refuse it */
 	CHECK_INT_EQ(nv->nvmlDeviceGetMigDeviceHandleByIndex(g, 0, &m), NVML_SUCCESS);
 	unsigned int temp;
-	CHECK_INT_EQ(nv->nvmlDeviceGetTemperature(m, NVML_TEMPERATURE_GPU, &temp), NVML_ERROR_INVALID_ARGUMENT);
+	CHECK_INT_EQ(nv->nvmlDeviceGetTemperature(m, NVML_TEMPERATURE_GPU, &temp),
+		     NVML_ERROR_INVALID_ARGUMENT);
 
 	nvmlGpuInstanceProfileInfo_v2_t info = {.version = nvmlGpuInstanceProfileInfo_v2};
-	CHECK_INT_EQ(nv->nvmlDeviceGetGpuInstanceProfileInfoV(g, NVML_GPU_INSTANCE_PROFILE_3_SLICE, &info), NVML_SUCCESS);
+	CHECK_INT_EQ(nv->nvmlDeviceGetGpuInstanceProfileInfoV(g, NVML_GPU_INSTANCE_PROFILE_3_SLICE, &info),
+		     NVML_SUCCESS);
 	CHECK_STR_EQ(info.name, "MIG 3g.40gb");
 	CHECK_INT_EQ(info.instanceCount, 2);
 	info.version = 1;
@@ -106,7 +110,8 @@ static void test_h200_compute_instances(void)
 	CHECK_INT_EQ(m.n, 5);
 	if (m.n == 5) {
 		static const char *names[] = {"1c.3g.71gb", "2c.3g.71gb", "2g.35gb", "1g.18gb", "1g.18gb"};
-		static const unsigned int gi[] = {2, 2, 3, 9, 10}, ci[] = {0, 1, 0, 0, 0}, sm[] = {16, 32, 32, 16, 16};
+		static const unsigned int gi[] = {2, 2, 3, 9, 10}, ci[] = {0, 1, 0, 0, 0},
+					  sm[] = {16, 32, 32, 16, 16};
 		for (size_t i = 0; i < 5; i++) {
 			CHECK_STR_EQ(m.v[i].profile, names[i]);
 			CHECK_INT_EQ(m.v[i].gi, gi[i]);
@@ -128,7 +133,8 @@ static void test_layout_errors(void)
 	CHECK(open_sim("1xH100:mig=3g.40gb+3g.40gb+2g.20gb", &err) == NULL);
 	CHECK(strstr(err.msg, "MIG profile 2g.20gb does not fit") != NULL);
 	CHECK(open_sim("1xH100:mig=7g.80gb", &err) == NULL);
-	CHECK(strstr(err.msg, "unknown MIG profile \"7g.80gb\" for H100 (known: 1g.10gb, 2g.20gb, 3g.40gb") != NULL);
+	CHECK(strstr(err.msg, "unknown MIG profile \"7g.80gb\" for H100 (known: 1g.10gb, 2g.20gb, 3g.40gb") !=
+	      NULL);
 	CHECK(open_sim("1xH100:mig=4c.3g.40gb", &err) == NULL);
 	CHECK(strstr(err.msg, "has 1..3 slices") != NULL);
 	CHECK(open_sim("1xL40S:mig=1g.10gb", &err) == NULL);

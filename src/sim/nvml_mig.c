@@ -102,7 +102,6 @@ static int add_ci(struct gwsim_gpu *g, unsigned int gi, unsigned int slices)
 		return -1;
 	struct gwsim_mig_dev *d = &mig->dev[mig->ndev++];
 	memset(d, 0, sizeof(*d));
-	d->magic = GWSIM_MIG_MAGIC;
 	d->gpu = g->index;
 	d->gi = gi;
 	d->ci_id = x->nci++;
@@ -258,11 +257,14 @@ int gwsim_mig_key(struct gwsim_gpu *g, const char *k, const char *v, char *err, 
 
 const struct gwsim_mig_dev *gwsim_mig_of(nvmlDevice_t d)
 {
-	const struct gwsim_mig_dev *m = (const struct gwsim_mig_dev *)(const void *)d;
+	/* compared as addresses before anything is read through the handle */
+	uintptr_t h = (uintptr_t)(const void *)d;
 	for (unsigned int i = 0; i < gwsim.ngpus; i++) {
 		const struct gwsim_mig *mig = &gwsim.gpus[i].mig;
-		if (m >= mig->dev && m < mig->dev + mig->ndev && m->magic == GWSIM_MIG_MAGIC)
-			return m;
+		uintptr_t lo = (uintptr_t)(const void *)mig->dev;
+		if (h >= lo && h < lo + mig->ndev * sizeof(mig->dev[0]) &&
+		    (h - lo) % sizeof(mig->dev[0]) == 0)
+			return &mig->dev[(h - lo) / sizeof(mig->dev[0])];
 	}
 	return NULL;
 }

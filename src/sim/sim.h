@@ -336,7 +336,6 @@ struct gwsim_health {
 /* ---- MIG (nvml_mig.c) ----------------------------------------------------- */
 #define GWSIM_MIG_MAX_GI 8   /* one per memory slice at most */
 #define GWSIM_MIG_MAX_DEVS 8 /* compute instances of all GPU instances together */
-#define GWSIM_MIG_MAGIC 0x6D696764U
 struct gwsim_mig_profile; /* a GPU-instance profile of one model (nvml_mig.c) */
 struct gwsim_mig_gi {
 	const struct gwsim_mig_profile *prof;
@@ -347,7 +346,6 @@ struct gwsim_mig_gi {
 };
 /* A MIG device (one compute instance); its address is its NVML handle. */
 struct gwsim_mig_dev {
-	unsigned int magic; /* GWSIM_MIG_MAGIC */
 	unsigned int gpu;   /* parent's index */
 	unsigned int gi;    /* index into gwsim_mig.gi */
 	unsigned int ci_id, ci_slices;

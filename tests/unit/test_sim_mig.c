@@ -4,7 +4,9 @@
 #include "nvml/binding.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MIB (1024ULL * 1024ULL)
 
@@ -163,10 +165,62 @@ static void test_layout_errors(void)
 	}
 }
 
+/* Scenario keys: processes in an instance count in its memory and carry its ids. */
+static void test_scenario_keys(void)
+{
+	char path[] = "/tmp/gwsim_mig_XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	const char *text = "[sim]\nclock = manual\n[gpu 0]\nmodel = H100\nmig = 3g.40gb+2x1g.10gb\n"
+			   "mig_base_mib = 39\nmig_uuid = MIG-a MIG-b\n"
+			   "process = 100 ./a C 1000 gi=2 ci=0\nprocess = 101 ./b C 500 gi=7 ci=0\n";
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	struct gw_err err;
+	struct gw_nvml *nv = open_sim(path, &err);
+	CHECK(nv != NULL);
+	if (nv) {
+		struct gw_migs m;
+		CHECK_INT_EQ(gw_mig_list(nv, gpu0(nv), &m), 0);
+		CHECK_INT_EQ(m.n, 3);
+		if (m.n == 3) {
+			CHECK_INT_EQ(m.v[0].mem_used, (39 + 1000) * MIB);
+			CHECK_INT_EQ(m.v[0].mem_free,
+				     m.v[0].mem_total - m.v[0].mem_used); /* busy: no extra MiB */
+			CHECK_INT_EQ(m.v[1].mem_used, (9 + 500) * MIB);
+			CHECK_INT_EQ(m.v[2].mem_used, 9 * MIB);
+			CHECK_STR_EQ(m.v[0].uuid, "MIG-a");
+			CHECK_STR_EQ(m.v[1].uuid, "MIG-b");
+		}
+		gw_migs_release(&m);
+		nvmlProcessInfo_t p[4];
+		unsigned int n = 4;
+		CHECK_INT_EQ(nv->nvmlDeviceGetComputeRunningProcesses_v3(gpu0(nv), &n, p), NVML_SUCCESS);
+		CHECK_INT_EQ(n, 2);
+		CHECK_INT_EQ(p[0].gpuInstanceId, 2);
+		CHECK_INT_EQ(p[1].gpuInstanceId, 7); /* 1g placed from the bottom: slices 0 and 1 */
+		CHECK_INT_EQ(p[1].computeInstanceId, 0);
+		gw_nvml_close(nv);
+	}
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("[gpu 0]\nmodel = H100\nmig_base_mib = 3\n", f);
+		fclose(f);
+	}
+	CHECK(open_sim(path, &err) == NULL);
+	CHECK(strstr(err.msg, "set mig first") != NULL);
+	unlink(path);
+	CHECK(open_sim("1xH100:burn:idle", &err) == NULL);
+	CHECK(strstr(err.msg, "expected WORKLOAD and/or mig=LAYOUT") != NULL);
+}
+
 int main(void)
 {
 	RUN(test_h100_layout);
 	RUN(test_h200_compute_instances);
 	RUN(test_layout_errors);
+	RUN(test_scenario_keys);
 	return harness_done();
 }

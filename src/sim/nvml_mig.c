@@ -39,7 +39,8 @@ struct gwsim_mig_profile {
 	unsigned int base_mib; /* used with no process: what the captures show idle */
 };
 
-/* From the H100 80GB and H200 captures (driver 590.48.01, MIG devices table and -q). */
+/* From the H100 80GB and H200 captures (driver 590.48.01, MIG devices table and -q);
+ * the H200 3g's 60 SMs are the H100's (same chip): its capture shows only 1c and 2c. */
 static const struct gwsim_mig_profile profiles[] = {
     {"H100", "1g.10gb", NVML_GPU_INSTANCE_PROFILE_1_SLICE, 1, 1, 7, 16, 1, 1, 0, 1, 0, 9984, 6184, 9},
     {"H100", "2g.20gb", NVML_GPU_INSTANCE_PROFILE_2_SLICE, 2, 2, 3, 32, 2, 2, 0, 2, 0, 20096, 12369, 17},

@@ -255,7 +255,8 @@ static int print_table(struct smi_run *r, const struct timespec *now)
 	struct gw_smi_table t = {0};
 	struct gw_smi_gpu_row *rows = calloc(r->count ? r->count : 1, sizeof(*rows));
 	struct gw_smi_proc_row *procs = NULL;
-	size_t nprocs = 0;
+	struct gw_smi_mig_row *migs = NULL;
+	size_t nprocs = 0, nmigs = 0;
 	if (!rows)
 		return GW_ENOMEM;
 	gw_smi_collect_head(r->nv, &t.head, now);
@@ -267,13 +268,19 @@ static int print_table(struct smi_run *r, const struct timespec *now)
 			note_lost(r, i);
 	}
 	for (unsigned int i = 0; i < r->count; i++)
+		if (r->sel[i] && gw_smi_collect_migs(r->nv, &r->gpus[i], &migs, &nmigs) == GW_EGPULOST)
+			note_lost(r, i);
+	for (unsigned int i = 0; i < r->count; i++)
 		if (r->sel[i] && gw_smi_collect_procs(r->nv, &r->gpus[i], &procs, &nprocs) == GW_EGPULOST)
 			note_lost(r, i);
 	t.gpus = rows;
+	t.migs = migs;
+	t.nmigs = nmigs;
 	t.procs = procs;
 	t.nprocs = nprocs;
 	gw_smi_table_render(r->out, &t);
 	free(rows);
+	free(migs);
 	free(procs);
 	return 0;
 }
@@ -299,8 +306,11 @@ static void print_once(struct smi_run *r, bool first)
 		break;
 	case M_LIST:
 		for (unsigned int i = 0; i < r->count; i++)
-			if (r->sel[i])
+			if (r->sel[i]) {
 				gw_smi_list_gpu(r->out, r->gpus[i].index, r->gpus[i].name, r->gpus[i].uuid);
+				if (gw_smi_list_migs(r->out, r->nv, &r->gpus[i]) == GW_EGPULOST)
+					note_lost(r, i);
+			}
 		break;
 	case M_QUERY_GPU:
 		if (first)

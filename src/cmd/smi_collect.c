@@ -1,5 +1,6 @@
 #include "cmd/smi_collect.h"
 #include "cmd/smi_util.h"
+#include "collect/mig.h"
 #include "collect/procs.h"
 
 #include <stdlib.h>
@@ -160,4 +161,75 @@ int gw_smi_collect_procs(struct gw_nvml *nv, const struct gw_gpu *gpu, struct gw
 	}
 	gw_procs_release(&p);
 	return 0;
+}
+
+/* A count as the MIG table prints it, "N/A" when NVML did not say. */
+static void count_cell(char *dst, size_t n, bool ok, unsigned long long v)
+{
+	char t[24];
+	int k = ok ? snprintf(t, sizeof(t), "%llu", v) : snprintf(t, sizeof(t), "N/A");
+	size_t len = (size_t)k < n ? (size_t)k : n - 1; /* cells are sized for what a board can have */
+	memcpy(dst, t, len);
+	dst[len] = '\0';
+}
+
+static void mib_cell(char *dst, size_t n, bool ok, uint64_t bytes)
+{
+	if (ok)
+		gw_smi_cell_mib(dst, n, bytes);
+	else
+		snprintf(dst, n, "N/A");
+}
+
+int gw_smi_collect_migs(struct gw_nvml *nv, const struct gw_gpu *gpu, struct gw_smi_mig_row **rows, size_t *n)
+{
+	if (gpu->lost)
+		return GW_EGPULOST;
+	struct gw_migs m;
+	int rc = gw_mig_list(nv, gpu->dev, &m);
+	if (rc != 0 || m.n == 0)
+		return rc;
+	struct gw_smi_mig_row *nr = realloc(*rows, (*n + m.n) * sizeof(*nr));
+	if (!nr) {
+		gw_migs_release(&m);
+		return GW_ENOMEM;
+	}
+	*rows = nr;
+	for (size_t i = 0; i < m.n; i++) {
+		const struct gw_mig *e = &m.v[i];
+		struct gw_smi_mig_row *r = &nr[(*n)++];
+		bool a = e->attrs_valid;
+		memset(r, 0, sizeof(*r));
+		r->gpu = gpu->index;
+		r->gi = e->gi;
+		r->ci = e->ci;
+		r->dev = e->index;
+		mib_cell(r->mem_used, sizeof(r->mem_used), e->mem_valid, e->mem_used);
+		mib_cell(r->mem_total, sizeof(r->mem_total), e->mem_valid, e->mem_total);
+		mib_cell(r->bar1_used, sizeof(r->bar1_used), e->bar1_valid, e->bar1_used);
+		mib_cell(r->bar1_total, sizeof(r->bar1_total), e->bar1_valid, e->bar1_total);
+		count_cell(r->sm, sizeof(r->sm), a, e->attrs.multiprocessorCount);
+		count_cell(r->ecc, sizeof(r->ecc), e->ecc_valid, e->ecc_unc_volatile);
+		count_cell(r->ce, sizeof(r->ce), a, e->attrs.sharedCopyEngineCount);
+		count_cell(r->enc, sizeof(r->enc), a, e->attrs.sharedEncoderCount);
+		count_cell(r->dec, sizeof(r->dec), a, e->attrs.sharedDecoderCount);
+		count_cell(r->ofa, sizeof(r->ofa), a, e->attrs.sharedOfaCount);
+		count_cell(r->jpg, sizeof(r->jpg), a, e->attrs.sharedJpegCount);
+	}
+	gw_migs_release(&m);
+	return 0;
+}
+
+int gw_smi_list_migs(FILE *out, struct gw_nvml *nv, const struct gw_gpu *gpu)
+{
+	if (gpu->lost)
+		return GW_EGPULOST;
+	struct gw_migs m;
+	int rc = gw_mig_list(nv, gpu->dev, &m);
+	for (size_t i = 0; rc == 0 && i < m.n; i++)
+		gw_smi_list_mig(out, m.v[i].profile[0] ? m.v[i].profile : "N/A", m.v[i].index,
+				m.v[i].uuid[0] ? m.v[i].uuid : "N/A");
+	if (rc == 0)
+		gw_migs_release(&m);
+	return rc;
 }

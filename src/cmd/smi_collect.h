@@ -28,6 +28,12 @@ void gw_smi_collect_head(struct gw_nvml *nv, struct gw_smi_head *h, const struct
 /* One GPU's rows; returns GW_EGPULOST when the GPU was lost (row shows N/A). */
 int gw_smi_collect_gpu(const struct gw_read_ctx *c, struct gw_smi_gpu_row *row);
 
+/* Append the GPU's MIG devices (by MIG device index) to *rows (realloc'd). */
+int gw_smi_collect_migs(struct gw_nvml *nv, const struct gw_gpu *gpu, struct gw_smi_mig_row **rows, size_t *n);
+
+/* The -L lines of the GPU's MIG devices. */
+int gw_smi_list_migs(FILE *out, struct gw_nvml *nv, const struct gw_gpu *gpu);
+
 /* Append the GPU's processes (sorted by pid) to *rows (realloc'd). */
 int gw_smi_collect_procs(struct gw_nvml *nv, const struct gw_gpu *gpu, struct gw_smi_proc_row **rows, size_t *n);
 

@@ -323,6 +323,7 @@ static const struct {
 	unsigned int display; /* 0: the full report only */
 } sections[] = {
 	{sec_product, 0},
+	{gw_smi_rep_mig, 0},
 	{sec_accounting, GW_SMI_D(ACCOUNTING)},
 	{sec_ids, 0},
 	{sec_inforom, 0},

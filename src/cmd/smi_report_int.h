@@ -101,4 +101,7 @@ void gw_smi_rep_fabric(struct gw_smi_rep *r);
 void gw_smi_rep_processes(struct gw_smi_rep *r);
 void gw_smi_rep_capabilities(struct gw_smi_rep *r);
 
+/* smi_report_mig.c: the "MIG Device" sections after "MIG Mode" */
+void gw_smi_rep_mig(struct gw_smi_rep *r);
+
 #endif

@@ -94,6 +94,7 @@ static void frame_free(struct gw_frame *f)
 	for (unsigned int g = 0; g < f->ngpus; g++) {
 		free(f->gpus[g].v);
 		gw_procs_release(&f->gpus[g].procs);
+		gw_migs_release(&f->gpus[g].migs);
 		gw_hpcjobs_unref(f->gpus[g].jobs);
 	}
 	free(f->gpus);
@@ -212,11 +213,24 @@ static void copy_procs(struct gw_procs *dst, const struct gw_procs *src)
 	dst->n = src->n;
 }
 
+static void copy_migs(struct gw_migs *dst, const struct gw_migs *src)
+{
+	gw_migs_release(dst);
+	if (!src->n)
+		return;
+	dst->v = malloc(src->n * sizeof(*dst->v));
+	if (!dst->v)
+		return;
+	memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
+	dst->n = src->n;
+}
+
 /* A worker's last read into the frame: it is idle, so its buffers hold still. */
 static void take_fresh(struct gw_sampler *s, struct gw_frame_gpu *fg, const struct gw_worker *w)
 {
 	memcpy(fg->v, w->v, s->nfields * sizeof(*fg->v));
 	copy_procs(&fg->procs, &w->procs);
+	copy_migs(&fg->migs, &w->migs);
 	fg->lost = w->gpu->lost;
 	fg->stalled = false;
 	fg->stalled_seconds = 0;
@@ -239,6 +253,7 @@ static void take_stalled(struct gw_sampler *s, struct gw_frame_gpu *fg, const st
 			fg->v[i] = (struct gw_value){.state = GW_V_NA, .kind = prev ? prev->v[i].kind : 0};
 	}
 	gw_procs_release(&fg->procs);
+	gw_migs_release(&fg->migs);
 	fg->lost = prev && prev->lost;
 	fg->stalled = true;
 	fg->stalled_seconds = w->stalled_seconds;

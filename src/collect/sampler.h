@@ -43,6 +43,7 @@
 #define GW_COLLECT_SAMPLER_H
 
 #include "collect/hpcjob.h"
+#include "collect/mig.h"
 #include "collect/nvml_log.h"
 #include "collect/procs.h"
 #include "collect/window.h"
@@ -62,6 +63,7 @@ struct gw_frame_gpu {
 	bool lost;             /* fell off the bus */
 	struct gw_value *v;    /* one per field of the table, by table index */
 	struct gw_procs procs; /* last process list */
+	struct gw_migs migs;   /* last MIG devices (none without MIG) */
 	struct gw_xid_count xid[GW_XID_TRACKED];
 	unsigned int nxid;
 	unsigned int last_xid; /* 0: none seen */

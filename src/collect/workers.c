@@ -44,6 +44,15 @@ static void read_procs(const struct gw_workers *p, struct gw_worker *w)
 	w->procs = l;
 }
 
+static void read_migs(const struct gw_workers *p, struct gw_worker *w)
+{
+	struct gw_migs m;
+	if (gw_mig_list(p->cfg.nv, w->gpu->dev, &m) != 0)
+		return;
+	gw_migs_release(&w->migs);
+	w->migs = m;
+}
+
 /* One read of the worker's GPU for tick t_ms, into its own buffers. */
 static void read_gpu(const struct gw_workers *p, struct gw_worker *w, int64_t t_ms)
 {
@@ -59,6 +68,7 @@ static void read_gpu(const struct gw_workers *p, struct gw_worker *w, int64_t t_
 		for (size_t i = 0; i < p->nfields; i++)
 			w->v[i].state = GW_V_GPU_LOST;
 		gw_procs_release(&w->procs);
+		gw_migs_release(&w->migs);
 		return;
 	}
 	bool slow = !w->have || t_ms - w->last_slow_ms >= (int64_t)p->cfg.slow_interval_ms;
@@ -78,8 +88,10 @@ static void read_gpu(const struct gw_workers *p, struct gw_worker *w, int64_t t_
 		if (w->v[i].state == GW_V_UNKNOWN_ERROR || w->v[i].state == GW_V_GPU_LOST)
 			w->read_errors++;
 	}
-	if (procs && !w->gpu->lost)
+	if (procs && !w->gpu->lost) {
 		read_procs(p, w);
+		read_migs(p, w);
+	}
 	if (slow)
 		w->last_slow_ms = t_ms;
 	if (procs)
@@ -196,6 +208,7 @@ void gw_workers_release(struct gw_workers *p)
 		free(w->v);
 		free(w->reading);
 		gw_procs_release(&w->procs);
+		gw_migs_release(&w->migs);
 		gw_nvml_tally_release(&w->tally);
 	}
 	free(p->w);

@@ -28,6 +28,7 @@
 #define GW_COLLECT_WORKERS_H
 
 #include "collect/cgroup.h"
+#include "collect/mig.h"
 #include "collect/procs.h"
 #include "fields/fields.h"
 #include "nvml/tally.h"
@@ -65,6 +66,7 @@ struct gw_worker {
 	/* The worker's own while busy; the sampler's to read while idle. */
 	struct gw_value *v;    /* one per field of the table, by table index: the last read */
 	struct gw_procs procs; /* the last process list */
+	struct gw_migs migs;   /* the last MIG devices (process cadence: their memory is their processes') */
 	bool have;	       /* v holds a read (the first read reads every field) */
 	uint64_t read_errors;  /* values that came back with an error state */
 	struct gw_nvml_tally tally;

@@ -122,6 +122,7 @@ static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g
 }
 
 static void native_labels(const struct gw_frame_gpu *g, struct glabels *o);
+static void render_mig(const struct gw_metrics *m, const struct gw_frame_gpu *fg, bool used, struct gw_expfmt *w);
 
 /*
  * Each GPU's native and DCGM label sets, escaped and written once per
@@ -206,6 +207,8 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 			continue;
 		}
 		bool opened = false;
+		bool fb_used = strcmp(ct->name, "DCGM_FI_DEV_FB_USED") == 0;
+		bool fb = fb_used || strcmp(ct->name, "DCGM_FI_DEV_FB_FREE") == 0;
 		for (unsigned int g = 0; g < f->ngpus; g++) {
 			const struct gw_frame_gpu *fg = &f->gpus[g];
 			char val[64];
@@ -222,24 +225,56 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 			if (!fg->jobs && src != SRC_LAST_XID) {
 				const char *l = pre->buf.data + pre->at[2 * g + 1];
 				gw_expfmt_sample_pre_text(w, l, pre->at[2 * g + 2] - pre->at[2 * g + 1], val);
-				continue;
+			} else {
+				struct glabels gl;
+				dcgm_labels(m, fg, &gl);
+				if (src == SRC_LAST_XID) { /* dcgm-exporter 4.x: the code and what it means */
+					gl.l[gl.n++] = (struct gw_label){"err_code", val};
+					gl.l[gl.n++] = (struct gw_label){"err_msg", gw_xid_text(fg->last_xid)};
+				}
+				if (!fg->jobs)
+					gw_expfmt_sample_text(w, gl.l, gl.n, val);
+				/* dcgm-exporter's HPC job mapping: the series once per job, hpc_job last. */
+				for (unsigned int j = 0; fg->jobs && j < fg->jobs->n; j++) {
+					gl.l[gl.n] = (struct gw_label){"hpc_job", fg->jobs->id[j]};
+					gw_expfmt_sample_text(w, gl.l, gl.n + 1, val);
+				}
 			}
-			struct glabels gl;
-			dcgm_labels(m, fg, &gl);
-			if (src == SRC_LAST_XID) { /* dcgm-exporter 4.x: the code and what it means */
-				gl.l[gl.n++] = (struct gw_label){"err_code", val};
-				gl.l[gl.n++] = (struct gw_label){"err_msg", gw_xid_text(fg->last_xid)};
-			}
-			if (!fg->jobs) {
-				gw_expfmt_sample_text(w, gl.l, gl.n, val);
-				continue;
-			}
-			/* dcgm-exporter's HPC job mapping: the series once per job, hpc_job last. */
-			for (unsigned int j = 0; j < fg->jobs->n; j++) {
-				gl.l[gl.n] = (struct gw_label){"hpc_job", fg->jobs->id[j]};
-				gw_expfmt_sample_text(w, gl.l, gl.n + 1, val);
-			}
+			if (fb && fg->migs.n)
+				render_mig(m, fg, fb_used, w);
 		}
+	}
+}
+
+/*
+ * dcgm-exporter's MIG series: once per GPU instance, the GPU's labels with
+ * GPU_I_PROFILE and GPU_I_ID before Hostname. Only the framebuffer fields,
+ * the ones NVML answers per instance.
+ */
+static void render_mig(const struct gw_metrics *m, const struct gw_frame_gpu *fg, bool used, struct gw_expfmt *w)
+{
+	struct glabels gl;
+	dcgm_labels(m, fg, &gl);
+	for (size_t i = 0; i < fg->migs.n; i++) {
+		const struct gw_mig *x = &fg->migs.v[i];
+		bool seen = false; /* compute instances of one GPU instance share its memory */
+		for (size_t k = 0; k < i; k++)
+			seen = seen || fg->migs.v[k].gi == x->gi;
+		if (seen || !x->mem_valid || !x->gi_profile[0])
+			continue;
+		char id[16], val[32];
+		snprintf(id, sizeof(id), "%u", x->gi);
+		snprintf(val, sizeof(val), "%llu", (unsigned long long)((used ? x->mem_used : x->mem_free) >> 20));
+		struct gw_label l[16];
+		size_t n = 0;
+		for (size_t k = 0; k < gl.n; k++) {
+			if (strcmp(gl.l[k].name, "Hostname") == 0) {
+				l[n++] = (struct gw_label){"GPU_I_PROFILE", x->gi_profile};
+				l[n++] = (struct gw_label){"GPU_I_ID", id};
+			}
+			l[n++] = gl.l[k];
+		}
+		gw_expfmt_sample_text(w, l, n, val);
 	}
 }
 

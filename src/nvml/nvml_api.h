@@ -517,6 +517,52 @@ typedef struct {
 	unsigned int capMask;
 } nvmlDeviceCapabilities_t;
 
+/* MIG. A MIG device handle stands for one compute instance of one GPU
+ * instance; it answers identity, memory and the attributes below, and its
+ * parent handle answers the rest. */
+#define NVML_DEVICE_MIG_DISABLE 0
+#define NVML_DEVICE_MIG_ENABLE 1
+typedef struct {
+	unsigned int multiprocessorCount;
+	unsigned int sharedCopyEngineCount; /* shared by the compute instances of a GPU instance */
+	unsigned int sharedDecoderCount;
+	unsigned int sharedEncoderCount;
+	unsigned int sharedJpegCount;
+	unsigned int sharedOfaCount;
+	unsigned int gpuInstanceSliceCount;
+	unsigned int computeInstanceSliceCount;
+	unsigned long long memorySizeMB; /* MiB, despite the name */
+} nvmlDeviceAttributes_t;
+
+/* GPU-instance profile ids (nvmlDeviceGetGpuInstanceProfileInfoV). */
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE 0
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE 1
+#define NVML_GPU_INSTANCE_PROFILE_3_SLICE 2
+#define NVML_GPU_INSTANCE_PROFILE_4_SLICE 3
+#define NVML_GPU_INSTANCE_PROFILE_7_SLICE 4
+#define NVML_GPU_INSTANCE_PROFILE_8_SLICE 5
+#define NVML_GPU_INSTANCE_PROFILE_6_SLICE 6
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 7 /* 1g with the media engines */
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 8
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 9 /* 1g with twice the memory */
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 10
+typedef struct {
+	unsigned int version; /* nvmlGpuInstanceProfileInfo_v2 */
+	unsigned int id;
+	unsigned int isP2pSupported;
+	unsigned int sliceCount;
+	unsigned int instanceCount;
+	unsigned int multiprocessorCount;
+	unsigned int copyEngineCount;
+	unsigned int decoderCount;
+	unsigned int encoderCount;
+	unsigned int jpegCount;
+	unsigned int ofaCount;
+	unsigned long long memorySizeMB;
+	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE]; /* "MIG 3g.40gb" */
+} nvmlGpuInstanceProfileInfo_v2_t;
+#define nvmlGpuInstanceProfileInfo_v2 GW_NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v2_t, 2)
+
 #define NVML_GSP_FIRMWARE_VERSION_BUF_SIZE 0x40
 
 /* Power scopes: the scopeId of NVML_FI_DEV_POWER_* field values. */
@@ -589,6 +635,19 @@ typedef struct {
 	X(OPT, nvmlDeviceGetEccMode, (nvmlDevice_t d, nvmlEnableState_t *current, nvmlEnableState_t *pending), NULL) \
 	X(OPT, nvmlDeviceGetMigMode, (nvmlDevice_t d, unsigned int *current, unsigned int *pending), NULL)  \
 	X(OPT, nvmlDeviceGetGspFirmwareMode, (nvmlDevice_t d, unsigned int *enabled, unsigned int *defaultMode), NULL) \
+	/* MIG devices (a MIG handle answers identity, memory and attributes) */                            \
+	X(OPT, nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t d, unsigned int *count), NULL)                  \
+	X(OPT, nvmlDeviceGetMigDeviceHandleByIndex, (nvmlDevice_t d, unsigned int index, nvmlDevice_t *migDevice), \
+	  NULL)                                                                                             \
+	X(OPT, nvmlDeviceIsMigDeviceHandle, (nvmlDevice_t d, unsigned int *isMigDevice), NULL)              \
+	X(OPT, nvmlDeviceGetDeviceHandleFromMigDeviceHandle, (nvmlDevice_t migDevice, nvmlDevice_t *device), \
+	  NULL)                                                                                             \
+	X(OPT, nvmlDeviceGetGpuInstanceId, (nvmlDevice_t d, unsigned int *id), NULL)                        \
+	X(OPT, nvmlDeviceGetComputeInstanceId, (nvmlDevice_t d, unsigned int *id), NULL)                    \
+	X(OPT, nvmlDeviceGetAttributes_v2, (nvmlDevice_t d, nvmlDeviceAttributes_t *attributes),             \
+	  "nvmlDeviceGetAttributes")                                                                        \
+	X(OPT, nvmlDeviceGetGpuInstanceProfileInfoV,                                                        \
+	  (nvmlDevice_t d, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info), NULL)              \
 	/* fan, performance state, clock events */                                                         \
 	X(OPT, nvmlDeviceGetFanSpeed, (nvmlDevice_t d, unsigned int *speed), NULL)                          \
 	X(OPT, nvmlDeviceGetNumFans, (nvmlDevice_t d, unsigned int *numFans), NULL)                         \

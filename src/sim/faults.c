@@ -102,13 +102,8 @@ static struct gwsim_gpu *gpu_of(nvmlDevice_t d)
 	return g;
 }
 
-nvmlReturn_t gwsim_enter(nvmlDevice_t d, const char *func, struct gwsim_gpu **out)
+static nvmlReturn_t enter_gpu(struct gwsim_gpu *g, const char *func, struct gwsim_gpu **out)
 {
-	pthread_mutex_lock(&gwsim.lock);
-	*out = NULL;
-	if (gwsim.init_count <= 0)
-		return NVML_ERROR_UNINITIALIZED;
-	struct gwsim_gpu *g = gpu_of(d);
 	if (!g)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	gwsim_clock_poll();
@@ -124,6 +119,34 @@ nvmlReturn_t gwsim_enter(nvmlDevice_t d, const char *func, struct gwsim_gpu **ou
 	if (r == NVML_SUCCESS)
 		*out = g;
 	return r;
+}
+
+nvmlReturn_t gwsim_enter(nvmlDevice_t d, const char *func, struct gwsim_gpu **out)
+{
+	pthread_mutex_lock(&gwsim.lock);
+	*out = NULL;
+	if (gwsim.init_count <= 0)
+		return NVML_ERROR_UNINITIALIZED;
+	return enter_gpu(gpu_of(d), func, out);
+}
+
+/* A MIG handle's calls follow its parent's faults and rules: an instance
+ * is lost with its GPU. */
+nvmlReturn_t gwsim_enter_mig(nvmlDevice_t d, const char *func, struct gwsim_gpu **out,
+			     const struct gwsim_mig_dev **mig)
+{
+	pthread_mutex_lock(&gwsim.lock);
+	*out = NULL;
+	*mig = NULL;
+	if (gwsim.init_count <= 0)
+		return NVML_ERROR_UNINITIALIZED;
+	struct gwsim_gpu *g = gpu_of(d);
+	if (!g) {
+		*mig = gwsim_mig_of(d);
+		if (*mig)
+			g = &gwsim.gpus[(*mig)->gpu];
+	}
+	return enter_gpu(g, func, out);
 }
 
 nvmlReturn_t gwsim_enter_sys(const char *func)

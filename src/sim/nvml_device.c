@@ -39,8 +39,8 @@ GWSIM_DEV(nvmlDeviceGetName, (nvmlDevice_t d, char *name, unsigned int length),
 	  gwsim_copy_str(name, length, g->st.name))
 GWSIM_DEV(nvmlDeviceGetSerial, (nvmlDevice_t d, char *serial, unsigned int length),
 	  str_opt(serial, length, g->st.serial))
-GWSIM_DEV(nvmlDeviceGetUUID, (nvmlDevice_t d, char *uuid, unsigned int length),
-	  gwsim_copy_str(uuid, length, g->st.uuid))
+GWSIM_DEV_MIG(nvmlDeviceGetUUID, (nvmlDevice_t d, char *uuid, unsigned int length),
+	      m ? gwsim_mig_uuid(g, m, uuid, length) : gwsim_copy_str(uuid, length, g->st.uuid))
 GWSIM_DEV(nvmlDeviceGetIndex, (nvmlDevice_t d, unsigned int *index), put_u(index, g->index))
 GWSIM_DEV(nvmlDeviceGetMinorNumber, (nvmlDevice_t d, unsigned int *minor), put_u(minor, g->st.minor))
 GWSIM_DEV(nvmlDeviceGetPciInfo_v3, (nvmlDevice_t d, nvmlPciInfo_t *pci), gwsim_pci_info(g, pci))

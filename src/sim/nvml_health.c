@@ -50,9 +50,21 @@ static nvmlReturn_t ecc_counter(const struct gwsim_gpu *g, nvmlMemoryErrorType_t
 	return NVML_SUCCESS;
 }
 
-GWSIM_DEV(nvmlDeviceGetTotalEccErrors,
-	  (nvmlDevice_t d, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts),
-	  ecc_total(g, errorType, counterType, eccCounts))
+/* A MIG device counts its own errors; the simulator attributes none to instances. */
+static nvmlReturn_t mig_ecc_total(const struct gwsim_gpu *g, nvmlMemoryErrorType_t e, nvmlEccCounterType_t c,
+				  unsigned long long *out)
+{
+	unsigned long long whole;
+	nvmlReturn_t r = ecc_total(g, e, c, &whole);
+	if (r == NVML_SUCCESS && out)
+		*out = 0;
+	return out ? r : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+GWSIM_DEV_MIG(nvmlDeviceGetTotalEccErrors,
+	      (nvmlDevice_t d, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType,
+	       unsigned long long *eccCounts),
+	      m ? mig_ecc_total(g, errorType, counterType, eccCounts) : ecc_total(g, errorType, counterType, eccCounts))
 GWSIM_DEV(nvmlDeviceGetMemoryErrorCounter,
 	  (nvmlDevice_t d, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType,
 	   nvmlMemoryLocation_t locationType, unsigned long long *count),

@@ -148,9 +148,39 @@ static nvmlReturn_t bar1(const struct gwsim_gpu *g, nvmlBAR1Memory_t *b)
 	return NVML_SUCCESS;
 }
 
-GWSIM_DEV(nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t d, nvmlMemory_v2_t *memory), memory_v2(g, memory))
-GWSIM_DEV(nvmlDeviceGetMemoryInfo, (nvmlDevice_t d, nvmlMemory_t *memory), memory_v1(g, memory))
-GWSIM_DEV(nvmlDeviceGetBAR1MemoryInfo, (nvmlDevice_t d, nvmlBAR1Memory_t *bar1_info), bar1(g, bar1_info))
+/* A MIG device's memory is its GPU instance's: nothing reserved. */
+static nvmlReturn_t mig_memory(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m, nvmlMemory_v2_t *v2,
+			       nvmlMemory_t *v1)
+{
+	if ((!v2 && !v1) || (v2 && v2->version != nvmlMemory_v2))
+		return v2 ? NVML_ERROR_ARGUMENT_VERSION_MISMATCH : NVML_ERROR_INVALID_ARGUMENT;
+	unsigned long long total = gwsim_mig_mem_total(g, m) * MIB;
+	unsigned long long used = (unsigned long long)gwsim_mig_mem_used(g, m) * MIB;
+	/* The MIG captures' -q: an instance running no process frees one MiB
+	 * more than total - used (as the whole GPU does), one running some
+	 * exactly the rest. */
+	unsigned long long free_b = total - used;
+	if (used >= MIB && !gwsim_mig_busy(g, m))
+		free_b += MIB;
+	if (v2) {
+		v2->total = total;
+		v2->reserved = 0;
+		v2->used = used;
+		v2->free = free_b;
+	} else {
+		v1->total = total;
+		v1->used = total - free_b;
+		v1->free = free_b;
+	}
+	return NVML_SUCCESS;
+}
+
+GWSIM_DEV_MIG(nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t d, nvmlMemory_v2_t *memory),
+	      m ? mig_memory(g, m, memory, NULL) : memory_v2(g, memory))
+GWSIM_DEV_MIG(nvmlDeviceGetMemoryInfo, (nvmlDevice_t d, nvmlMemory_t *memory),
+	      m ? mig_memory(g, m, NULL, memory) : memory_v1(g, memory))
+GWSIM_DEV_MIG(nvmlDeviceGetBAR1MemoryInfo, (nvmlDevice_t d, nvmlBAR1Memory_t *bar1_info),
+	      m ? gwsim_mig_bar1(m, bar1_info) : bar1(g, bar1_info))
 
 /* ---- temperature ----------------------------------------------------------- */
 double gwsim_temp(const struct gwsim_gpu *g)

@@ -200,8 +200,8 @@ static nvmlReturn_t procs(const struct gwsim_gpu *g, unsigned int type, unsigned
 		if (v3) {
 			v3[j].pid = p->pid;
 			v3[j].usedGpuMemory = bytes;
-			v3[j].gpuInstanceId = NVML_VALUE_NOT_AVAILABLE_UINT;
-			v3[j].computeInstanceId = NVML_VALUE_NOT_AVAILABLE_UINT;
+			v3[j].gpuInstanceId = p->on_mig ? p->gi : NVML_VALUE_NOT_AVAILABLE_UINT;
+			v3[j].computeInstanceId = p->on_mig ? p->ci : NVML_VALUE_NOT_AVAILABLE_UINT;
 		} else {
 			v1[j].pid = p->pid;
 			v1[j].usedGpuMemory = bytes;

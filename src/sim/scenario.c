@@ -283,11 +283,18 @@ static int add_process(struct ctx *c, struct gwsim_gpu *g, char *v)
 		} else if (strcmp(w[i], "leak") == 0) {
 			if (ranged(c, "process leak (MiB/s)", eq, 0, 1048576, &p.leak_mib_s) != 0)
 				return -1;
+		} else if (strcmp(w[i], "gi") == 0 || strcmp(w[i], "ci") == 0) {
+			/* the MIG instance it runs in, by id as NVML numbers them */
+			if (ranged(c, w[i][0] == 'g' ? "process gi" : "process ci", eq, 0, 14, &x) != 0)
+				return -1;
+			*(w[i][0] == 'g' ? &p.gi : &p.ci) = (unsigned int)x;
+			p.on_mig = true;
 		} else if (strcmp(w[i], "start") == 0 || strcmp(w[i], "end") == 0) {
 			if (parse_time(eq, w[i][0] == 's' ? &p.start : &p.end) != 0)
 				FAIL(c, "process %s = %s is not a time 0..3650d (e.g. 30, 30s, 5m, 2h, 1d)", w[i], eq);
 		} else {
-			FAIL(c, "unknown process option \"%s\" (cgroup, sm, mem, enc, dec, share, leak, start, end)", w[i]);
+			FAIL(c, "unknown process option \"%s\" (cgroup, sm, mem, enc, dec, share, leak, gi, ci, start, end)",
+			     w[i]);
 		}
 		if (bad)
 			FAIL(c, "bad value for process option %s = %s (PCT[,PCT|-]..., at most %d, each 0..100)", w[i], eq,
@@ -440,7 +447,17 @@ static int gpu_key(struct ctx *c, struct gwsim_gpu *g, const char *k, char *v)
 		return 0;
 	}
 	char m[GWSIM_ERRLEN];
-	int rc = gwsim_key_set(g, k, v, m, sizeof(m));
+	if (strcmp(k, "mig") == 0) {
+		if (gwsim_mig_set(g, v, m, sizeof(m)) != 0)
+			FAIL(c, "%s", m);
+		return 0;
+	}
+	int rc = gwsim_mig_key(g, k, v, m, sizeof(m));
+	if (rc < 0)
+		FAIL(c, "%s", m);
+	if (rc > 0)
+		return 0;
+	rc = gwsim_key_set(g, k, v, m, sizeof(m));
 	if (rc < 0)
 		FAIL(c, "%s", m);
 	if (rc > 0)

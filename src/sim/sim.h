@@ -228,6 +228,9 @@ struct gwsim_proc {
 	 * pins; sm/mem not given: from share; enc/dec not given: no sample */
 	struct gwsim_pseq sm, mem, enc, dec;
 	double start, end;  /* virtual seconds; end <= start: forever */
+	/* MIG: the instance the process runs in (`gi=`/`ci=` on its line) */
+	bool on_mig;
+	unsigned int gi, ci;
 };
 /* A record of the driver's accounting buffer (`accounted = PID ...`): a
  * process that ran before the scenario starts, or what a scenario process's
@@ -330,6 +333,31 @@ struct gwsim_health {
 	bool lost;
 };
 
+/* ---- MIG (nvml_mig.c) ----------------------------------------------------- */
+#define GWSIM_MIG_MAX_GI 8   /* one per memory slice at most */
+#define GWSIM_MIG_MAX_DEVS 8 /* compute instances of all GPU instances together */
+struct gwsim_mig_profile; /* a GPU-instance profile of one model (nvml_mig.c) */
+struct gwsim_mig_gi {
+	const struct gwsim_mig_profile *prof;
+	unsigned int id;       /* GPU instance id: the placement's node in the memory-slice tree */
+	unsigned int base_mib; /* used memory no process owns */
+	unsigned int ci_used;  /* compute slices given to compute instances */
+	unsigned int nci;
+};
+/* A MIG device (one compute instance); its address is its NVML handle. */
+struct gwsim_mig_dev {
+	unsigned int gpu;   /* parent's index */
+	unsigned int gi;    /* index into gwsim_mig.gi */
+	unsigned int ci_id, ci_slices;
+	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE]; /* "" = derived from the parent's */
+};
+struct gwsim_mig {
+	unsigned int ngi, ndev;
+	unsigned int mem_used; /* bit per memory slice taken */
+	struct gwsim_mig_gi gi[GWSIM_MIG_MAX_GI];
+	struct gwsim_mig_dev dev[GWSIM_MIG_MAX_DEVS]; /* ordered by GPU instance id, then CI id */
+};
+
 struct gwsim_gpu {
 	unsigned int index;
 	const struct gwsim_model *model;
@@ -346,6 +374,7 @@ struct gwsim_gpu {
 	unsigned int nacct;
 	struct gwsim_health h;
 	struct gwsim_dyn d;
+	struct gwsim_mig mig;
 };
 
 struct gwsim_event_set {
@@ -474,8 +503,25 @@ int gwsim_seq_index(double t, unsigned int n);
 double gwsim_proc_mem(const struct gwsim_proc *p, double t);
 bool gwsim_proc_alive(const struct gwsim_proc *p, double t);
 
+/* nvml_mig.c: a layout ("3g.40gb+2g.20gb+2x1g.10gb", "1c.3g.71gb+2c.3g.71gb") replaces
+ * g's GPU and compute instances and turns MIG mode on; -1 with err set when bad */
+int gwsim_mig_set(struct gwsim_gpu *g, const char *layout, char *err, size_t errlen);
+/* `mig_base_mib = 26 17 9 9` (per GPU instance) and `mig_uuid = MIG-...` (per device) */
+int gwsim_mig_key(struct gwsim_gpu *g, const char *k, const char *v, char *err, size_t errlen);
+/* The MIG device a handle stands for, or NULL (lock held). */
+const struct gwsim_mig_dev *gwsim_mig_of(nvmlDevice_t d);
+/* Memory of the device's GPU instance (MiB): total, and used at g->d.t */
+unsigned int gwsim_mig_mem_total(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m);
+double gwsim_mig_mem_used(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m);
+bool gwsim_mig_busy(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m); /* a process runs in its GI */
+nvmlReturn_t gwsim_mig_uuid(const struct gwsim_gpu *g, const struct gwsim_mig_dev *m, char *buf, unsigned int len);
+nvmlReturn_t gwsim_mig_bar1(const struct gwsim_mig_dev *m, nvmlBAR1Memory_t *b);
+
 /* faults.c */
 nvmlReturn_t gwsim_enter(nvmlDevice_t d, const char *func, struct gwsim_gpu **g);
+/* As gwsim_enter, for calls a MIG device handle answers too: *g is the
+ * parent GPU and *m the MIG device (NULL for a whole GPU's handle). */
+nvmlReturn_t gwsim_enter_mig(nvmlDevice_t d, const char *func, struct gwsim_gpu **g, const struct gwsim_mig_dev **m);
 nvmlReturn_t gwsim_enter_sys(const char *func);
 nvmlReturn_t gwsim_leave(nvmlReturn_t r);
 void gwsim_faults_apply(struct gwsim_gpu *g, double t);
@@ -497,6 +543,18 @@ static inline nvmlDevice_t gwsim_handle(struct gwsim_gpu *g)
 	{                                                                              \
 		struct gwsim_gpu *g;                                                   \
 		nvmlReturn_t r = gwsim_enter(d, #fname, &g);                           \
+		if (r == NVML_SUCCESS)                                                 \
+			r = (expr);                                                    \
+		return gwsim_leave(r);                                                 \
+	}
+
+/* As GWSIM_DEV, for calls a MIG handle answers too: expr also sees m. */
+#define GWSIM_DEV_MIG(fname, params, expr)                                             \
+	GWSIM_EXPORT nvmlReturn_t fname params                                         \
+	{                                                                              \
+		struct gwsim_gpu *g;                                                   \
+		const struct gwsim_mig_dev *m;                                         \
+		nvmlReturn_t r = gwsim_enter_mig(d, #fname, &g, &m);                   \
 		if (r == NVML_SUCCESS)                                                 \
 			r = (expr);                                                    \
 		return gwsim_leave(r);                                                 \

@@ -1,8 +1,9 @@
 /*
  * spec.c - the short form of --sim: "8xH200", "4xH100:training,4xL40S:inference".
  *
- * Grammar: ITEM[,ITEM]... where ITEM is COUNTxMODEL[:WORKLOAD] (COUNT
- * defaults to 1, model names are case-insensitive with aliases) or one of
+ * Grammar: ITEM[,ITEM]... where ITEM is COUNTxMODEL[:WORKLOAD][:mig=LAYOUT]
+ * (COUNT defaults to 1, model names are case-insensitive with aliases; the
+ * MIG layout is nvml_mig.c's, e.g. 3g.40gb+2g.20gb+2x1g.10gb) or one of
  * the options seed=N, host=NAME, speed=N, clock=real|manual|step. Anything richer is a
  * scenario file (scenario.c).
  */
@@ -55,9 +56,36 @@ static int parse_option(const char *item, char *err, size_t errlen)
 	return -1;
 }
 
+/* The parts after MODEL: a workload and/or mig=LAYOUT, ':' separated. */
+static int parse_suffix(const char *model, const char *suffix, unsigned int count, char *err, size_t errlen)
+{
+	char buf[128], wl[64] = "";
+	const char *mig = NULL;
+	snprintf(buf, sizeof(buf), "%s", suffix ? suffix : "");
+	char *save = NULL;
+	for (char *t = strtok_r(buf, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
+		if (strncasecmp(t, "mig=", 4) == 0)
+			mig = t + 4;
+		else if (!wl[0])
+			snprintf(wl, sizeof(wl), "%s", t);
+		else {
+			snprintf(err, errlen, "bad GPU spec suffix \"%s\" (expected WORKLOAD and/or mig=LAYOUT)", suffix);
+			return -1;
+		}
+	}
+	unsigned int first = gwsim.ngpus;
+	if (gwsim_fleet_add(model, wl, count, err, errlen) != 0)
+		return -1;
+	for (unsigned int i = first; mig && i < gwsim.ngpus; i++)
+		if (gwsim_mig_set(&gwsim.gpus[i], mig, err, errlen) != 0)
+			return -1;
+	return 0;
+}
+
 static int parse_item(const char *item, char *err, size_t errlen)
 {
-	if (strchr(item, '='))
+	const char *eq = strchr(item, '='), *colon = strchr(item, ':');
+	if (eq && (!colon || eq < colon))
 		return parse_option(item, err, errlen);
 	unsigned long count = 1;
 	const char *p = item;
@@ -77,7 +105,7 @@ static int parse_item(const char *item, char *err, size_t errlen)
 		p = end + 1;
 	}
 	char model[64];
-	const char *colon = strchr(p, ':');
+	colon = strchr(p, ':');
 	size_t mlen = colon ? (size_t)(colon - p) : strlen(p);
 	if (mlen == 0 || mlen >= sizeof(model)) {
 		snprintf(err, errlen, "bad GPU spec \"%s\" (expected COUNTxMODEL[:WORKLOAD], e.g. 8xH200:training)", item);
@@ -85,7 +113,7 @@ static int parse_item(const char *item, char *err, size_t errlen)
 	}
 	memcpy(model, p, mlen);
 	model[mlen] = '\0';
-	return gwsim_fleet_add(model, colon ? colon + 1 : NULL, (unsigned int)count, err, errlen);
+	return parse_suffix(model, colon ? colon + 1 : NULL, (unsigned int)count, err, errlen);
 }
 
 int gwsim_spec_parse(const char *spec, char *err, size_t errlen)

@@ -5,7 +5,10 @@
 # (timestamps aside), the full -q report (Timestamp line aside), the dmon
 # and pmon sections, and from the idle scenario the capabilities: topo -m,
 # nvlink -s and the help texts of --query-accounted-apps and
-# --query-retired-pages. Each capture maps to the simulator scenario written for it,
+# --query-retired-pages. The MIG captures (<model>mig-<idle|load>.scn) are
+# compared on the default table with its "MIG devices" block, on -L with
+# the MIG devices under the GPU, and on -q's "MIG Device" sections and
+# process list (GPU and compute instance ids). Each capture maps to the simulator scenario written for it,
 #   $GW_TEST_DATA/data/scenarios/<model>-<idle|load>.scn
 # nvidia-smi took each section at its own moment, so a section may have an
 # overlay that includes the base and pins what changed by then:
@@ -67,6 +70,27 @@ check_state() { # CAPTURE STATE SCENARIO OUTDIR
 	wait
 }
 
+# mig_q: from -q, the MIG Device sections (up to Accounting Mode) and the
+# process list (up to Capabilities)
+mig_q() {
+	awk '/^    MIG Device$/ { f = 1 } /^    Accounting Mode / { f = 0 }
+		/^    Processes/ { p = 1 } /^    Capabilities/ { p = 0 } f || p'
+}
+
+# A MIG capture: the default table, -q's MIG parts and, from the idle scenario, -L.
+check_mig() { # CAPTURE STATE SCENARIO OUTDIR
+	local cap=$1 st=$2 base=$3 d=$4
+	touch "$d/mig"
+	section "$cap" "$st :: nvidia-smi (default table)" | tail -n +2 >"$d/table.want"
+	"$BIN" --sim "$(scn "$base" table)" smi 2>/dev/null | tail -n +2 >"$d/table.got"
+	section "$cap" "$st :: query (-q)" | mig_q >"$d/q-mig.want"
+	"$BIN" --sim "$(scn "$base" q)" smi -q 2>/dev/null | mig_q >"$d/q-mig.got"
+	if [ "$st" = idle ]; then
+		section "$cap" "capabilities :: list (-L)" >"$d/list.want"
+		"$BIN" --sim "$base" smi -L 2>/dev/null >"$d/list.got"
+	fi
+}
+
 # The record queries and capabilities, after every dmon/pmon has finished:
 # those run on the step clock, which reads a poll as 200 ms of silence, so
 # they are kept clear of other load.
@@ -102,7 +126,9 @@ for cap in "$CAP"/*.txt; do
 	*nvidia-l40s__595.80) model=l40s ;;
 	*nvidia-geforce-rtx-4080-super__595.71.05) model=rtx4080 ;;
 	*nvidia-geforce-rtx-2080-super__595.71.05) model=rtx2080 ;;
-	*) continue ;; # MIG and the 610 driver capture: no scenario yet
+	*nvidia-h200-mig__590.48.01) model=h200mig ;;
+	*nvidia-h100-mig__590.48.01) model=h100mig ;;
+	*) continue ;; # the 610 driver capture: no scenario yet
 	esac
 	for st in idle load; do
 		scn="$SCN/$model-$st.scn"
@@ -110,12 +136,16 @@ for cap in "$CAP"/*.txt; do
 		d="$tmp/$name.$st"
 		mkdir -p "$d"
 		echo "$model" >"$d/model"
-		check_state "$cap" "$st" "$scn" "$d" &
+		case "$model" in
+		*mig) check_mig "$cap" "$st" "$scn" "$d" & ;;
+		*) check_state "$cap" "$st" "$scn" "$d" & ;;
+		esac
 	done
 done
 wait
 for d in "$tmp"/*; do
 	[ -d "$d" ] || continue
+	[ -f "$d/mig" ] && continue
 	cap="$CAP/$(basename "$d" | sed 's/\.[a-z]*$//').txt"
 	st=${d##*.}
 	model=$(cat "$d/model")

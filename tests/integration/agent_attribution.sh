@@ -30,7 +30,13 @@ scrape() { # args... ; writes $tmp/m
 	local p=$!
 	pids+=("$p")
 	for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.1; done
-	curl -s "http://127.0.0.1:$port/metrics" | grep '^gpuwatch_process_memory_used_bytes' >"$tmp/m"
+	# the three processes, once a sample has read both GPUs' lists (on a busy
+	# machine the first tick's read of a GPU may run past its deadline)
+	for _ in $(seq 50); do
+		curl -s "http://127.0.0.1:$port/metrics" | grep '^gpuwatch_process_memory_used_bytes' >"$tmp/m"
+		[ "$(wc -l <"$tmp/m")" -ge 3 ] && break
+		sleep 0.2
+	done
 	kill "$p"
 }
 has() { grep "pid=\"$1\"" "$tmp/m" | grep -qF "$2" || fail "$3: pid $1 lacks $2: $(grep "pid=\"$1\"" "$tmp/m")"; }

@@ -38,6 +38,7 @@ scrape() { # args... ; writes $tmp/m
 		sleep 0.2
 	done
 	kill "$p"
+	wait "$p" 2>/dev/null # it lets go of the store before the next agent opens it
 }
 has() { grep "pid=\"$1\"" "$tmp/m" | grep -qF "$2" || fail "$3: pid $1 lacks $2: $(grep "pid=\"$1\"" "$tmp/m")"; }
 hasnt() { grep "pid=\"$1\"" "$tmp/m" | grep -qF "$2" && fail "$3: pid $1 has $2"; }

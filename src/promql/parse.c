@@ -703,51 +703,20 @@ int gw_promql_parse(const char *query, struct gw_pq_node **root, struct gw_err *
 		pq_fail(&p, 0, "no expression found in input");
 		return GW_EPARSE;
 	}
-	struct gw_pq_node *n = pq_expr(&p, 0);
-	if (n && p.tok.kind != TK_EOF) {
-		pq_unexpected(&p, NULL);
-		gw_promql_free(n);
-		n = NULL;
-	}
-	if (!n) {
-		if (!p.failed)
-			pq_fail(&p, p.tok.pos, "invalid expression");
-		return GW_EPARSE;
-	}
-	*root = n;
-	return 0;
+	return pq_finish(&p, pq_expr(&p, 0), root);
 }
 
-int gw_promql_parse_selector(const char *query, struct gw_pq_node **root, struct gw_err *err)
+int pq_finish(struct parser *p, struct gw_pq_node *n, struct gw_pq_node **root)
 {
-	struct parser p = {.q = query, .err = err, .selector_only = true};
-	*root = NULL;
-	gw_pq_lex_init(&p.lx, query);
-	pq_next(&p);
-	struct gw_pq_node *n = NULL;
-	size_t pos = p.tok.pos;
-	if (p.tok.kind == TK_LBRACE) {
-		n = pq_vector_selector(&p, NULL, pos);
-	} else if (p.tok.kind == TK_IDENT) {
-		char *name = pq_tok_strdup(&p);
-		pq_next(&p);
-		n = pq_vector_selector(&p, name, pos);
-	} else {
-		pq_unexpected(&p, NULL); /* end of input too: Prometheus has no "no expression" here */
-	}
-	if (n && p.tok.kind != TK_EOF) {
-		pq_unexpected(&p, NULL);
+	if (n && p->tok.kind != TK_EOF) {
+		pq_unexpected(p, NULL);
 		gw_promql_free(n);
 		n = NULL;
 	}
 	if (!n) {
-		if (!p.failed)
-			pq_fail(&p, p.tok.pos, "invalid expression");
+		if (!p->failed)
+			pq_fail(p, p->tok.pos, "invalid expression");
 		return GW_EPARSE;
-	}
-	if (p.empty_selector) {
-		gw_promql_free(n);
-		return gw_err_set(err, GW_EINVAL, "match[] must contain at least one non-empty matcher");
 	}
 	*root = n;
 	return 0;

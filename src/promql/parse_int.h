@@ -33,6 +33,8 @@ struct gw_pq_node *pq_seal(struct parser *p, struct gw_pq_node *n);
 
 bool pq_label_list(struct parser *p, char ***out, size_t *n, const char *where);
 struct gw_pq_node *pq_vector_selector(struct parser *p, char *name, size_t pos);
+/* The end of a parse: anything left is "unexpected"; *root = n on success (n freed otherwise). */
+int pq_finish(struct parser *p, struct gw_pq_node *n, struct gw_pq_node **root);
 /* The argument list of a call to no known function, parsed for its errors and dropped. */
 void pq_unknown_call(struct parser *p);
 bool pq_check_type(struct parser *p, const struct gw_pq_node *n, enum gw_pq_type want, const char *ctx);

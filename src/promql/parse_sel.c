@@ -329,3 +329,28 @@ struct gw_pq_node *pq_aggregate(struct parser *p, enum gw_pq_aggop op, size_t po
 	return n;
 }
 
+int gw_promql_parse_selector(const char *query, struct gw_pq_node **root, struct gw_err *err)
+{
+	struct parser p = {.q = query, .err = err, .selector_only = true};
+	*root = NULL;
+	gw_pq_lex_init(&p.lx, query);
+	pq_next(&p);
+	struct gw_pq_node *n = NULL;
+	size_t pos = p.tok.pos;
+	if (p.tok.kind == TK_LBRACE) {
+		n = pq_vector_selector(&p, NULL, pos);
+	} else if (p.tok.kind == TK_IDENT) {
+		char *name = pq_tok_strdup(&p);
+		pq_next(&p);
+		n = pq_vector_selector(&p, name, pos);
+	} else {
+		pq_unexpected(&p, NULL); /* end of input too: Prometheus has no "no expression" here */
+	}
+	int rc = pq_finish(&p, n, root);
+	if (rc == 0 && p.empty_selector) {
+		gw_promql_free(*root);
+		*root = NULL;
+		return gw_err_set(err, GW_EINVAL, "match[] must contain at least one non-empty matcher");
+	}
+	return rc;
+}

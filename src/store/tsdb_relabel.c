@@ -126,10 +126,10 @@ int ts_relabel(struct gw_tsdb *db, struct gw_err *err)
 		rc = sqlite3_prepare_v2(c, SQL[q], -1, &st[q], NULL);
 	int ret = rc == SQLITE_OK ? 0 : ts_sql_err(c, rc, "relabel: prepare", err);
 	/* Collect first: renaming while the SELECT walks the table could meet a row twice. */
-	struct todo {
+	struct pending {
 		int64_t id;
 		char *text;
-	} *todo = NULL;
+	} *pending = NULL;
 	size_t n = 0, cap = 0;
 	struct gw_buf b;
 	gw_buf_init(&b, (size_t)1 << 20);
@@ -141,15 +141,15 @@ int ts_relabel(struct gw_tsdb *db, struct gw_err *err)
 			break;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 64;
-			struct todo *nt = realloc(todo, cap * sizeof(*nt));
+			struct pending *nt = realloc(pending, cap * sizeof(*nt));
 			if (!nt) {
 				ret = GW_ENOMEM;
 				break;
 			}
-			todo = nt;
+			pending = nt;
 		}
-		todo[n].id = sqlite3_column_int64(st[Q_ALL], 0);
-		if (!(todo[n].text = strdup(b.data))) {
+		pending[n].id = sqlite3_column_int64(st[Q_ALL], 0);
+		if (!(pending[n].text = strdup(b.data))) {
 			ret = GW_ENOMEM;
 			break;
 		}
@@ -162,10 +162,10 @@ int ts_relabel(struct gw_tsdb *db, struct gw_err *err)
 	sqlite3_reset(st[Q_ALL]);
 	uint64_t merged = 0;
 	for (size_t i = 0; i < n && !ret; i++)
-		ret = apply(c, st, todo[i].id, todo[i].text, &merged, err);
+		ret = apply(c, st, pending[i].id, pending[i].text, &merged, err);
 	for (size_t i = 0; i < n; i++)
-		free(todo[i].text);
-	free(todo);
+		free(pending[i].text);
+	free(pending);
 	gw_buf_release(&b);
 	for (int q = 0; q < Q_N; q++)
 		sqlite3_finalize(st[q]);

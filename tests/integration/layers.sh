@@ -17,9 +17,10 @@ declare -A may=(
 	[promql]="core model promql"
 	[ingest]="core model nvml fields export store ingest"
 	[api]="core model promql http api"
-	[agent]="core model nvml fields collect export http store ingest promql api agent"
+	[rules]="core model promql http export rules"
+	[agent]="core model nvml fields collect export http store ingest promql api rules agent"
 	[ui]="core model nvml fields collect ui"
-	[cmd]="core model nvml fields collect export http store ingest promql api agent ui cmd"
+	[cmd]="core model nvml fields collect export http store ingest promql api rules agent ui cmd"
 	[sim]="nvml"
 )
 

@@ -5,7 +5,7 @@
 #include "cmd/import_post.h"
 
 #include "core/buf.h"
-#include "ui/curl.h"
+#include "http/curl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #define LINE_MAX_LABELS 4096
 
 struct gw_import_post {
-	struct gw_ui_curl curl;
+	struct gw_curl curl;
 	char url[1024];
 	struct gw_buf body;
 	uint64_t stored, refused;
@@ -39,7 +39,7 @@ int gw_import_post_open(struct gw_import_post **out, const char *url, struct gw_
 		free(p);
 		return gw_err_set(err, GW_EINVAL, "--agent URL too long");
 	}
-	int rc = gw_ui_curl_open(&p->curl, err);
+	int rc = gw_curl_open(&p->curl, err);
 	if (rc) {
 		free(p);
 		return rc;
@@ -128,7 +128,7 @@ int gw_import_post_flush(struct gw_import_post *p, bool force, struct gw_err *er
 {
 	if (!p->body.len || (!force && p->body.len < POST_BYTES))
 		return 0;
-	const struct gw_ui_curl *c = &p->curl;
+	const struct gw_curl *c = &p->curl;
 	CURL *h = c->curl_easy_init();
 	if (!h)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");

@@ -4,7 +4,7 @@
  * --web.enable-import) as OpenMetrics text with time stamps, so they land
  * in the store the agent holds and are queryable at once. Samples are
  * buffered and posted in bodies of at most POST_BYTES (under the agent's
- * 1 MiB request limit); libcurl is loaded on open (ui/curl.h).
+ * 1 MiB request limit); libcurl is loaded on open (http/curl.h).
  *
  * Ownership: the caller opens and closes. Threading: one thread.
  */

@@ -59,6 +59,8 @@ static const char *type_name(enum gw_metric_type t)
 		return "counter";
 	case GW_METRIC_INFO:
 		return "info";
+	case GW_METRIC_SUMMARY:
+		return "summary";
 	default:
 		return "untyped";
 	}
@@ -177,6 +179,23 @@ void gw_expfmt_sample(struct gw_expfmt *w, const struct gw_label *labels, size_t
 		return;
 	}
 	sample_head(w, labels, nlabels);
+	if (w->err == 0)
+		w->err = gw_expfmt_number(w->out, value);
+	puts_(w, "\n");
+}
+
+void gw_expfmt_sample_suffix(struct gw_expfmt *w, const char *suffix, const struct gw_label *labels, size_t nlabels,
+			     double value)
+{
+	if (!w->family) {
+		if (w->err == 0)
+			w->err = GW_EINVAL;
+		return;
+	}
+	puts_(w, w->family);
+	puts_(w, suffix);
+	put_labels(w, labels, nlabels);
+	puts_(w, " ");
 	if (w->err == 0)
 		w->err = gw_expfmt_number(w->out, value);
 	puts_(w, "\n");

@@ -26,7 +26,7 @@
 
 enum gw_expfmt_kind { GW_EXPFMT_TEXT, GW_EXPFMT_OPENMETRICS };
 
-enum gw_metric_type { GW_METRIC_GAUGE, GW_METRIC_COUNTER, GW_METRIC_INFO, GW_METRIC_UNTYPED };
+enum gw_metric_type { GW_METRIC_GAUGE, GW_METRIC_COUNTER, GW_METRIC_INFO, GW_METRIC_UNTYPED, GW_METRIC_SUMMARY };
 
 struct gw_label {
 	const char *name;
@@ -51,6 +51,10 @@ void gw_expfmt_family(struct gw_expfmt *w, const char *name, const char *help, e
 
 /* One sample of the open family; integral values print without a fraction. */
 void gw_expfmt_sample(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels, double value);
+
+/* One sample of the open family named with a suffix: a summary's "_sum" and "_count". */
+void gw_expfmt_sample_suffix(struct gw_expfmt *w, const char *suffix, const struct gw_label *labels, size_t nlabels,
+			     double value);
 
 /* One sample whose value is already text (dcgm-exporter spells doubles "%f"). */
 void gw_expfmt_sample_text(struct gw_expfmt *w, const struct gw_label *labels, size_t nlabels, const char *value);

@@ -12,7 +12,7 @@
 
 #include "collect/sampler.h"
 #include "core/buf.h"
-#include "ui/curl.h"
+#include "http/curl.h"
 #include "version.h"
 
 #include <errno.h>
@@ -53,7 +53,7 @@ struct source {
 };
 
 struct gw_ui_remote {
-	struct gw_ui_curl curl;
+	struct gw_curl curl;
 	CURLM *multi;
 	struct source *src;
 	unsigned int nsrc;
@@ -154,7 +154,7 @@ int gw_ui_remote_new(struct gw_ui_remote **out, const struct gw_ui_remote_opts *
 	for (unsigned int i = 0; i < o->ntargets && rc == 0; i++, r->nsrc++)
 		rc = target(&src[i], o->targets[i], o->prometheus, err);
 	if (rc == 0)
-		rc = gw_ui_curl_open(&r->curl, err);
+		rc = gw_curl_open(&r->curl, err);
 	if (rc == 0 && !(r->multi = r->curl.curl_multi_init()))
 		rc = gw_err_set(err, GW_ENOMEM, "curl_multi_init failed");
 	for (unsigned int i = 0; i < r->nsrc && rc == 0; i++) {

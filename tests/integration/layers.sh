@@ -19,7 +19,7 @@ declare -A may=(
 	[api]="core model promql http api"
 	[rules]="core model promql http export api rules"
 	[agent]="core model nvml fields collect export http store ingest promql api rules agent"
-	[ui]="core model nvml fields collect ui"
+	[ui]="core model nvml fields collect http ui"
 	[cmd]="core model nvml fields collect export http store ingest promql api rules agent ui cmd"
 	[sim]="nvml"
 )

@@ -196,6 +196,25 @@ static void test_openmetrics_counter(void)
 	gw_buf_release(&b);
 }
 
+static void test_summary(void)
+{
+	struct gw_buf b;
+	gw_buf_init(&b, 1 << 16);
+	struct gw_expfmt w;
+	gw_expfmt_init(&w, &b, GW_EXPFMT_OPENMETRICS);
+	gw_expfmt_family(&w, "x_latency_seconds", "Latency.", GW_METRIC_SUMMARY);
+	struct gw_label l = {"am", "http://a\"b"};
+	gw_expfmt_sample_suffix(&w, "_sum", &l, 1, 0.25);
+	gw_expfmt_sample_suffix(&w, "_count", &l, 1, 2);
+	CHECK_INT_EQ(gw_expfmt_finish(&w), 0);
+	CHECK_STR_EQ(b.data, "# HELP x_latency_seconds Latency.\n"
+			     "# TYPE x_latency_seconds summary\n"
+			     "x_latency_seconds_sum{am=\"http://a\\\"b\"} 0.25\n"
+			     "x_latency_seconds_count{am=\"http://a\\\"b\"} 2\n"
+			     "# EOF\n");
+	gw_buf_release(&b);
+}
+
 static void test_overflow_is_sticky(void)
 {
 	struct gw_buf b;
@@ -273,6 +292,7 @@ int main(void)
 	RUN(test_numbers_like_reference);
 	RUN(test_prerendered_labels);
 	RUN(test_openmetrics_counter);
+	RUN(test_summary);
 	RUN(test_overflow_is_sticky);
 	RUN(test_negotiate);
 	RUN(test_round6_like_printf);

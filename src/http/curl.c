@@ -1,13 +1,13 @@
 /*
  * curl.c - libcurl's functions looked up in the library loaded at run time.
  */
-#include "ui/curl.h"
+#include "http/curl.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
-int gw_ui_curl_open(struct gw_ui_curl *c, struct gw_err *err)
+int gw_curl_open(struct gw_curl *c, struct gw_err *err)
 {
 	const char *path = getenv("GPUWATCH_CURL_LIBRARY");
 	if (!path || !*path)

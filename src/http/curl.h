@@ -1,18 +1,19 @@
 /*
- * curl.h - libcurl, loaded when a remote view starts.
+ * curl.h - libcurl, loaded when a client first needs HTTP (top's remote
+ * views, import's remote write, the alert notifier).
  *
  * The binary loads only libc and libm at start (exec speed of the one-shot
  * commands; see CMakeLists.txt), so libcurl is dlopen()ed by name
- * ("libcurl.so.4", or $GPUWATCH_CURL_LIBRARY) the first time top needs
+ * ("libcurl.so.4", or $GPUWATCH_CURL_LIBRARY) the first time a module needs
  * HTTP, and its functions are called through this table. The library stays
  * loaded until exit: unloading it would leave its TLS library's exit
  * handlers pointing nowhere.
  *
- * Ownership: the caller embeds struct gw_ui_curl. Threading: open from one
+ * Ownership: the caller embeds struct gw_curl. Threading: open from one
  * thread before any use; the table is read-only afterwards.
  */
-#ifndef GW_UI_CURL_H
-#define GW_UI_CURL_H
+#ifndef GW_HTTP_CURL_H
+#define GW_HTTP_CURL_H
 
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
@@ -42,13 +43,13 @@
 	X(curl_multi_info_read)                                                                    \
 	X(curl_multi_cleanup)
 
-struct gw_ui_curl {
+struct gw_curl {
 #define GW_CURL_MEMBER(name) __typeof__(&name) name;
 	GW_CURL_FUNCS(GW_CURL_MEMBER)
 #undef GW_CURL_MEMBER
 };
 
 /* Load libcurl into c. GW_ENOLIB with "cannot load libcurl.so.4 (...)" when it is missing or too old. */
-int gw_ui_curl_open(struct gw_ui_curl *c, struct gw_err *err);
+int gw_curl_open(struct gw_curl *c, struct gw_err *err);
 
 #endif

@@ -68,8 +68,8 @@ static int parse_alert(const char *alert, const char *text, struct gw_tmpl **out
 	return rc;
 }
 
-int gw_tmpl_expand_alert(const char *alert, const char *text, const struct gw_tmpl_data *d, struct gw_buf *out,
-			 struct gw_err *err)
+int gw_tmpl_expand_alert(const char *alert, const char *text, const struct gw_tmpl_data *d,
+			 struct gw_buf *out, struct gw_err *err)
 {
 	struct gw_tmpl *t;
 	struct gw_err e = {0};

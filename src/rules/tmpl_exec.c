@@ -1,9 +1,9 @@
 /*
- * tmpl_exec.c - executes a parsed template as Go's text/template does with
+ * tmpl_exec.c - evaluates pipelines as Go's text/template does with
  * Prometheus' option missingkey=zero: variables, field chains over the
- * alert's data, maps and samples, pipelines feeding the previous value as
- * the last argument, if / with / range with else, break and continue, and
- * Go's errors ("template: NAME:1:12: executing \"NAME\" at <ctx>: ...").
+ * alert's data, maps and samples, function calls with Go's argument
+ * checks, the previous command's value as the last argument, and Go's
+ * errors ("template: NAME:1:12: executing \"NAME\" at <ctx>: ...").
  */
 #include "rules/tmpl_int.h"
 
@@ -11,34 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { X_BREAK = 1, X_CONTINUE = 2 };
-
-struct xvar {
-	const char *name;
-	struct tv v;
-};
-
-struct xs {
-	const struct gw_tmpl *t;
-	const struct gw_tmpl_data *d;
-	struct gw_buf *out;
-	struct gw_arena *a;
-	struct xvar *vars;
-	size_t nvars, capvars;
-	const struct tnode *at; /* where an error is reported */
-	struct gw_err *err;
-};
-
-#define TRY(x) \
-	do {                   \
-		int rc_ = (x); \
-		if (rc_)       \
-			return rc_; \
+#define TRY(x)                                                                                               \
+	do {                                                                                                 \
+		int rc_ = (x);                                                                               \
+		if (rc_)                                                                                     \
+			return rc_;                                                                          \
 	} while (0)
 
-static int xerr(struct xs *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int xerr(struct xs *x, int code, const char *fmt, ...)
+int gw_tmpl__xerr(struct texec *x, int code, const char *fmt, ...)
 {
 	char msg[GW_ERR_MSG_MAX];
 	va_list ap;
@@ -58,17 +38,17 @@ static int xerr(struct xs *x, int code, const char *fmt, ...)
 	struct gw_buf ctx;
 	gw_buf_init(&ctx, 4096);
 	gw_tmpl__node_str(&ctx, x->at);
-	int rc = gw_err_set(x->err, code, "template: %s:%d:%zu: executing \"%s\" at <%s>: %s", x->t->name, line, col,
-			    x->t->name, ctx.data ? ctx.data : "", msg);
+	int rc = gw_err_set(x->err, code, "template: %s:%d:%zu: executing \"%s\" at <%s>: %s", x->t->name,
+			    line, col, x->t->name, ctx.data ? ctx.data : "", msg);
 	gw_buf_release(&ctx);
 	return rc;
 }
 
-static int push_var(struct xs *x, const char *name, const struct tv *v)
+int gw_tmpl__push_var(struct texec *x, const char *name, const struct tv *v)
 {
 	if (x->nvars == x->capvars) {
 		size_t cap = x->capvars ? 2 * x->capvars : 16;
-		struct xvar *n = gw_arena_alloc(x->a, cap * sizeof(*n));
+		struct tvar *n = gw_arena_alloc(x->a, cap * sizeof(*n));
 		if (!n)
 			return gw_err_set(x->err, GW_ENOMEM, "out of memory");
 		if (x->nvars)
@@ -82,33 +62,32 @@ static int push_var(struct xs *x, const char *name, const struct tv *v)
 	return 0;
 }
 
-static int set_var(struct xs *x, const char *name, const struct tv *v)
+int gw_tmpl__set_var(struct texec *x, const char *name, const struct tv *v)
 {
 	for (size_t i = x->nvars; i-- > 0;)
 		if (strcmp(x->vars[i].name, name) == 0) {
 			x->vars[i].v = *v;
 			return 0;
 		}
-	return xerr(x, GW_EINVAL, "undefined variable: %s", name);
+	return gw_tmpl__xerr(x, GW_EINVAL, "undefined variable: %s", name);
 }
 
-static int var_value(struct xs *x, const char *name, struct tv *out)
+static int var_value(struct texec *x, const char *name, struct tv *out)
 {
 	for (size_t i = x->nvars; i-- > 0;)
 		if (strcmp(x->vars[i].name, name) == 0) {
 			*out = x->vars[i].v;
 			return 0;
 		}
-	return xerr(x, GW_EINVAL, "undefined variable: %s", name);
+	return gw_tmpl__xerr(x, GW_EINVAL, "undefined variable: %s", name);
 }
 
 static const struct tv invalid = {.k = TV_INVALID};
 
-static int eval_pipeline(struct xs *x, const struct tv *dot, const struct tnode *pipe, struct tv *out);
-static int eval_arg(struct xs *x, const struct tv *dot, char type, const struct tnode *n, struct tv *out);
+static int eval_arg(struct texec *x, const struct tv *dot, char type, const struct tnode *n, struct tv *out);
 
 /* Prometheus' template data and the fields of its values. */
-static int eval_field(struct xs *x, const char *name, bool has_args, const struct tv *recv, struct tv *out)
+static int eval_field(struct texec *x, const char *name, bool has_args, const struct tv *recv, struct tv *out)
 {
 	switch (recv->k) {
 	case TV_INVALID:
@@ -118,7 +97,8 @@ static int eval_field(struct xs *x, const char *name, bool has_args, const struc
 	case TV_DATA:
 		if (has_args && (!strcmp(name, "Labels") || !strcmp(name, "ExternalLabels") ||
 				 !strcmp(name, "ExternalURL") || !strcmp(name, "Value")))
-			return xerr(x, GW_EINVAL, "%s has arguments but cannot be invoked as function", name);
+			return gw_tmpl__xerr(x, GW_EINVAL,
+					     "%s has arguments but cannot be invoked as function", name);
 		if (!strcmp(name, "Labels")) {
 			*out = (struct tv){.k = TV_LABELS, .l = recv->d->labels};
 			return 0;
@@ -139,14 +119,14 @@ static int eval_field(struct xs *x, const char *name, bool has_args, const struc
 		break;
 	case TV_LABELS: {
 		if (has_args)
-			return xerr(x, GW_EINVAL, "%s is not a method but has arguments", name);
+			return gw_tmpl__xerr(x, GW_EINVAL, "%s is not a method but has arguments", name);
 		const char *v = gw_labels_get(&recv->l, name);
 		*out = v ? tv_str(v, strlen(v)) : tv_str("", 0);
 		return 0;
 	}
 	case TV_ARGS: {
 		if (has_args)
-			return xerr(x, GW_EINVAL, "%s is not a method but has arguments", name);
+			return gw_tmpl__xerr(x, GW_EINVAL, "%s is not a method but has arguments", name);
 		*out = invalid;
 		for (size_t i = 0; i < recv->a.n; i++) {
 			char key[24];
@@ -159,9 +139,11 @@ static int eval_field(struct xs *x, const char *name, bool has_args, const struc
 	case TV_SAMPLE:
 		if (!strcmp(name, "Labels") || !strcmp(name, "Value")) {
 			if (!recv->smp)
-				return xerr(x, GW_EINVAL, "nil pointer evaluating *template.sample.%s", name);
+				return gw_tmpl__xerr(x, GW_EINVAL,
+						     "nil pointer evaluating *template.sample.%s", name);
 			if (has_args)
-				return xerr(x, GW_EINVAL, "%s has arguments but cannot be invoked as function", name);
+				return gw_tmpl__xerr(
+				    x, GW_EINVAL, "%s has arguments but cannot be invoked as function", name);
 			if (name[0] == 'L')
 				*out = (struct tv){.k = TV_LABELS, .l = recv->smp->labels};
 			else
@@ -172,11 +154,12 @@ static int eval_field(struct xs *x, const char *name, bool has_args, const struc
 	default:
 		break;
 	}
-	return xerr(x, GW_EINVAL, "can't evaluate field %s in type %s", name, gw_tmpl__type_name(recv));
+	return gw_tmpl__xerr(x, GW_EINVAL, "can't evaluate field %s in type %s", name,
+			     gw_tmpl__type_name(recv));
 }
 
-static int eval_field_chain(struct xs *x, struct tv recv, const struct tnode *n, size_t from, bool has_args,
-			    struct tv *out)
+static int eval_field_chain(struct texec *x, struct tv recv, const struct tnode *n, size_t from,
+			    bool has_args, struct tv *out)
 {
 	for (size_t i = from; i < n->nidents; i++) {
 		struct tv next;
@@ -187,13 +170,14 @@ static int eval_field_chain(struct xs *x, struct tv recv, const struct tnode *n,
 	return 0;
 }
 
-static int not_a_function(struct xs *x, const struct tnode *cmd, const struct tv *final)
+static int not_a_function(struct texec *x, const struct tnode *cmd, const struct tv *final)
 {
 	if ((cmd && cmd->nkids > 1) || final) {
 		struct gw_buf b;
 		gw_buf_init(&b, 1024);
 		gw_tmpl__node_str(&b, cmd->kids[0]);
-		int rc = xerr(x, GW_EINVAL, "can't give argument to non-function %s", b.data ? b.data : "");
+		int rc = gw_tmpl__xerr(x, GW_EINVAL, "can't give argument to non-function %s",
+				       b.data ? b.data : "");
 		gw_buf_release(&b);
 		return rc;
 	}
@@ -201,7 +185,7 @@ static int not_a_function(struct xs *x, const struct tnode *cmd, const struct tv
 }
 
 /* A number constant as an interface{} argument: int unless written as a float. */
-static int ideal_constant(struct xs *x, const struct tnode *n, struct tv *out)
+static int ideal_constant(struct texec *x, const struct tnode *n, struct tv *out)
 {
 	bool hex = n->srclen > 2 && n->src[0] == '0' && (n->src[1] == 'x' || n->src[1] == 'X');
 	bool floaty = memchr(n->src, '.', n->srclen) || memchr(n->src, 'e', n->srclen) ||
@@ -216,10 +200,10 @@ static int ideal_constant(struct xs *x, const struct tnode *n, struct tv *out)
 		return 0;
 	}
 	x->at = n;
-	return xerr(x, GW_EINVAL, "%.*s overflows int", (int)n->srclen, n->src);
+	return gw_tmpl__xerr(x, GW_EINVAL, "%.*s overflows int", (int)n->srclen, n->src);
 }
 
-static int eval_call(struct xs *x, const struct tv *dot, const struct tfunc *f, const struct tnode *node,
+static int eval_call(struct texec *x, const struct tv *dot, const struct tfunc *f, const struct tnode *node,
 		     const struct tnode *cmd, const struct tv *final, struct tv *out)
 {
 	size_t nargs = cmd ? cmd->nkids - 1 : 0;
@@ -228,10 +212,11 @@ static int eval_call(struct xs *x, const struct tv *dot, const struct tfunc *f, 
 	bool variadic = np && f->params[np - 1] == '*';
 	size_t fixed = variadic ? np - 2 : np;
 	if (variadic && nin < fixed)
-		return xerr(x, GW_EINVAL, "wrong number of args for %s: want at least %zu got %zu", f->name, fixed,
-			    nargs);
+		return gw_tmpl__xerr(x, GW_EINVAL, "wrong number of args for %s: want at least %zu got %zu",
+				     f->name, fixed, nargs);
 	if (!variadic && nin != np)
-		return xerr(x, GW_EINVAL, "wrong number of args for %s: want %zu got %zu", f->name, np, nin);
+		return gw_tmpl__xerr(x, GW_EINVAL, "wrong number of args for %s: want %zu got %zu", f->name,
+				     np, nin);
 	if (!strcmp(f->name, "and") || !strcmp(f->name, "or")) {
 		bool want = f->name[0] == 'o';
 		struct tv v = invalid;
@@ -263,14 +248,18 @@ static int eval_call(struct xs *x, const struct tv *dot, const struct tfunc *f, 
 		/* a piped value must have the parameter's type */
 		if ((type == 's' && final->k != TV_STRING) || (type == 'S' && final->k != TV_SAMPLE) ||
 		    (type == 'R' && final->k != TV_RESULT)) {
-			const char *want = type == 's' ? "string" : type == 'S' ? "*template.sample" : "template.queryResult";
+			const char *want = type == 's'	 ? "string"
+					   : type == 'S' ? "*template.sample"
+							 : "template.queryResult";
 			if (final->k == TV_INVALID && type != 's') {
-				args[nargs] = type == 'S' ? (struct tv){.k = TV_SAMPLE} : (struct tv){.k = TV_RESULT};
+				args[nargs] =
+				    type == 'S' ? (struct tv){.k = TV_SAMPLE} : (struct tv){.k = TV_RESULT};
 			} else if (final->k == TV_INVALID) {
-				return xerr(x, GW_EINVAL, "invalid value; expected %s", want);
+				return gw_tmpl__xerr(x, GW_EINVAL, "invalid value; expected %s", want);
 			} else {
-				return xerr(x, GW_EINVAL, "wrong type for value; expected %s; got %s", want,
-					    gw_tmpl__type_name(final));
+				return gw_tmpl__xerr(x, GW_EINVAL,
+						     "wrong type for value; expected %s; got %s", want,
+						     gw_tmpl__type_name(final));
 			}
 		}
 	}
@@ -279,24 +268,24 @@ static int eval_call(struct xs *x, const struct tv *dot, const struct tfunc *f, 
 		x->at = cmd ? cmd : node;
 		if (c.ret.k == TV_INVALID && !strcmp(c.msg, "out of memory"))
 			return gw_err_set(x->err, GW_ENOMEM, "out of memory");
-		return xerr(x, GW_EINVAL, "error calling %s: %s", f->name, c.msg);
+		return gw_tmpl__xerr(x, GW_EINVAL, "error calling %s: %s", f->name, c.msg);
 	}
 	*out = c.ret;
 	return 0;
 }
 
-static int eval_function(struct xs *x, const struct tv *dot, const struct tnode *id, const struct tnode *cmd,
-			 const struct tv *final, struct tv *out)
+static int eval_function(struct texec *x, const struct tv *dot, const struct tnode *id,
+			 const struct tnode *cmd, const struct tv *final, struct tv *out)
 {
 	x->at = id;
 	const struct tfunc *f = gw_tmpl__func_find(id->s, id->n);
 	if (!f)
-		return xerr(x, GW_EINVAL, "\"%s\" is not a defined function", id->s);
+		return gw_tmpl__xerr(x, GW_EINVAL, "\"%s\" is not a defined function", id->s);
 	return eval_call(x, dot, f, id, cmd, final, out);
 }
 
-static int eval_command(struct xs *x, const struct tv *dot, const struct tnode *cmd, const struct tv *final,
-			struct tv *out)
+static int eval_command(struct texec *x, const struct tv *dot, const struct tnode *cmd,
+			const struct tv *final, struct tv *out)
 {
 	const struct tnode *w = cmd->kids[0];
 	bool has_args = cmd->nkids > 1 || final;
@@ -315,7 +304,7 @@ static int eval_command(struct xs *x, const struct tv *dot, const struct tnode *
 		return eval_function(x, dot, w, cmd, final, out);
 	case TN_PIPE:
 		TRY(not_a_function(x, cmd, final));
-		return eval_pipeline(x, dot, w, out);
+		return gw_tmpl__eval_pipeline(x, dot, w, out);
 	case TN_VAR: {
 		x->at = w;
 		struct tv v;
@@ -340,14 +329,14 @@ static int eval_command(struct xs *x, const struct tv *dot, const struct tnode *
 		*out = *dot;
 		return 0;
 	case TN_NIL:
-		return xerr(x, GW_EINVAL, "nil is not a command");
+		return gw_tmpl__xerr(x, GW_EINVAL, "nil is not a command");
 	case TN_NUMBER:
 		return ideal_constant(x, w, out);
 	case TN_STRING:
 		*out = tv_str(w->s, w->n);
 		return 0;
 	default:
-		return xerr(x, GW_EINVAL, "can't evaluate command %s", "?");
+		return gw_tmpl__xerr(x, GW_EINVAL, "can't evaluate command %s", "?");
 	}
 }
 
@@ -368,7 +357,7 @@ static const char *param_type_name(char type)
 }
 
 /* An evaluated argument checked against its parameter, as validateType does. */
-static int validate(struct xs *x, char type, struct tv *v)
+static int validate(struct texec *x, char type, struct tv *v)
 {
 	switch (type) {
 	case 0:
@@ -379,7 +368,7 @@ static int validate(struct xs *x, char type, struct tv *v)
 		return 0;
 	case 'V':
 		if (v->k == TV_INVALID)
-			return xerr(x, GW_EINVAL, "invalid value; expected reflect.Value");
+			return gw_tmpl__xerr(x, GW_EINVAL, "invalid value; expected reflect.Value");
 		return 0;
 	case 's':
 		if (v->k == TV_STRING)
@@ -403,13 +392,13 @@ static int validate(struct xs *x, char type, struct tv *v)
 		break;
 	}
 	if (v->k == TV_INVALID)
-		return xerr(x, GW_EINVAL, "invalid value; expected %s", param_type_name(type));
-	return xerr(x, GW_EINVAL, "wrong type for value; expected %s; got %s", param_type_name(type),
-		    gw_tmpl__type_name(v));
+		return gw_tmpl__xerr(x, GW_EINVAL, "invalid value; expected %s", param_type_name(type));
+	return gw_tmpl__xerr(x, GW_EINVAL, "wrong type for value; expected %s; got %s", param_type_name(type),
+			     gw_tmpl__type_name(v));
 }
 
 /* One argument of a call, or the operand of a chain (type 0: any). */
-static int eval_arg(struct xs *x, const struct tv *dot, char type, const struct tnode *n, struct tv *out)
+static int eval_arg(struct texec *x, const struct tv *dot, char type, const struct tnode *n, struct tv *out)
 {
 	x->at = n;
 	switch (n->k) {
@@ -418,13 +407,14 @@ static int eval_arg(struct xs *x, const struct tv *dot, char type, const struct 
 		return validate(x, type, out);
 	case TN_NIL:
 		if (type == 'S' || type == 'R' || type == 'v') {
-			*out = type == 'S' ? (struct tv){.k = TV_SAMPLE} : type == 'R' ? (struct tv){.k = TV_RESULT}
-									  : (struct tv){.k = TV_NIL};
+			*out = type == 'S'   ? (struct tv){.k = TV_SAMPLE}
+			       : type == 'R' ? (struct tv){.k = TV_RESULT}
+					     : (struct tv){.k = TV_NIL};
 			return 0;
 		}
 		if (type == 'V' || type == 0)
-			return xerr(x, GW_EINVAL, "evalEmptyInterface: nil (can't happen)");
-		return xerr(x, GW_EINVAL, "cannot assign nil to %s", param_type_name(type));
+			return gw_tmpl__xerr(x, GW_EINVAL, "evalEmptyInterface: nil (can't happen)");
+		return gw_tmpl__xerr(x, GW_EINVAL, "cannot assign nil to %s", param_type_name(type));
 	case TN_FIELD:
 		TRY(eval_field_chain(x, *dot, n, 0, false, out));
 		return validate(x, type, out);
@@ -433,7 +423,7 @@ static int eval_arg(struct xs *x, const struct tv *dot, char type, const struct 
 		TRY(eval_field_chain(x, *out, n, 0, false, out));
 		return validate(x, type, out);
 	case TN_PIPE:
-		TRY(eval_pipeline(x, dot, n, out));
+		TRY(gw_tmpl__eval_pipeline(x, dot, n, out));
 		return validate(x, type, out);
 	case TN_IDENT:
 		TRY(eval_function(x, dot, n, NULL, NULL, out));
@@ -457,7 +447,7 @@ static int eval_arg(struct xs *x, const struct tv *dot, char type, const struct 
 		struct gw_buf b;
 		gw_buf_init(&b, 1024);
 		gw_tmpl__node_str(&b, n);
-		int rc = xerr(x, GW_EINVAL, "expected string; found %s", b.data ? b.data : "");
+		int rc = gw_tmpl__xerr(x, GW_EINVAL, "expected string; found %s", b.data ? b.data : "");
 		gw_buf_release(&b);
 		return rc;
 	}
@@ -465,8 +455,8 @@ static int eval_arg(struct xs *x, const struct tv *dot, char type, const struct 
 		struct gw_buf b;
 		gw_buf_init(&b, 1024);
 		gw_tmpl__node_str(&b, n);
-		int rc = xerr(x, GW_EINVAL, "can't handle %s for arg of type %s", b.data ? b.data : "",
-			      param_type_name(type));
+		int rc = gw_tmpl__xerr(x, GW_EINVAL, "can't handle %s for arg of type %s",
+				       b.data ? b.data : "", param_type_name(type));
 		gw_buf_release(&b);
 		return rc;
 	}
@@ -480,11 +470,11 @@ static int eval_arg(struct xs *x, const struct tv *dot, char type, const struct 
 	case TN_NUMBER:
 		return ideal_constant(x, n, out);
 	default:
-		return xerr(x, GW_EINVAL, "can't handle argument");
+		return gw_tmpl__xerr(x, GW_EINVAL, "can't handle argument");
 	}
 }
 
-static int eval_pipeline(struct xs *x, const struct tv *dot, const struct tnode *pipe, struct tv *out)
+int gw_tmpl__eval_pipeline(struct texec *x, const struct tv *dot, const struct tnode *pipe, struct tv *out)
 {
 	x->at = pipe;
 	struct tv v = invalid;
@@ -498,162 +488,9 @@ static int eval_pipeline(struct xs *x, const struct tv *dot, const struct tnode 
 	}
 	for (size_t i = 0; i < pipe->ndecl; i++)
 		if (pipe->assign)
-			TRY(set_var(x, pipe->decl[i]->s, &v));
+			TRY(gw_tmpl__set_var(x, pipe->decl[i]->s, &v));
 		else
-			TRY(push_var(x, pipe->decl[i]->s, &v));
+			TRY(gw_tmpl__push_var(x, pipe->decl[i]->s, &v));
 	*out = v;
 	return 0;
-}
-
-static int walk(struct xs *x, const struct tv *dot, const struct tnode *n);
-
-static int walk_list(struct xs *x, const struct tv *dot, const struct tnode *list)
-{
-	for (size_t i = 0; list && i < list->nkids; i++)
-		TRY(walk(x, dot, list->kids[i]));
-	return 0;
-}
-
-static int range_one(struct xs *x, const struct tnode *r, const struct tv *index, const struct tv *elem)
-{
-	size_t mark = x->nvars;
-	if (r->pipe->ndecl > 0) {
-		if (r->pipe->assign)
-			TRY(set_var(x, r->pipe->decl[r->pipe->ndecl > 1 ? 0 : 0]->s,
-				    r->pipe->ndecl > 1 ? index : elem));
-		else
-			x->vars[x->nvars - 1].v = *elem;
-	}
-	if (r->pipe->ndecl > 1) {
-		if (r->pipe->assign)
-			TRY(set_var(x, r->pipe->decl[1]->s, elem));
-		else
-			x->vars[x->nvars - 2].v = *index;
-	}
-	int rc = walk_list(x, elem, r->list);
-	x->nvars = mark;
-	return rc == X_CONTINUE ? 0 : rc;
-}
-
-static int walk_range(struct xs *x, const struct tv *dot, const struct tnode *r)
-{
-	size_t mark = x->nvars;
-	struct tv v;
-	x->at = r;
-	TRY(eval_pipeline(x, dot, r->pipe, &v));
-	int rc = 0;
-	bool any = false;
-	switch (v.k) {
-	case TV_RESULT:
-		for (size_t i = 0; i < v.r.n && rc == 0; i++) {
-			struct tv idx = {.k = TV_INT, .i = (int64_t)i};
-			struct tv e = {.k = TV_SAMPLE, .smp = v.r.p[i]};
-			rc = range_one(x, r, &idx, &e);
-			any = true;
-		}
-		break;
-	case TV_LABELS:
-		for (size_t i = 0; i < v.l.n && rc == 0; i++) {
-			struct tv k = tv_str(v.l.p[i].name, strlen(v.l.p[i].name));
-			struct tv e = tv_str(v.l.p[i].value, strlen(v.l.p[i].value));
-			rc = range_one(x, r, &k, &e);
-			any = true;
-		}
-		break;
-	case TV_ARGS:
-		for (size_t i = 0; i < v.a.n && rc == 0; i++) {
-			char *key = gw_arena_alloc(x->a, 24);
-			if (!key)
-				return gw_err_set(x->err, GW_ENOMEM, "out of memory");
-			snprintf(key, 24, "arg%zu", i);
-			struct tv k = tv_str(key, strlen(key));
-			rc = range_one(x, r, &k, &v.a.p[i]);
-			any = true;
-		}
-		break;
-	case TV_INVALID:
-	case TV_NIL:
-		break;
-	default: {
-		struct gw_buf b;
-		gw_buf_init(&b, 4096);
-		gw_tmpl__print_value(&b, &v);
-		rc = xerr(x, GW_EINVAL, "range can't iterate over %s", b.data ? b.data : "");
-		gw_buf_release(&b);
-		return rc;
-	}
-	}
-	if (rc < 0)
-		return rc;
-	x->nvars = mark;
-	if (!any && r->elist)
-		return walk_list(x, dot, r->elist);
-	return 0;
-}
-
-static int walk(struct xs *x, const struct tv *dot, const struct tnode *n)
-{
-	switch (n->k) {
-	case TN_TEXT:
-		return gw_buf_append(x->out, n->s, n->n) ? gw_err_set(x->err, GW_EOVERFLOW, "template output too large")
-							 : 0;
-	case TN_ACTION: {
-		x->at = n;
-		struct tv v;
-		TRY(eval_pipeline(x, dot, n->pipe, &v));
-		if (n->pipe->ndecl == 0) {
-			gw_tmpl__print_value(x->out, &v);
-			if (x->out->limit && x->out->len >= x->out->limit)
-				return gw_err_set(x->err, GW_EOVERFLOW, "template output too large");
-		}
-		return 0;
-	}
-	case TN_IF:
-	case TN_WITH: {
-		size_t mark = x->nvars;
-		x->at = n;
-		struct tv v;
-		TRY(eval_pipeline(x, dot, n->pipe, &v));
-		bool ok;
-		bool t = gw_tmpl__truth(&v, &ok);
-		int rc;
-		if (t)
-			rc = walk_list(x, n->k == TN_WITH ? &v : dot, n->list);
-		else
-			rc = walk_list(x, dot, n->elist);
-		x->nvars = mark;
-		return rc;
-	}
-	case TN_RANGE:
-		return walk_range(x, dot, n);
-	case TN_BREAK:
-		return X_BREAK;
-	case TN_CONTINUE:
-		return X_CONTINUE;
-	case TN_LIST:
-		return walk_list(x, dot, n);
-	default:
-		return 0;
-	}
-}
-
-int gw_tmpl_exec(const struct gw_tmpl *t, const struct gw_tmpl_data *d, struct gw_buf *out, struct gw_err *err)
-{
-	struct gw_arena a;
-	gw_arena_init(&a, (size_t)64 << 20);
-	struct xs x = {.t = t, .d = d, .out = out, .a = &a, .err = err};
-	struct tv data = {.k = TV_DATA, .d = d};
-	size_t start = out->len;
-	int rc = push_var(&x, "$", &data);
-	if (!rc)
-		rc = walk_list(&x, &data, t->root);
-	gw_arena_release(&a);
-	if (rc > 0)
-		rc = 0;
-	if (rc) {
-		out->len = start;
-		if (out->data)
-			out->data[start] = 0;
-	}
-	return rc;
 }

@@ -5,8 +5,8 @@
  * verbs and flags with Go's complaints ("%!d(string=x)", "%!d(MISSING)",
  * "%!(EXTRA int=1)"), strconv.Quote, and time.Time's String().
  */
-#include "rules/tmpl_int.h"
 #include "model/number.h"
+#include "rules/tmpl_int.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -30,21 +30,22 @@ static const struct spec plain_v = {.width = -1, .prec = -1, .verb = 'v'};
 const char *gw_tmpl__type_name(const struct tv *v)
 {
 	static const char *const names[] = {
-		[TV_INVALID] = "<nil>",
-		[TV_NIL] = "<nil>",
-		[TV_BOOL] = "bool",
-		[TV_INT] = "int",
-		[TV_UINT8] = "uint8",
-		[TV_FLOAT] = "float64",
-		[TV_STRING] = "string",
-		[TV_HTML] = "template.HTML",
-		[TV_LABELS] = "map[string]string",
-		[TV_ARGS] = "map[string]interface {}",
-		[TV_DATA] = "struct { Labels map[string]string; ExternalLabels map[string]string; ExternalURL string; "
-			    "Value float64 }",
-		[TV_SAMPLE] = "*template.sample",
-		[TV_RESULT] = "template.queryResult",
-		[TV_TIME] = "*time.Time",
+	    [TV_INVALID] = "<nil>",
+	    [TV_NIL] = "<nil>",
+	    [TV_BOOL] = "bool",
+	    [TV_INT] = "int",
+	    [TV_UINT8] = "uint8",
+	    [TV_FLOAT] = "float64",
+	    [TV_STRING] = "string",
+	    [TV_HTML] = "template.HTML",
+	    [TV_LABELS] = "map[string]string",
+	    [TV_ARGS] = "map[string]interface {}",
+	    [TV_DATA] =
+		"struct { Labels map[string]string; ExternalLabels map[string]string; ExternalURL string; "
+		"Value float64 }",
+	    [TV_SAMPLE] = "*template.sample",
+	    [TV_RESULT] = "template.queryResult",
+	    [TV_TIME] = "*time.Time",
 	};
 	return names[v->k];
 }
@@ -131,8 +132,8 @@ static void fmt_float(struct gw_buf *b, const struct spec *sp, double v)
 		n += bn;
 	} else {
 		char f[16];
-		snprintf(f, sizeof(f), "%%%s%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "", sp->sharp ? "#" : "",
-			 verb);
+		snprintf(f, sizeof(f), "%%%s%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "",
+			 sp->sharp ? "#" : "", verb);
 		n = (size_t)snprintf(s, sizeof(s), f, sp->prec < 0 ? 6 : sp->prec, v);
 		if (n >= sizeof(s))
 			n = sizeof(s) - 1;
@@ -191,7 +192,10 @@ static void fmt_int(struct gw_buf *b, const struct spec *sp, int64_t v)
 	uint64_t u = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 	/* Go writes -ff for %x of negatives, where C would write two's complement */
 	snprintf(f, sizeof(f), "%%%s%s.*%s", sp->sharp && verb != 'd' ? "#" : "", "",
-		 verb == 'x' ? "llx" : verb == 'X' ? "llX" : verb == 'o' ? "llo" : "llu");
+		 verb == 'x'   ? "llx"
+		 : verb == 'X' ? "llX"
+		 : verb == 'o' ? "llo"
+			       : "llu");
 	char digits[80];
 	int dn = snprintf(digits, sizeof(digits), f, sp->prec < 0 ? 1 : sp->prec, (unsigned long long)u);
 	if (sp->prec == 0 && u == 0)
@@ -206,63 +210,6 @@ static void fmt_int(struct gw_buf *b, const struct spec *sp, int64_t v)
 	memcpy(s + n, digits, (size_t)dn);
 	n += (size_t)dn;
 	pad(b, sp, s, n, sp->prec < 0);
-}
-
-void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
-{
-	gw_buf_putc(b, '"');
-	for (size_t i = 0; i < n;) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x80) {
-			const char *esc = NULL;
-			switch (c) {
-			case '\a': esc = "\\a"; break;
-			case '\b': esc = "\\b"; break;
-			case '\f': esc = "\\f"; break;
-			case '\n': esc = "\\n"; break;
-			case '\r': esc = "\\r"; break;
-			case '\t': esc = "\\t"; break;
-			case '\v': esc = "\\v"; break;
-			case '\\': esc = "\\\\"; break;
-			case '"': esc = "\\\""; break;
-			default: break;
-			}
-			if (esc)
-				gw_buf_puts(b, esc);
-			else if (c < 0x20 || c == 0x7f)
-				gw_buf_printf(b, "\\x%02x", c);
-			else
-				gw_buf_putc(b, (char)c);
-			i++;
-			continue;
-		}
-		int len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-		bool ok = len > 0 && i + (size_t)len <= n;
-		uint32_t r = ok ? (uint32_t)(c & (0x7f >> len)) : 0;
-		for (int k = 1; ok && k < len; k++) {
-			unsigned char cc = (unsigned char)s[i + (size_t)k];
-			ok = (cc & 0xc0) == 0x80;
-			r = r << 6 | (cc & 0x3f);
-		}
-		if (ok && ((len == 2 && r < 0x80) || (len == 3 && r < 0x800) || (len == 4 && r < 0x10000) ||
-			   r > 0x10ffff || (r >= 0xd800 && r < 0xe000)))
-			ok = false;
-		if (!ok) {
-			gw_buf_printf(b, "\\x%02x", c);
-			i++;
-			continue;
-		}
-		bool print = r >= 0xa0 && r != 0xad && r != 0x2028 && r != 0x2029 && r != 0xfeff &&
-			     !(r >= 0xe000 && r <= 0xf8ff) && !(r >= 0xfff9 && r <= 0xfffb);
-		if (print)
-			gw_buf_append(b, s + i, (size_t)len);
-		else if (r < 0x10000)
-			gw_buf_printf(b, "\\u%04x", r);
-		else
-			gw_buf_printf(b, "\\U%08x", r);
-		i += (size_t)len;
-	}
-	gw_buf_putc(b, '"');
 }
 
 void gw_tmpl__fmt_g4(struct gw_buf *b, double v)
@@ -286,8 +233,8 @@ static void fmt_time(struct gw_buf *b, int64_t ns)
 	time_t tt = (time_t)sec;
 	struct tm tm;
 	gmtime_r(&tt, &tm);
-	gw_buf_printf(b, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		      tm.tm_min, tm.tm_sec);
+	gw_buf_printf(b, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		      tm.tm_hour, tm.tm_min, tm.tm_sec);
 	if (frac) {
 		char f[16];
 		int n = snprintf(f, sizeof(f), "%09lld", (long long)frac);

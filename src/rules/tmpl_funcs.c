@@ -276,7 +276,8 @@ static int eq_any(struct tcall *c, const struct tv *a, const struct tv *bs, size
 				} else if (!comparable(b)) {
 					return uncomparable(c, b);
 				} else if (a->k == b->k) {
-					t = (a->k == TV_SAMPLE && a->smp == b->smp) || (a->k == TV_TIME && a->ns == b->ns);
+					t = (a->k == TV_SAMPLE && a->smp == b->smp) ||
+					    (a->k == TV_TIME && a->ns == b->ns);
 				}
 			}
 		}
@@ -414,13 +415,27 @@ static int fn_html(struct tcall *c)
 	eval_args(c, &in);
 	for (size_t i = 0; i < in.len; i++) {
 		switch (in.data[i]) {
-		case '"': gw_buf_puts(&b, "&#34;"); break;
-		case '\'': gw_buf_puts(&b, "&#39;"); break;
-		case '&': gw_buf_puts(&b, "&amp;"); break;
-		case '<': gw_buf_puts(&b, "&lt;"); break;
-		case '>': gw_buf_puts(&b, "&gt;"); break;
-		case 0: gw_buf_puts(&b, "\xef\xbf\xbd"); break;
-		default: gw_buf_putc(&b, in.data[i]); break;
+		case '"':
+			gw_buf_puts(&b, "&#34;");
+			break;
+		case '\'':
+			gw_buf_puts(&b, "&#39;");
+			break;
+		case '&':
+			gw_buf_puts(&b, "&amp;");
+			break;
+		case '<':
+			gw_buf_puts(&b, "&lt;");
+			break;
+		case '>':
+			gw_buf_puts(&b, "&gt;");
+			break;
+		case 0:
+			gw_buf_puts(&b, "\xef\xbf\xbd");
+			break;
+		default:
+			gw_buf_putc(&b, in.data[i]);
+			break;
 		}
 	}
 	gw_buf_release(&in);
@@ -436,13 +451,27 @@ static int fn_js(struct tcall *c)
 	for (size_t i = 0; i < in.len; i++) {
 		unsigned char ch = (unsigned char)in.data[i];
 		switch (ch) {
-		case '\\': gw_buf_puts(&b, "\\\\"); break;
-		case '\'': gw_buf_puts(&b, "\\'"); break;
-		case '"': gw_buf_puts(&b, "\\\""); break;
-		case '<': gw_buf_puts(&b, "\\u003C"); break;
-		case '>': gw_buf_puts(&b, "\\u003E"); break;
-		case '&': gw_buf_puts(&b, "\\u0026"); break;
-		case '=': gw_buf_puts(&b, "\\u003D"); break;
+		case '\\':
+			gw_buf_puts(&b, "\\\\");
+			break;
+		case '\'':
+			gw_buf_puts(&b, "\\'");
+			break;
+		case '"':
+			gw_buf_puts(&b, "\\\"");
+			break;
+		case '<':
+			gw_buf_puts(&b, "\\u003C");
+			break;
+		case '>':
+			gw_buf_puts(&b, "\\u003E");
+			break;
+		case '&':
+			gw_buf_puts(&b, "\\u0026");
+			break;
+		case '=':
+			gw_buf_puts(&b, "\\u003D");
+			break;
 		default:
 			if (ch < ' ')
 				gw_buf_printf(&b, "\\u%04X", ch);
@@ -463,8 +492,8 @@ static int fn_urlquery(struct tcall *c)
 	eval_args(c, &in);
 	for (size_t i = 0; i < in.len; i++) {
 		unsigned char ch = (unsigned char)in.data[i];
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-		    ch == '_' || ch == '.' || ch == '~')
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    ch == '-' || ch == '_' || ch == '.' || ch == '~')
 			gw_buf_putc(&b, (char)ch);
 		else if (ch == ' ')
 			gw_buf_putc(&b, '+');
@@ -476,24 +505,12 @@ static int fn_urlquery(struct tcall *c)
 }
 
 static const struct tfunc builtins[] = {
-	{"and", "VV*", fn_unused},
-	{"or", "VV*", fn_unused},
-	{"not", "V", fn_not},
-	{"len", "V", fn_len},
-	{"index", "VV*", fn_index},
-	{"slice", "VV*", fn_slice},
-	{"eq", "VV*", fn_eq},
-	{"ne", "VV", fn_ne},
-	{"lt", "VV", fn_lt},
-	{"le", "VV", fn_le},
-	{"gt", "VV", fn_gt},
-	{"ge", "VV", fn_ge},
-	{"print", "v*", fn_print},
-	{"printf", "sv*", fn_printf},
-	{"println", "v*", fn_println},
-	{"html", "v*", fn_html},
-	{"js", "v*", fn_js},
-	{"urlquery", "v*", fn_urlquery},
+    {"and", "VV*", fn_unused}, {"or", "VV*", fn_unused},     {"not", "V", fn_not},
+    {"len", "V", fn_len},      {"index", "VV*", fn_index},   {"slice", "VV*", fn_slice},
+    {"eq", "VV*", fn_eq},      {"ne", "VV", fn_ne},	     {"lt", "VV", fn_lt},
+    {"le", "VV", fn_le},       {"gt", "VV", fn_gt},	     {"ge", "VV", fn_ge},
+    {"print", "v*", fn_print}, {"printf", "sv*", fn_printf}, {"println", "v*", fn_println},
+    {"html", "v*", fn_html},   {"js", "v*", fn_js},	     {"urlquery", "v*", fn_urlquery},
 };
 
 extern const struct tfunc gw_tmpl__prom_funcs[];

@@ -29,8 +29,8 @@ enum tnode_kind {
 	TN_PIPE,
 	TN_COMMAND,
 	/* operands */
-	TN_FIELD,  /* .A.B: idents */
-	TN_VAR,    /* $x.A: s is "$x", idents the fields */
+	TN_FIELD, /* .A.B: idents */
+	TN_VAR,	  /* $x.A: s is "$x", idents the fields */
 	TN_DOT,
 	TN_IDENT,  /* a function name */
 	TN_STRING, /* s/n the value, src the quoted text */
@@ -54,7 +54,7 @@ struct tnode {
 	size_t nkids;
 	struct tnode **decl; /* a pipe's variables */
 	size_t ndecl;
-	bool assign;  /* "=" rather than ":=" */
+	bool assign; /* "=" rather than ":=" */
 	struct tnode *pipe, *list, *elist, *sub;
 	bool is_int, is_float, bval;
 	int64_t ival;
@@ -69,25 +69,30 @@ struct gw_tmpl {
 };
 
 int gw_tmpl__parse_tree(struct gw_tmpl *t, struct gw_err *err);
+/* strconv.Unquote of a "..." or '...' literal into o (n bytes at most);
+ * -1 where Go says "invalid syntax". */
+int gw_tmpl__unquote(const char *s, size_t n, char quote, char *o, size_t *outlen);
+/* A number token's values into n; -1 with Go's message in msg. */
+int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, char *msg, size_t cap);
 /* Go's node.String(), as error contexts quote it. */
 void gw_tmpl__node_str(struct gw_buf *b, const struct tnode *n);
 
 /* Values: the Go types templates meet in Prometheus. */
 enum tv_kind {
 	TV_INVALID, /* no value ("<no value>") */
-	TV_NIL,     /* a nil interface */
+	TV_NIL,	    /* a nil interface */
 	TV_BOOL,
 	TV_INT,
-	TV_UINT8,   /* index of a string */
+	TV_UINT8, /* index of a string */
 	TV_FLOAT,
 	TV_STRING,
-	TV_HTML,    /* html/template.HTML from safeHtml */
-	TV_LABELS,  /* map[string]string */
-	TV_ARGS,    /* map[string]interface{} from args */
-	TV_DATA,    /* the alert's template data struct */
-	TV_SAMPLE,  /* *template.sample */
-	TV_RESULT,  /* template.queryResult */
-	TV_TIME,    /* *time.Time, nanoseconds since the epoch */
+	TV_HTML,   /* html/template.HTML from safeHtml */
+	TV_LABELS, /* map[string]string */
+	TV_ARGS,   /* map[string]interface{} from args */
+	TV_DATA,   /* the alert's template data struct */
+	TV_SAMPLE, /* *template.sample */
+	TV_RESULT, /* template.queryResult */
+	TV_TIME,   /* *time.Time, nanoseconds since the epoch */
 };
 
 struct tsample {
@@ -159,5 +164,29 @@ struct tfunc {
 
 const struct tfunc *gw_tmpl__func_find(const char *name, size_t n);
 bool gw_tmpl__truth(const struct tv *v, bool *ok);
+
+/* One execution: its output, arena, variable stack and error location. */
+enum { X_BREAK = 1, X_CONTINUE = 2 }; /* walk's signals, above 0 */
+
+struct tvar {
+	const char *name;
+	struct tv v;
+};
+
+struct texec {
+	const struct gw_tmpl *t;
+	const struct gw_tmpl_data *d;
+	struct gw_buf *out;
+	struct gw_arena *a;
+	struct tvar *vars;
+	size_t nvars, capvars;
+	const struct tnode *at; /* where an error is reported */
+	struct gw_err *err;
+};
+
+int gw_tmpl__xerr(struct texec *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int gw_tmpl__push_var(struct texec *x, const char *name, const struct tv *v);
+int gw_tmpl__set_var(struct texec *x, const char *name, const struct tv *v);
+int gw_tmpl__eval_pipeline(struct texec *x, const struct tv *dot, const struct tnode *pipe, struct tv *out);
 
 #endif

@@ -16,7 +16,8 @@ static bool is_space(char c)
 
 static bool is_alnum(unsigned char c)
 {
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c >= 0x80;
 }
 
 static int count_lines(const char *s, size_t n)
@@ -65,10 +66,19 @@ static const struct {
 	const char *word;
 	enum ttok typ;
 } keywords[] = {
-	{"if", TT_IF},         {"else", TT_ELSE},         {"end", TT_END},     {"range", TT_RANGE},
-	{"with", TT_WITH},     {"break", TT_BREAK},       {"continue", TT_CONTINUE},
-	{"define", TT_DEFINE}, {"template", TT_TEMPLATE}, {"block", TT_BLOCK}, {"nil", TT_NIL},
-	{"true", TT_BOOL},     {"false", TT_BOOL},
+    {"if", TT_IF},
+    {"else", TT_ELSE},
+    {"end", TT_END},
+    {"range", TT_RANGE},
+    {"with", TT_WITH},
+    {"break", TT_BREAK},
+    {"continue", TT_CONTINUE},
+    {"define", TT_DEFINE},
+    {"template", TT_TEMPLATE},
+    {"block", TT_BLOCK},
+    {"nil", TT_NIL},
+    {"true", TT_BOOL},
+    {"false", TT_BOOL},
 };
 
 static enum ttok word_type(const char *s, size_t n)
@@ -101,7 +111,8 @@ static size_t lex_number_len(const char *s, size_t i)
 	if (s[j] == '0' && (s[j + 1] == 'x' || s[j + 1] == 'X')) {
 		j += 2;
 		digits = "0123456789abcdefABCDEF_";
-	} else if (s[j] == '0' && (s[j + 1] == 'b' || s[j + 1] == 'B' || s[j + 1] == 'o' || s[j + 1] == 'O')) {
+	} else if (s[j] == '0' &&
+		   (s[j + 1] == 'b' || s[j + 1] == 'B' || s[j + 1] == 'o' || s[j + 1] == 'O')) {
 		j += 2;
 	}
 	while (s[j] && strchr(digits, s[j]))
@@ -174,7 +185,8 @@ static int lex_action(struct tlex *l, size_t *ip)
 			}
 			if (s[j] != c)
 				return lex_error(l, i, l->line,
-						 c == '"' ? "unterminated quoted string" : "unterminated character constant");
+						 c == '"' ? "unterminated quoted string"
+							  : "unterminated character constant");
 			j++;
 			typ = c == '"' ? TT_STRING : TT_CHARCONST;
 		} else if (c == '`') {
@@ -207,7 +219,8 @@ static int lex_action(struct tlex *l, size_t *ip)
 			typ = TT_RPAREN;
 		} else if ((unsigned char)c >= 0x80 || (unsigned char)c < 0x20 || c == 0x7f) {
 			char msg[64];
-			snprintf(msg, sizeof(msg), "unrecognized character in action: U+%04X", (unsigned char)c);
+			snprintf(msg, sizeof(msg), "unrecognized character in action: U+%04X",
+				 (unsigned char)c);
 			return lex_error(l, i, l->line, msg);
 		}
 		int rc = emit(l, typ, i, j - i);

@@ -7,17 +7,15 @@
 #include "rules/tmpl_int.h"
 #include "rules/tmpl_lex.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 struct parser {
 	struct gw_tmpl *t;
 	struct gw_arena *a;
 	const struct ttoken *tok;
-	size_t i;         /* next token */
-	int line;         /* the line of the last token read */
+	size_t i;	   /* next token */
+	int line;	   /* the line of the last token read */
 	const char **vars; /* declared variables, innermost last */
 	size_t nvars, capvars;
 	int range_depth;
@@ -25,10 +23,10 @@ struct parser {
 	struct gw_err *err;
 };
 
-#define FAIL_IF(p) \
-	do {                \
-		if ((p)->rc) \
-			return NULL; \
+#define FAIL_IF(p)                                                                                           \
+	do {                                                                                                 \
+		if ((p)->rc)                                                                                 \
+			return NULL;                                                                         \
 	} while (0)
 
 static struct tnode *fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -173,153 +171,13 @@ static const char *tok_str(struct parser *p, const struct ttoken *t)
 static struct tnode *pipeline(struct parser *p, const char *context, enum ttok end);
 static struct tnode *item_list(struct parser *p, struct tnode **stop);
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static void put_utf8(char *o, size_t *k, uint32_t r)
-{
-	if (r > 0x10ffff || (r >= 0xd800 && r < 0xe000))
-		r = 0xfffd;
-	if (r < 0x80) {
-		o[(*k)++] = (char)r;
-	} else if (r < 0x800) {
-		o[(*k)++] = (char)(0xc0 | r >> 6);
-		o[(*k)++] = (char)(0x80 | (r & 0x3f));
-	} else if (r < 0x10000) {
-		o[(*k)++] = (char)(0xe0 | r >> 12);
-		o[(*k)++] = (char)(0x80 | ((r >> 6) & 0x3f));
-		o[(*k)++] = (char)(0x80 | (r & 0x3f));
-	} else {
-		o[(*k)++] = (char)(0xf0 | r >> 18);
-		o[(*k)++] = (char)(0x80 | ((r >> 12) & 0x3f));
-		o[(*k)++] = (char)(0x80 | ((r >> 6) & 0x3f));
-		o[(*k)++] = (char)(0x80 | (r & 0x3f));
-	}
-}
-
-/* strconv.Unquote of a "..." or '...' literal; -1 on Go's "invalid syntax". */
-static int unquote(const char *s, size_t n, char quote, char *o, size_t *outlen)
-{
-	size_t k = 0;
-	for (size_t i = 1; i + 1 < n; i++) {
-		if (s[i] != '\\') {
-			if (s[i] == quote)
-				return -1;
-			o[k++] = s[i];
-			continue;
-		}
-		char c = s[++i];
-		const char *simple = "abfnrtv\\";
-		const char *vals = "\a\b\f\n\r\t\v\\";
-		const char *hit = c ? strchr(simple, c) : NULL;
-		if (hit) {
-			o[k++] = vals[hit - simple];
-		} else if (c == quote) {
-			o[k++] = c;
-		} else if (c == 'x' || c == 'u' || c == 'U') {
-			int digits = c == 'x' ? 2 : c == 'u' ? 4 : 8;
-			uint32_t r = 0;
-			for (int j = 0; j < digits; j++) {
-				int h = i + 1 < n - 1 ? hexval(s[++i]) : -1;
-				if (h < 0)
-					return -1;
-				r = r << 4 | (uint32_t)h;
-			}
-			if (c == 'x')
-				o[k++] = (char)r;
-			else if (r > 0x10ffff || (r >= 0xd800 && r < 0xe000))
-				return -1;
-			else
-				put_utf8(o, &k, r);
-		} else if (c >= '0' && c <= '7') {
-			uint32_t r = 0;
-			for (int j = 0; j < 3; j++, i++) {
-				if (i >= n - 1 || s[i] < '0' || s[i] > '7')
-					return -1;
-				r = r * 8 + (uint32_t)(s[i] - '0');
-			}
-			i--;
-			if (r > 255)
-				return -1;
-			o[k++] = (char)r;
-		} else {
-			return -1;
-		}
-	}
-	*outlen = k;
-	return 0;
-}
-
-static uint32_t decode_rune(const unsigned char *s, size_t n, size_t *len)
-{
-	if (s[0] < 0x80 || n < 2) {
-		*len = 1;
-		return s[0];
-	}
-	int extra = s[0] >= 0xf0 ? 3 : s[0] >= 0xe0 ? 2 : 1;
-	uint32_t r = s[0] & (0x3f >> extra);
-	for (int i = 1; i <= extra && (size_t)i < n; i++)
-		r = r << 6 | (s[i] & 0x3f);
-	*len = (size_t)extra + 1;
-	return r;
-}
-
 static struct tnode *number(struct parser *p, const struct ttoken *t)
 {
 	struct tnode *n = new_node(p, TN_NUMBER, t->pos);
 	FAIL_IF(p);
-	const char *s = p->t->text + t->pos;
-	n->src = s;
-	n->srclen = t->len;
-	if (t->typ == TT_CHARCONST) {
-		char buf[16];
-		size_t len = 0, rl;
-		if (t->len > 10 || unquote(s, t->len, '\'', buf, &len) < 0 || len == 0)
-			return fail(p, "malformed character constant: %.*s", (int)t->len, s);
-		uint32_t r = decode_rune((const unsigned char *)buf, len, &rl);
-		if (rl != len)
-			return fail(p, "malformed character constant: %.*s", (int)t->len, s);
-		n->is_int = n->is_float = true;
-		n->ival = r;
-		n->fval = r;
-		return n;
-	}
-	char clean[64];
-	size_t k = 0;
-	for (size_t i = 0; i < t->len && k + 1 < sizeof(clean); i++)
-		if (s[i] != '_')
-			clean[k++] = s[i];
-	clean[k] = 0;
-	bool floaty = strpbrk(clean, ".eEpP") && !(k > 1 && (clean[1] == 'x' || clean[1] == 'X'));
-	char *end;
-	errno = 0;
-	long long iv = strtoll(clean, &end, 0);
-	if (!floaty && *end == 0 && k > 0 && errno == 0) {
-		n->is_int = n->is_float = true;
-		n->ival = iv;
-		n->fval = (double)iv;
-		return n;
-	}
-	errno = 0;
-	double fv = strtod(clean, &end);
-	if (*end != 0 || k == 0 || (clean[0] == '0' && k > 1 && (clean[1] == 'x' || clean[1] == 'X') && !floaty))
-		return fail(p, "bad number syntax: \"%.*s\"", (int)t->len, s);
-	if (!floaty)
-		return fail(p, "integer overflow: \"%.*s\"", (int)t->len, s);
-	n->is_float = true;
-	n->fval = fv;
-	if (fv == (double)(int64_t)fv && fv >= -9.2e18 && fv <= 9.2e18) {
-		n->is_int = true;
-		n->ival = (int64_t)fv;
-	}
+	char msg[128];
+	if (gw_tmpl__number(n, p->t->text + t->pos, t->len, t->typ == TT_CHARCONST, msg, sizeof(msg)) < 0)
+		return fail(p, "%s", msg);
 	return n;
 }
 
@@ -353,7 +211,8 @@ static struct tnode *term(struct parser *p)
 	case TT_FIELD:
 		n = new_node(p, TN_FIELD, t->pos);
 		FAIL_IF(p);
-		PUSH(p, n->idents, n->nidents, (void *)gw_arena_strndup(p->a, p->t->text + t->pos + 1, t->len - 1));
+		PUSH(p, n->idents, n->nidents,
+		     (void *)gw_arena_strndup(p->a, p->t->text + t->pos + 1, t->len - 1));
 		return n;
 	case TT_BOOL:
 		n = new_node(p, TN_BOOL, t->pos);
@@ -381,7 +240,7 @@ static struct tnode *term(struct parser *p)
 			for (size_t i = 1; i + 1 < t->len; i++)
 				if (s[i] != '\r')
 					v[n->n++] = s[i];
-		} else if (unquote(s, t->len, '"', v, &n->n) < 0) {
+		} else if (gw_tmpl__unquote(s, t->len, '"', v, &n->n) < 0) {
 			return fail(p, "invalid syntax");
 		}
 		return n;
@@ -415,7 +274,8 @@ static struct tnode *operand(struct parser *p)
 	}
 	while (peek(p)->typ == TT_FIELD) {
 		const struct ttoken *t = next(p);
-		PUSH(p, c->idents, c->nidents, (void *)gw_arena_strndup(p->a, p->t->text + t->pos + 1, t->len - 1));
+		PUSH(p, c->idents, c->nidents,
+		     (void *)gw_arena_strndup(p->a, p->t->text + t->pos + 1, t->len - 1));
 		FAIL_IF(p);
 	}
 	return c;
@@ -497,7 +357,8 @@ decls:
 				return fail(p, "missing value for %s", context);
 			for (size_t i = 1; i < pipe->nkids; i++) {
 				enum tnode_kind k = pipe->kids[i]->kids[0]->k;
-				if (k == TN_BOOL || k == TN_DOT || k == TN_NIL || k == TN_NUMBER || k == TN_STRING)
+				if (k == TN_BOOL || k == TN_DOT || k == TN_NIL || k == TN_NUMBER ||
+				    k == TN_STRING)
 					return fail(p, "non executable command in pipeline stage %zu", i + 1);
 			}
 			return pipe;

@@ -6,8 +6,8 @@
  * expansion), string and URL helpers.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "rules/tmpl_int.h"
 #include "promql/ast.h"
+#include "rules/tmpl_int.h"
 
 #include <math.h>
 #include <pcre2.h>
@@ -128,7 +128,8 @@ static int fn_sort_by_label(struct tcall *c)
 	const struct tsample **p = (const struct tsample **)r.r.p;
 	for (size_t i = 1; i < r.r.n; i++)
 		for (size_t j = i; j > 0; j--) {
-			const char *a = gw_labels_get(&p[j - 1]->labels, by), *b = gw_labels_get(&p[j]->labels, by);
+			const char *a = gw_labels_get(&p[j - 1]->labels, by),
+				   *b = gw_labels_get(&p[j]->labels, by);
 			if (strcmp(b ? b : "", a ? a : "") >= 0)
 				break;
 			const struct tsample *t = p[j];
@@ -155,8 +156,8 @@ static int parse_float(struct tcall *c, const char *s, size_t n, double *out)
 	buf[n] = 0;
 	const char *body = buf + (buf[0] == '+' || buf[0] == '-');
 	bool special = !strcasecmp(body, "inf") || !strcasecmp(body, "infinity") || !strcasecmp(body, "nan");
-	if (!special && (strpbrk(body, "nNiI") || ((body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) &&
-						  !strpbrk(body, "pP")))) {
+	if (!special && (strpbrk(body, "nNiI") ||
+			 ((body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) && !strpbrk(body, "pP")))) {
 		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
 		goto out;
 	}
@@ -268,10 +269,11 @@ static int fn_humanize_duration(struct tcall *c)
 		struct gw_buf b;
 		gw_buf_init(&b, 256);
 		if (days)
-			gw_buf_printf(&b, "%s%lldd %lldh %lldm %llds", sign, (long long)days, (long long)hours,
-				      (long long)min, (long long)sec);
+			gw_buf_printf(&b, "%s%lldd %lldh %lldm %llds", sign, (long long)days,
+				      (long long)hours, (long long)min, (long long)sec);
 		else if (hours)
-			gw_buf_printf(&b, "%s%lldh %lldm %llds", sign, (long long)hours, (long long)min, (long long)sec);
+			gw_buf_printf(&b, "%s%lldh %lldm %llds", sign, (long long)hours, (long long)min,
+				      (long long)sec);
 		else if (min)
 			gw_buf_printf(&b, "%s%lldm %llds", sign, (long long)min, (long long)sec);
 		else {
@@ -308,7 +310,8 @@ static int float_to_time(struct tcall *c, double v, int64_t *ns)
 		gw_buf_init(&b, 256);
 		struct tv f = {.k = TV_FLOAT, .f = v};
 		gw_tmpl__print_value(&b, &f);
-		fail(c, "%s cannot be represented as a nanoseconds timestamp since it overflows int64", b.data);
+		fail(c, "%s cannot be represented as a nanoseconds timestamp since it overflows int64",
+		     b.data);
 		gw_buf_release(&b);
 		return -1;
 	}
@@ -500,8 +503,8 @@ static int fn_graph_link(struct tcall *c, int tab)
 	const struct tv *v = &c->args[0];
 	for (size_t i = 0; i < v->s.n; i++) {
 		unsigned char ch = (unsigned char)v->s.p[i];
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-		    ch == '_' || ch == '.' || ch == '~')
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    ch == '-' || ch == '_' || ch == '.' || ch == '~')
 			gw_buf_putc(&b, (char)ch);
 		else if (ch == ' ')
 			gw_buf_putc(&b, '+');
@@ -529,31 +532,31 @@ int gw_tmpl__fn_to_upper(struct tcall *c);
 int gw_tmpl__fn_to_lower(struct tcall *c);
 
 const struct tfunc gw_tmpl__prom_funcs[] = {
-	{"query", "s", fn_query},
-	{"first", "R", fn_first},
-	{"label", "sS", fn_label},
-	{"value", "S", fn_value},
-	{"strvalue", "S", fn_strvalue},
-	{"args", "v*", fn_args},
-	{"reReplaceAll", "sss", gw_tmpl__fn_re_replace_all},
-	{"safeHtml", "s", fn_safe_html},
-	{"match", "ss", gw_tmpl__fn_match},
-	{"title", "s", gw_tmpl__fn_title},
-	{"toUpper", "s", gw_tmpl__fn_to_upper},
-	{"toLower", "s", gw_tmpl__fn_to_lower},
-	{"graphLink", "s", fn_graph},
-	{"tableLink", "s", fn_table},
-	{"sortByLabel", "sR", fn_sort_by_label},
-	{"humanize", "v", fn_humanize},
-	{"humanize1024", "v", fn_humanize1024},
-	{"humanizeDuration", "v", fn_humanize_duration},
-	{"humanizePercentage", "v", fn_humanize_percentage},
-	{"humanizeTimestamp", "v", fn_humanize_timestamp},
-	{"toTime", "v", fn_to_time},
-	{"pathPrefix", "", fn_path_prefix},
-	{"externalURL", "", fn_external_url},
-	{"parseDuration", "s", fn_parse_duration},
-	{"stripPort", "s", fn_strip_port},
-	{"stripDomain", "s", fn_strip_domain},
+    {"query", "s", fn_query},
+    {"first", "R", fn_first},
+    {"label", "sS", fn_label},
+    {"value", "S", fn_value},
+    {"strvalue", "S", fn_strvalue},
+    {"args", "v*", fn_args},
+    {"reReplaceAll", "sss", gw_tmpl__fn_re_replace_all},
+    {"safeHtml", "s", fn_safe_html},
+    {"match", "ss", gw_tmpl__fn_match},
+    {"title", "s", gw_tmpl__fn_title},
+    {"toUpper", "s", gw_tmpl__fn_to_upper},
+    {"toLower", "s", gw_tmpl__fn_to_lower},
+    {"graphLink", "s", fn_graph},
+    {"tableLink", "s", fn_table},
+    {"sortByLabel", "sR", fn_sort_by_label},
+    {"humanize", "v", fn_humanize},
+    {"humanize1024", "v", fn_humanize1024},
+    {"humanizeDuration", "v", fn_humanize_duration},
+    {"humanizePercentage", "v", fn_humanize_percentage},
+    {"humanizeTimestamp", "v", fn_humanize_timestamp},
+    {"toTime", "v", fn_to_time},
+    {"pathPrefix", "", fn_path_prefix},
+    {"externalURL", "", fn_external_url},
+    {"parseDuration", "s", fn_parse_duration},
+    {"stripPort", "s", fn_strip_port},
+    {"stripDomain", "s", fn_strip_domain},
 };
 const size_t gw_tmpl__prom_nfuncs = sizeof(gw_tmpl__prom_funcs) / sizeof(gw_tmpl__prom_funcs[0]);

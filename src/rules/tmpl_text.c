@@ -61,8 +61,8 @@ static pcre2_code *compile(struct tcall *c, const struct tv *re, char *msg, size
 {
 	int code;
 	PCRE2_SIZE off;
-	pcre2_code *p = pcre2_compile((PCRE2_SPTR)re->s.p, re->s.n, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code,
-				      &off, NULL);
+	pcre2_code *p = pcre2_compile((PCRE2_SPTR)re->s.p, re->s.n, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
+				      &code, &off, NULL);
 	if (!p)
 		regex_error(msg, cap, code, re);
 	(void)c;
@@ -84,7 +84,8 @@ int gw_tmpl__fn_match(struct tcall *c)
 
 static bool name_char(unsigned char ch)
 {
-	return ch == '_' || (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch >= 0x80;
+	return ch == '_' || (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+	       (ch >= 'A' && ch <= 'Z') || ch >= 0x80;
 }
 
 /* Append the replacement for one match, expanding $ references. */
@@ -151,8 +152,8 @@ int gw_tmpl__fn_re_replace_all(struct tcall *c)
 	if (!re) {
 		char inner[sizeof(c->msg)];
 		memcpy(inner, c->msg, sizeof(inner));
-		snprintf(c->msg, sizeof(c->msg), "regexp: Compile(`%.*s`): %.250s", (int)(c->args[0].s.n > 100 ? 100 : c->args[0].s.n),
-			 c->args[0].s.p, inner);
+		snprintf(c->msg, sizeof(c->msg), "regexp: Compile(`%.*s`): %.250s",
+			 (int)(c->args[0].s.n > 100 ? 100 : c->args[0].s.n), c->args[0].s.p, inner);
 		return -1;
 	}
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
@@ -201,9 +202,11 @@ static uint32_t map_case(uint32_t r, bool upper)
 			return 0x178;
 		if (r == 0xb5)
 			return 0x39c;
-		if (r >= 0x100 && r <= 0x17f && r != 0x130 && r != 0x131 && r != 0x138 && r != 0x149 && r != 0x17f)
-			return ((r >= 0x139 && r <= 0x148) || (r >= 0x179 && r <= 0x17e)) ? (r % 2 == 0 ? r - 1 : r)
-											    : (r % 2 == 1 ? r - 1 : r);
+		if (r >= 0x100 && r <= 0x17f && r != 0x130 && r != 0x131 && r != 0x138 && r != 0x149 &&
+		    r != 0x17f)
+			return ((r >= 0x139 && r <= 0x148) || (r >= 0x179 && r <= 0x17e))
+				   ? (r % 2 == 0 ? r - 1 : r)
+				   : (r % 2 == 1 ? r - 1 : r);
 		if (r >= 0x3b1 && r <= 0x3c9 && r != 0x3c2)
 			return r - 32;
 		if (r == 0x3c2)
@@ -222,7 +225,7 @@ static uint32_t map_case(uint32_t r, bool upper)
 		return 0xff;
 	if (r >= 0x100 && r <= 0x17f && r != 0x130 && r != 0x131 && r != 0x138 && r != 0x149 && r != 0x17f)
 		return ((r >= 0x139 && r <= 0x148) || (r >= 0x179 && r <= 0x17e)) ? (r % 2 == 1 ? r + 1 : r)
-										    : (r % 2 == 0 ? r + 1 : r);
+										  : (r % 2 == 0 ? r + 1 : r);
 	if (r >= 0x391 && r <= 0x3a9 && r != 0x3a2)
 		return r + 32;
 	if (r >= 0x410 && r <= 0x42f)
@@ -279,7 +282,8 @@ static void put_rune(struct gw_buf *b, uint32_t r)
 static bool separator(uint32_t r)
 {
 	if (r <= 0x7f)
-		return !((r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r == '_');
+		return !((r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') ||
+			 r == '_');
 	return r == 0x85 || r == 0xa0 || r == 0x1680 || (r >= 0x2000 && r <= 0x200a) || r == 0x2028 ||
 	       r == 0x2029 || r == 0x202f || r == 0x205f || r == 0x3000;
 }

@@ -30,9 +30,9 @@ struct parse_case {
 #define NCASES(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct gw_lpair q_pairs[3][3] = {
-	{{"__name__", "q"}, {"gpu", "0"}, {"host", "b"}},
-	{{"__name__", "q"}, {"gpu", "1"}, {"host", "a"}},
-	{{"__name__", "q"}, {"gpu", "2"}, {"host", "c"}},
+    {{"__name__", "q"}, {"gpu", "0"}, {"host", "b"}},
+    {{"__name__", "q"}, {"gpu", "1"}, {"host", "a"}},
+    {{"__name__", "q"}, {"gpu", "2"}, {"host", "c"}},
 };
 static const double q_values[3] = {10, 20, 5};
 
@@ -73,7 +73,7 @@ static void case_data_init(struct case_data *c, size_t i, double value)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->case_no, sizeof(c->case_no), "%zu", i);
 	const struct gw_lpair p[5] = {
-		{"__name__", "m"}, {"case", c->case_no}, {"gpu", "0"}, {"instance", "h1:9400"}, {"job", "dcgm"},
+	    {"__name__", "m"}, {"case", c->case_no}, {"gpu", "0"}, {"instance", "h1:9400"}, {"job", "dcgm"},
 	};
 	memcpy(c->pairs, p, sizeof(p));
 	c->d.labels = (struct gw_labels){c->pairs, 5};
@@ -117,8 +117,8 @@ static void test_promtool_parse_errors(void)
 		struct gw_err err = {0};
 		int r = gw_tmpl_check(alert, parse_cases[i].tmpl, &err);
 		if (r != GW_EPARSE || strcmp(err.msg, parse_cases[i].want) != 0) {
-			fprintf(stderr, "parse case %zu: %s\n  got:  %s (%d)\n  want: %s\n", i, parse_cases[i].tmpl,
-				err.msg, r, parse_cases[i].want);
+			fprintf(stderr, "parse case %zu: %s\n  got:  %s (%d)\n  want: %s\n", i,
+				parse_cases[i].tmpl, err.msg, r, parse_cases[i].want);
 			failed++;
 		}
 	}
@@ -141,10 +141,12 @@ static void test_expand_parse_error(void)
 	gw_buf_init(&out, 4096);
 	struct gw_err err = {0};
 	CHECK_INT_EQ(gw_tmpl_expand_alert("HighTemp", "{{ nosuch }}", &c.d, &out, &err), GW_EPARSE);
-	CHECK_STR_EQ(out.data, "<error expanding template: error parsing template __alert_HighTemp: template: "
-			       "__alert_HighTemp:1: function \"nosuch\" not defined>");
-	CHECK_STR_EQ(err.msg, "error parsing template __alert_HighTemp: template: __alert_HighTemp:1: function "
-			      "\"nosuch\" not defined");
+	CHECK_STR_EQ(out.data,
+		     "<error expanding template: error parsing template __alert_HighTemp: template: "
+		     "__alert_HighTemp:1: function \"nosuch\" not defined>");
+	CHECK_STR_EQ(err.msg,
+		     "error parsing template __alert_HighTemp: template: __alert_HighTemp:1: function "
+		     "\"nosuch\" not defined");
 	gw_buf_release(&out);
 }
 
@@ -159,8 +161,10 @@ static void test_plain_name_and_context_cut(void)
 	gw_buf_init(&out, 4096);
 	gw_buf_puts(&out, "kept:");
 	CHECK_INT_EQ(gw_tmpl_exec(t, &c.d, &out, &err), GW_EINVAL);
-	CHECK_STR_EQ(err.msg, "template: ann:2:5: executing \"ann\" at <humanize \"a long string argument\">: error calling "
-			      "humanize: strconv.ParseFloat: parsing \"a long string argument\": invalid syntax");
+	CHECK_STR_EQ(
+	    err.msg,
+	    "template: ann:2:5: executing \"ann\" at <humanize \"a long string argument\">: error calling "
+	    "humanize: strconv.ParseFloat: parsing \"a long string argument\": invalid syntax");
 	/* output of a failed execution is taken back */
 	CHECK_STR_EQ(out.data, "kept:");
 	gw_buf_release(&out);
@@ -177,15 +181,17 @@ static void test_external_url_and_query_absent(void)
 	struct gw_buf out;
 	gw_buf_init(&out, 4096);
 	struct gw_err err = {0};
-	CHECK_INT_EQ(gw_tmpl_expand_alert("U", "{{ externalURL }}|{{ pathPrefix }}|{{ $externalURL }}", &c.d, &out,
-					  &err),
+	CHECK_INT_EQ(gw_tmpl_expand_alert("U", "{{ externalURL }}|{{ pathPrefix }}|{{ $externalURL }}", &c.d,
+					  &out, &err),
 		     0);
-	CHECK_STR_EQ(out.data, "https://prom.example.com/sub/path|/sub/path|https://prom.example.com/sub/path");
+	CHECK_STR_EQ(out.data,
+		     "https://prom.example.com/sub/path|/sub/path|https://prom.example.com/sub/path");
 	gw_buf_reset(&out);
 	CHECK(gw_tmpl_expand_alert("U", "{{ query \"up\" }}", &c.d, &out, &err) != 0);
-	CHECK_STR_EQ(out.data, "<error expanding template: error executing template __alert_U: template: "
-			       "__alert_U:1:115: executing \"__alert_U\" at <query \"up\">: error calling query: "
-			       "query not available>");
+	CHECK_STR_EQ(out.data,
+		     "<error expanding template: error executing template __alert_U: template: "
+		     "__alert_U:1:115: executing \"__alert_U\" at <query \"up\">: error calling query: "
+		     "query not available>");
 	gw_buf_release(&out);
 }
 
@@ -198,8 +204,8 @@ static void test_external_labels(void)
 	struct gw_buf out;
 	gw_buf_init(&out, 4096);
 	struct gw_err err = {0};
-	CHECK_INT_EQ(gw_tmpl_expand_alert("E", "{{ $externalLabels.cluster }} {{ .ExternalLabels }}", &c.d, &out,
-					  &err),
+	CHECK_INT_EQ(gw_tmpl_expand_alert("E", "{{ $externalLabels.cluster }} {{ .ExternalLabels }}", &c.d,
+					  &out, &err),
 		     0);
 	CHECK_STR_EQ(out.data, "eu1 map[cluster:eu1 replica:a]");
 	gw_buf_release(&out);
@@ -210,11 +216,13 @@ static void test_exec_is_cheap(void)
 {
 	struct gw_tmpl *t = NULL;
 	struct gw_err err = {0};
-	CHECK_INT_EQ(gw_tmpl_parse("__alert_GpuHot",
-				   "{{$labels := .Labels}}{{$value := .Value}}GPU {{ $labels.gpu }} on "
-				   "{{ $labels.instance }} is at {{ $value | humanize }}°C ({{ printf \"%.1f\" $value }})",
-				   &t, &err),
-		     0);
+	CHECK_INT_EQ(
+	    gw_tmpl_parse(
+		"__alert_GpuHot",
+		"{{$labels := .Labels}}{{$value := .Value}}GPU {{ $labels.gpu }} on "
+		"{{ $labels.instance }} is at {{ $value | humanize }}°C ({{ printf \"%.1f\" $value }})",
+		&t, &err),
+	    0);
 	if (!t)
 		return;
 	struct case_data c;

@@ -296,8 +296,8 @@ static int eval_command(struct texec *x, const struct tv *dot, const struct tnod
 	case TN_CHAIN: {
 		x->at = w;
 		struct tv recv;
+		/* Go leaves the error location where the operand's evaluation left it */
 		TRY(eval_arg(x, dot, 0, w->sub, &recv));
-		x->at = w;
 		return eval_field_chain(x, recv, w, 0, has_args, out);
 	}
 	case TN_IDENT:
@@ -431,7 +431,6 @@ static int eval_arg(struct texec *x, const struct tv *dot, char type, const stru
 	case TN_CHAIN: {
 		struct tv recv;
 		TRY(eval_arg(x, dot, 0, n->sub, &recv));
-		x->at = n;
 		TRY(eval_field_chain(x, recv, n, 0, false, out));
 		return validate(x, type, out);
 	}

@@ -467,6 +467,24 @@ static void fmt_arg(struct gw_buf *b, const struct spec *sp, const struct tv *v)
 			bad_verb(b, sp, v);
 		}
 		return;
+	case TV_LABELS:
+		if (c == 'v' || c == 's') {
+			fmt_v(b, sp, v, 0);
+			return;
+		}
+		/* fmt applies the verb to each key and value */
+		gw_buf_puts(b, "map[");
+		for (size_t i = 0; i < v->l.n; i++) {
+			struct tv k = tv_str(v->l.p[i].name, strlen(v->l.p[i].name));
+			struct tv e = tv_str(v->l.p[i].value, strlen(v->l.p[i].value));
+			if (i)
+				gw_buf_putc(b, ' ');
+			fmt_arg(b, sp, &k);
+			gw_buf_putc(b, ':');
+			fmt_arg(b, sp, &e);
+		}
+		gw_buf_putc(b, ']');
+		return;
 	case TV_NIL:
 	case TV_INVALID:
 		if (c == 'v' || c == 's')

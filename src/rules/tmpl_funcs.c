@@ -229,7 +229,7 @@ static int uncomparable(struct tcall *c, const struct tv *v)
 	struct gw_buf b;
 	gw_buf_init(&b, 4096);
 	gw_tmpl__print_value(&b, v);
-	fail(c, "uncomparable type %s: %s", gw_tmpl__type_name(v), b.data ? b.data : "");
+	fail(c, "non-comparable type %s: %s", b.data ? b.data : "", gw_tmpl__type_name(v));
 	gw_buf_release(&b);
 	return -1;
 }
@@ -473,10 +473,19 @@ static int fn_js(struct tcall *c)
 			gw_buf_puts(&b, "\\u003D");
 			break;
 		default:
-			if (ch < ' ')
+			if (ch < ' ') {
 				gw_buf_printf(&b, "\\u%04X", ch);
-			else
+			} else if (ch >= 0x80) {
+				size_t w;
+				uint32_t r = gw_tmpl__rune(in.data + i, in.len - i, &w);
+				if (gw_tmpl__rune_printable(r))
+					gw_buf_append(&b, in.data + i, w);
+				else
+					gw_buf_printf(&b, "\\u%04X", r);
+				i += w - 1;
+			} else {
 				gw_buf_putc(&b, (char)ch);
+			}
 			break;
 		}
 	}

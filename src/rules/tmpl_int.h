@@ -26,6 +26,7 @@ enum tnode_kind {
 	TN_WITH,
 	TN_BREAK,
 	TN_CONTINUE,
+	TN_TEMPLATE, /* {{template "s" pipe}}: no template is ever defined */
 	TN_PIPE,
 	TN_COMMAND,
 	/* operands */
@@ -143,6 +144,9 @@ int gw_tmpl__print_value(struct gw_buf *b, const struct tv *v);
 /* Go's %.4g (with NaN, +Inf, -Inf) and strconv.Quote. */
 void gw_tmpl__fmt_g4(struct gw_buf *b, double v);
 void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n);
+/* The UTF-8 rune at s (U+FFFD, width 1, where invalid) and unicode.IsPrint. */
+uint32_t gw_tmpl__rune(const char *s, size_t n, size_t *width);
+bool gw_tmpl__rune_printable(uint32_t r);
 
 /* A call of a template function. */
 struct tcall {

@@ -164,6 +164,40 @@ int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, 
 	return 0;
 }
 
+uint32_t gw_tmpl__rune(const char *s, size_t n, size_t *width)
+{
+	unsigned char c = (unsigned char)s[0];
+	int len = c < 0x80 ? 1 : c >= 0xf8 ? 0 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+	*width = 1;
+	if (len == 1)
+		return c;
+	if (len == 0 || (size_t)len > n)
+		return 0xfffd;
+	uint32_t r = c & (0x7f >> len);
+	for (int k = 1; k < len; k++) {
+		unsigned char cc = (unsigned char)s[k];
+		if ((cc & 0xc0) != 0x80)
+			return 0xfffd;
+		r = r << 6 | (cc & 0x3f);
+	}
+	if ((len == 2 && r < 0x80) || (len == 3 && r < 0x800) || (len == 4 && r < 0x10000) || r > 0x10ffff ||
+	    (r >= 0xd800 && r < 0xe000))
+		return 0xfffd;
+	*width = (size_t)len;
+	return r;
+}
+
+/* unicode.IsPrint for the runes annotations meet: controls, format
+ * characters, separators other than space and private use are not. */
+bool gw_tmpl__rune_printable(uint32_t r)
+{
+	if (r < 0x80)
+		return r >= 0x20 && r < 0x7f;
+	return r >= 0xa0 && r != 0xad && !(r >= 0x2000 && r <= 0x200f) && !(r >= 0x2028 && r <= 0x202f) &&
+	       !(r >= 0x205f && r <= 0x206f) && r != 0x3000 && r != 0xfeff && !(r >= 0xe000 && r <= 0xf8ff) &&
+	       !(r >= 0xfff9 && r <= 0xfffb) && r != 0x1680 && r != 0x180e;
+}
+
 void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
 {
 	gw_buf_putc(b, '"');
@@ -227,9 +261,7 @@ void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		bool print = r >= 0xa0 && r != 0xad && r != 0x2028 && r != 0x2029 && r != 0xfeff &&
-			     !(r >= 0xe000 && r <= 0xf8ff) && !(r >= 0xfff9 && r <= 0xfffb);
-		if (print)
+		if (gw_tmpl__rune_printable(r))
 			gw_buf_append(b, s + i, (size_t)len);
 		else if (r < 0x10000)
 			gw_buf_printf(b, "\\u%04x", r);

@@ -87,6 +87,15 @@ void gw_tmpl__node_str(struct gw_buf *b, const struct tnode *n)
 		gw_tmpl__node_str(b, n->pipe);
 		gw_buf_puts(b, "}}");
 		break;
+	case TN_TEMPLATE:
+		gw_buf_puts(b, "{{template ");
+		gw_tmpl__quote(b, n->s, n->n);
+		if (n->pipe) {
+			gw_buf_putc(b, ' ');
+			gw_tmpl__node_str(b, n->pipe);
+		}
+		gw_buf_puts(b, "}}");
+		break;
 	default:
 		break;
 	}

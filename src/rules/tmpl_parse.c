@@ -488,8 +488,25 @@ static struct tnode *action(struct parser *p)
 		return control(p, TN_RANGE, "range");
 	case TT_WITH:
 		return control(p, TN_WITH, "with");
+	case TT_TEMPLATE: {
+		const struct ttoken *name = next_nonspace(p);
+		if (name->typ != TT_STRING && name->typ != TT_RAWSTRING)
+			return unexpected(p, name, "template clause");
+		backup_to(p, name);
+		struct tnode *s = term(p);
+		FAIL_IF(p);
+		n = new_node(p, TN_TEMPLATE, name->pos);
+		FAIL_IF(p);
+		n->s = s->s;
+		n->n = s->n;
+		if (next_nonspace(p)->typ != TT_RIGHT) {
+			p->i--;
+			n->pipe = pipeline(p, "template clause", TT_RIGHT);
+			FAIL_IF(p);
+		}
+		return n;
+	}
 	case TT_DEFINE:
-	case TT_TEMPLATE:
 	case TT_BLOCK:
 		return fail(p, "unexpected <%.*s> in command: named templates are not supported", (int)t->len,
 			    p->t->text + t->pos);

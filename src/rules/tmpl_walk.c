@@ -138,6 +138,15 @@ static int walk(struct texec *x, const struct tv *dot, const struct tnode *n)
 	}
 	case TN_RANGE:
 		return walk_range(x, dot, n);
+	case TN_TEMPLATE: {
+		x->at = n;
+		struct gw_buf q;
+		gw_buf_init(&q, 4096);
+		gw_tmpl__quote(&q, n->s, n->n);
+		int rc = gw_tmpl__xerr(x, GW_EINVAL, "template %s not defined", q.data);
+		gw_buf_release(&q);
+		return rc;
+	}
 	case TN_BREAK:
 		return X_BREAK;
 	case TN_CONTINUE:

@@ -129,9 +129,6 @@ static size_t lex_number_len(const char *s, size_t i)
 		while (s[j] >= '0' && s[j] <= '9')
 			j++;
 	}
-	/* Go rejects a number running into letters ("3x"). */
-	while (is_alnum((unsigned char)s[j]))
-		j++;
 	return j - i;
 }
 
@@ -207,6 +204,17 @@ static int lex_action(struct tlex *l, size_t *ip)
 		} else if (c == '.' || c == '+' || c == '-' || (c >= '0' && c <= '9')) {
 			j = i + lex_number_len(s, i);
 			typ = TT_NUMBER;
+			if (is_alnum((unsigned char)s[j])) {
+				/* Go's lexer refuses a number running into a letter, quoting one more
+				 * character */
+				j++;
+				while (((unsigned char)s[j] & 0xc0) == 0x80)
+					j++;
+				char msg[96];
+				snprintf(msg, sizeof(msg), "bad number syntax: \"%.*s\"",
+					 (int)(j - i > 60 ? 60 : j - i), s + i);
+				return lex_error(l, i, l->line, msg);
+			}
 		} else if (is_alnum((unsigned char)c)) {
 			while (is_alnum((unsigned char)s[j]))
 				j++;

@@ -152,7 +152,7 @@ int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, 
 	}
 	double fv = strtod(clean, &end);
 	if (*end != 0 || k == 0 || (hex && !floaty && errno == 0))
-		return number_error(msg, cap, "bad number syntax", s, len);
+		return number_error(msg, cap, "illegal number syntax", s, len);
 	if (!floaty)
 		return number_error(msg, cap, "integer overflow", s, len);
 	n->is_float = true;

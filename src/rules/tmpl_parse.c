@@ -257,11 +257,14 @@ static struct tnode *operand(struct parser *p)
 	if (!n || peek(p)->typ != TT_FIELD)
 		return n;
 	if (n->k == TN_BOOL || n->k == TN_STRING || n->k == TN_NUMBER || n->k == TN_NIL || n->k == TN_DOT) {
-		struct gw_buf b;
+		struct gw_buf b, q;
 		gw_buf_init(&b, 1024);
+		gw_buf_init(&q, 4096);
 		gw_tmpl__node_str(&b, n);
-		fail(p, "unexpected . after term \"%s\"", b.data ? b.data : "");
+		gw_tmpl__quote(&q, b.data ? b.data : "", b.len);
+		fail(p, "unexpected . after term %s", q.data);
 		gw_buf_release(&b);
+		gw_buf_release(&q);
 		return NULL;
 	}
 	struct tnode *c = n;

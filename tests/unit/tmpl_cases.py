@@ -202,6 +202,7 @@ RENDER += [
  ('{{ eq 1 }}', '1'),
  ('{{ print .Labels.gpu.x }}', '1'),
  ('{{ (1).x }}', '1'),
+ ('{{ $x = 1 }}', '1'),
 ]
 
 PARSE_ERRORS = [
@@ -231,3 +232,39 @@ PARSE_ERRORS = [
  '{{ a very long name that is not a function }}',
  '{{ "a" "very long string literal here" ) }}',
 ]
+
+PARSE_ERRORS += [
+ '{{ if 1 }}{{ else if }}{{ end }}',
+ '{{ range }}{{ end }}',
+ '{{ if 1 }}{{ end x }}',
+ '{{ if 1 }}{{ else foo }}{{ end }}',
+ "{{ 'ab' }}",
+ '{{ 1e }}',
+ '{{ "x".y }}',
+ '{{ $x, $y := 1 }}',
+ '{{ /* c */ }}',
+ '{{- /* c */x }}',
+ '{{ # }}',
+ '{{ é }}',
+ 'a\nb\n{{ foo\n',
+ '{{ if 1 }}\n{{ range . }}\n{{ end }}\n',
+ '{{ printf "%d" (1 }}',
+ '{{ with $x := 1 }}{{ end }}{{ $x }}',
+ '{{ range $i, $e := . }}{{ end }}{{ $e }}',
+ '{{ break 1 }}',
+ '{{ range . }}{{ continue x }}{{ end }}',
+ '{{ 99999999999999999999 }}',
+ '{{ 0x }}',
+ '{{ .Labels.gpu | 1 }}',
+ '{{ "a" | "b" }}',
+ '{{ template }}',
+ '{{ template x }}',
+ '{{ : }}',
+ '{{ = }}',
+ '{{ with }}',
+ '{{ .a.b. }}',
+ '{{ $ }}{{ $.Labels }}{{ $1 }}',
+ '{{{ 1 }}',
+ '}} {{ 1 }}} {{',
+]
+

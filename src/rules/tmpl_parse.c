@@ -19,9 +19,15 @@ struct parser {
 	const char **vars; /* declared variables, innermost last */
 	size_t nvars, capvars;
 	int range_depth;
+	int depth; /* nested parentheses and control structures */
 	int rc;
 	struct gw_err *err;
 };
+
+/* Go stops at 10,000 nested parentheses ("max expression depth
+ * exceeded"); a C stack, sanitizers included, is safe at 1,000, which no
+ * real template comes near. */
+#define MAX_DEPTH 1000
 
 #define FAIL_IF(p)                                                                                           \
 	do {                                                                                                 \
@@ -223,7 +229,12 @@ static struct tnode *term(struct parser *p)
 	case TT_NUMBER:
 		return number(p, t);
 	case TT_LPAREN:
-		return pipeline(p, "parenthesized pipeline", TT_RPAREN);
+		if (p->depth >= MAX_DEPTH)
+			return fail(p, "max expression depth exceeded");
+		p->depth++;
+		n = pipeline(p, "parenthesized pipeline", TT_RPAREN);
+		p->depth--;
+		return n;
 	case TT_STRING:
 	case TT_RAWSTRING: {
 		n = new_node(p, TN_STRING, t->pos);
@@ -407,6 +418,9 @@ static struct tnode *if_control(struct parser *p);
 static struct tnode *control(struct parser *p, enum tnode_kind k, const char *context)
 {
 	size_t mark = p->nvars;
+	if (p->depth >= MAX_DEPTH)
+		return fail(p, "max expression depth exceeded");
+	p->depth++;
 	struct tnode *n = new_node(p, k, 0);
 	FAIL_IF(p);
 	n->pipe = pipeline(p, context, TT_RIGHT);
@@ -436,6 +450,7 @@ static struct tnode *control(struct parser *p, enum tnode_kind k, const char *co
 		}
 	}
 	p->nvars = mark;
+	p->depth--;
 	return n;
 }
 

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <pcre2.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,7 +265,8 @@ static int fn_humanize_duration(struct tcall *c)
 			sign = "-";
 			v = -v;
 		}
-		int64_t t = (int64_t)v;
+		/* Go's conversion of a float beyond int64 yields its minimum on amd64 */
+		int64_t t = v < 9223372036854775808.0 ? (int64_t)v : INT64_MIN;
 		int64_t sec = t % 60, min = t / 60 % 60, hours = t / 3600 % 24, days = t / 86400;
 		struct gw_buf b;
 		gw_buf_init(&b, 256);

@@ -373,6 +373,8 @@ static const struct render_case render_cases[] = {
 	 "<error expanding template: error executing template __alert_A184: template: __alert_A184:1:116: executing \"__alert_A184\" at <1>: can't evaluate field x in type int>"},
 	{"{{ $x = 1 }}", "1",
 	 "<error expanding template: error executing template __alert_A185: template: __alert_A185:1:120: executing \"__alert_A185\" at <1>: undefined variable: $x>"},
+	{"{{ humanizeDuration 1e19 }}|{{ humanizeDuration -1e19 }}|{{ humanizeDuration 9.2e18 }}", "1",
+	 "-106751991167300d -15h -30m -8s|--106751991167300d -15h -30m -8s|106481481481481d 11h 33m 20s"},
 };
 
 static const struct parse_case parse_cases[] = {

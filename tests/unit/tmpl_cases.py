@@ -203,6 +203,7 @@ RENDER += [
  ('{{ print .Labels.gpu.x }}', '1'),
  ('{{ (1).x }}', '1'),
  ('{{ $x = 1 }}', '1'),
+ ('{{ humanizeDuration 1e19 }}|{{ humanizeDuration -1e19 }}|{{ humanizeDuration 9.2e18 }}', '1'),
 ]
 
 PARSE_ERRORS = [

@@ -185,6 +185,7 @@ struct texec {
 	struct tvar *vars;
 	size_t nvars, capvars;
 	const struct tnode *at; /* where an error is reported */
+	struct gw_buf scratch;	/* one action's printed value */
 	struct gw_err *err;
 };
 

@@ -114,8 +114,10 @@ static int walk(struct texec *x, const struct tv *dot, const struct tnode *n)
 		struct tv v;
 		TRY(gw_tmpl__eval_pipeline(x, dot, n->pipe, &v));
 		if (n->pipe->ndecl == 0) {
-			gw_tmpl__print_value(x->out, &v);
-			if (x->out->limit && x->out->len >= x->out->limit)
+			/* printed aside first, so that a full output buffer is an error, not a cut */
+			gw_buf_reset(&x->scratch);
+			gw_tmpl__print_value(&x->scratch, &v);
+			if (x->scratch.len && gw_buf_append(x->out, x->scratch.data, x->scratch.len))
 				return gw_err_set(x->err, GW_EOVERFLOW, "template output too large");
 		}
 		return 0;
@@ -164,12 +166,14 @@ int gw_tmpl_exec(const struct gw_tmpl *t, const struct gw_tmpl_data *d, struct g
 	struct gw_arena a;
 	gw_arena_init(&a, (size_t)64 << 20);
 	struct texec x = {.t = t, .d = d, .out = out, .a = &a, .err = err};
+	gw_buf_init(&x.scratch, (size_t)64 << 20);
 	struct tv data = {.k = TV_DATA, .d = d};
 	size_t start = out->len;
 	int rc = gw_tmpl__push_var(&x, "$", &data);
 	if (!rc)
 		rc = walk_list(&x, &data, t->root);
 	gw_arena_release(&a);
+	gw_buf_release(&x.scratch);
 	if (rc > 0)
 		rc = 0;
 	if (rc) {

@@ -213,6 +213,26 @@ static void test_external_labels(void)
 	gw_buf_release(&out);
 }
 
+/* A full output buffer fails the expansion instead of cutting it short. */
+static void test_output_limit(void)
+{
+	struct gw_tmpl *t = NULL;
+	struct gw_err err = {0};
+	CHECK_INT_EQ(gw_tmpl_parse("lim", "abc{{ $.Labels }}", &t, &err), 0);
+	struct case_data c;
+	case_data_init(&c, 0, 1);
+	struct gw_buf out;
+	gw_buf_init(&out, 16);
+	CHECK_INT_EQ(gw_tmpl_exec(t, &c.d, &out, &err), GW_EOVERFLOW);
+	CHECK_INT_EQ(out.len, 0);
+	gw_buf_release(&out);
+	gw_buf_init(&out, 1024);
+	CHECK_INT_EQ(gw_tmpl_exec(t, &c.d, &out, &err), 0);
+	CHECK_STR_EQ(out.data, "abcmap[__name__:m case:0 gpu:0 instance:h1:9400 job:dcgm]");
+	gw_buf_release(&out);
+	gw_tmpl_free(t);
+}
+
 /* A parsed template runs many times without parsing again: microseconds each. */
 static void test_exec_is_cheap(void)
 {
@@ -256,6 +276,7 @@ int main(void)
 	RUN(test_plain_name_and_context_cut);
 	RUN(test_external_url_and_query_absent);
 	RUN(test_external_labels);
+	RUN(test_output_limit);
 	RUN(test_exec_is_cheap);
 	return harness_done();
 }

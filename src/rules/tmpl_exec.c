@@ -26,7 +26,7 @@ int gw_tmpl__xerr(struct texec *x, int code, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (!x->at)
-		return gw_err_set(x->err, code, "template: %s: %s", x->t->name, msg);
+		return gw_err_set(x->err, code, "template: %s: %s", x->name, msg);
 	const char *text = x->t->text;
 	size_t pos = x->at->pos, col = pos;
 	int line = 1;
@@ -39,7 +39,7 @@ int gw_tmpl__xerr(struct texec *x, int code, const char *fmt, ...)
 	gw_buf_init(&ctx, 4096);
 	gw_tmpl__node_str(&ctx, x->at);
 	int rc = gw_err_set(x->err, code, "template: %s:%d:%zu: executing \"%s\" at <%s>: %s", x->t->name,
-			    line, col, x->t->name, ctx.data ? ctx.data : "", msg);
+			    line, col, x->name, ctx.data ? ctx.data : "", msg);
 	gw_buf_release(&ctx);
 	return rc;
 }
@@ -91,9 +91,10 @@ static int eval_field(struct texec *x, const char *name, bool has_args, const st
 {
 	switch (recv->k) {
 	case TV_INVALID:
-	case TV_NIL:
 		*out = invalid;
 		return 0;
+	case TV_NIL:
+		return gw_tmpl__xerr(x, GW_EINVAL, "nil pointer evaluating interface {}.%s", name);
 	case TV_DATA:
 		if (has_args && (!strcmp(name, "Labels") || !strcmp(name, "ExternalLabels") ||
 				 !strcmp(name, "ExternalURL") || !strcmp(name, "Value")))
@@ -127,12 +128,13 @@ static int eval_field(struct texec *x, const char *name, bool has_args, const st
 	case TV_ARGS: {
 		if (has_args)
 			return gw_tmpl__xerr(x, GW_EINVAL, "%s is not a method but has arguments", name);
-		*out = invalid;
+		/* a missing key is the zero interface{}: nil, until a pipeline's end makes it no value */
+		*out = (struct tv){.k = TV_NIL};
 		for (size_t i = 0; i < recv->a.n; i++) {
 			char key[24];
 			snprintf(key, sizeof(key), "arg%zu", i);
 			if (!strcmp(key, name))
-				*out = recv->a.p[i].k == TV_NIL ? invalid : recv->a.p[i];
+				*out = recv->a.p[i];
 		}
 		return 0;
 	}
@@ -366,9 +368,7 @@ static int validate(struct texec *x, char type, struct tv *v)
 		if (v->k == TV_INVALID)
 			v->k = TV_NIL;
 		return 0;
-	case 'V':
-		if (v->k == TV_INVALID)
-			return gw_tmpl__xerr(x, GW_EINVAL, "invalid value; expected reflect.Value");
+	case 'V': /* a builtin's reflect.Value takes no value as it is */
 		return 0;
 	case 's':
 		if (v->k == TV_STRING)

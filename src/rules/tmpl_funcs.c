@@ -98,6 +98,10 @@ static int fn_len(struct tcall *c)
 		return fail(c, "len of type template.sample");
 	case TV_TIME:
 		return fail(c, "len of type time.Time");
+	case TV_INVALID:
+		return fail(c, "reflect: call of reflect.Value.Type on zero Value");
+	case TV_NIL:
+		return fail(c, "len of nil pointer");
 	default:
 		return fail(c, "len of type %s", gw_tmpl__type_name(v));
 	}

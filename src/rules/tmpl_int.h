@@ -26,7 +26,7 @@ enum tnode_kind {
 	TN_WITH,
 	TN_BREAK,
 	TN_CONTINUE,
-	TN_TEMPLATE, /* {{template "s" pipe}}: no template is ever defined */
+	TN_TEMPLATE, /* {{template "s" pipe}} */
 	TN_PIPE,
 	TN_COMMAND,
 	/* operands */
@@ -62,11 +62,20 @@ struct tnode {
 	double fval;
 };
 
+/* A template named by {{define}} or {{block}}. */
+struct tdef {
+	const char *name;
+	size_t n;
+	struct tnode *root;
+};
+
 struct gw_tmpl {
 	struct gw_arena arena;
 	char *name;
 	char *text;
 	struct tnode *root;
+	struct tdef *defs;
+	size_t ndefs, capdefs;
 };
 
 int gw_tmpl__parse_tree(struct gw_tmpl *t, struct gw_err *err);
@@ -134,6 +143,24 @@ static inline struct tv tv_str(const char *p, size_t n)
 	return v;
 }
 
+/* One fmt verb with its flags (Go's fmt.fmtFlags); width, prec -1: none. */
+struct tspec {
+	bool minus, plus, sharp, space, zero;
+	bool plusv, sharpv; /* %+v, %#v */
+	int width, prec;
+	char verb;
+};
+
+void gw_tmpl__pad(struct gw_buf *b, const struct tspec *sp, const char *s, size_t n, bool zero_ok);
+void gw_tmpl__fmt_int(struct gw_buf *b, const struct tspec *sp, int64_t v);
+void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v);
+void gw_tmpl__fmt_labels(struct gw_buf *b, const struct gw_labels *l);
+void gw_tmpl__fmt_args(struct gw_buf *b, const struct tv *v, int depth);
+void gw_tmpl__fmt_sample(struct gw_buf *b, const struct tsample *s, int depth);
+void gw_tmpl__fmt_time(struct gw_buf *b, int64_t ns);
+/* %v (and %s where it prints the same) of v, depth 0 at the top. */
+void gw_tmpl__fmt_v(struct gw_buf *b, const struct tspec *sp, const struct tv *v, int depth);
+
 /* Go's type name of v ("string", "map[string]string", ...). */
 const char *gw_tmpl__type_name(const struct tv *v);
 /* fmt.Sprint / Sprintln / Sprintf of values, appended to b. */
@@ -185,6 +212,8 @@ struct texec {
 	struct tvar *vars;
 	size_t nvars, capvars;
 	const struct tnode *at; /* where an error is reported */
+	const char *name;	/* the template executing: the main one or a {{define}}d one */
+	int depth;		/* nested {{template}} invocations */
 	struct gw_buf scratch;	/* one action's printed value */
 	struct gw_err *err;
 };

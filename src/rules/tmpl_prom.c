@@ -141,6 +141,36 @@ static int fn_sort_by_label(struct tcall *c)
 	return 0;
 }
 
+/* strconv's underscoreOK: each underscore between digits (or after a base prefix). */
+static bool underscores_ok(const char *s, size_t n)
+{
+	char saw = '^';
+	size_t i = 0;
+	if (n && (s[0] == '-' || s[0] == '+'))
+		s++, n--;
+	bool hex = false;
+	if (n >= 2 && s[0] == '0' && strchr("bBoOxX", s[1])) {
+		i = 2;
+		saw = '0';
+		hex = s[1] == 'x' || s[1] == 'X';
+	}
+	for (; i < n; i++) {
+		char c = s[i];
+		if ((c >= '0' && c <= '9') || (hex && strchr("abcdefABCDEF", c))) {
+			saw = '0';
+		} else if (c == '_') {
+			if (saw != '0')
+				return false;
+			saw = '_';
+		} else {
+			if (saw == '_')
+				return false;
+			saw = '!';
+		}
+	}
+	return saw != '_';
+}
+
 /* strconv.ParseFloat's grammar: no spaces, Inf/NaN spelled Go's ways. */
 static int parse_float(struct tcall *c, const char *s, size_t n, double *out)
 {
@@ -153,8 +183,16 @@ static int parse_float(struct tcall *c, const char *s, size_t n, double *out)
 		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
 		goto out;
 	}
-	memcpy(buf, s, n);
-	buf[n] = 0;
+	/* Go takes underscores between digits and drops them */
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != '_')
+			buf[k++] = s[i];
+	buf[k] = 0;
+	if (k != n && !underscores_ok(s, n)) {
+		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
+		goto out;
+	}
 	const char *body = buf + (buf[0] == '+' || buf[0] == '-');
 	bool special = !strcasecmp(body, "inf") || !strcasecmp(body, "infinity") || !strcasecmp(body, "nan");
 	if (!special && (strpbrk(body, "nNiI") ||

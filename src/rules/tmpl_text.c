@@ -191,8 +191,25 @@ int gw_tmpl__fn_re_replace_all(struct tcall *c)
 	return ret_buf(c, &b);
 }
 
+/* The digraphs (DŽ, LJ, NJ, DZ) have an upper, a title and a lower form. */
+static uint32_t digraph(uint32_t r, int form)
+{
+	static const uint32_t first[] = {0x1c4, 0x1c7, 0x1ca, 0x1f1};
+	for (size_t i = 0; i < 4; i++)
+		if (r >= first[i] && r < first[i] + 3)
+			return first[i] + (uint32_t)form;
+	return 0;
+}
+
 static uint32_t map_case(uint32_t r, bool upper)
 {
+	uint32_t d = digraph(r, upper ? 0 : 2);
+	if (d)
+		return d;
+	if (r == 0x130 && !upper)
+		return 'i';
+	if (r == 0x131 && upper)
+		return 'I';
 	if (upper) {
 		if (r >= 'a' && r <= 'z')
 			return r - 32;
@@ -301,7 +318,7 @@ static int map_string(struct tcall *c, enum casing how)
 		uint32_t r = next_rune(s, n, &i);
 		uint32_t m = r;
 		if (how == C_TITLE)
-			m = separator(prev) ? map_case(r, true) : r;
+			m = !separator(prev) ? r : digraph(r, 1) ? digraph(r, 1) : map_case(r, true);
 		else
 			m = map_case(r, how == C_UPPER);
 		prev = r;

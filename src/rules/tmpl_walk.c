@@ -102,6 +102,49 @@ static int walk_range(struct texec *x, const struct tv *dot, const struct tnode 
 	return 0;
 }
 
+/* Go stops at 100,000 nested invocations; C's stack at far fewer. */
+#define MAX_EXEC_DEPTH 1000
+
+/* {{template}}: the named template with the pipeline's value as dot and $,
+ * and none of the caller's variables. */
+static int walk_template(struct texec *x, const struct tv *dot, const struct tnode *n)
+{
+	x->at = n;
+	const struct tdef *def = NULL;
+	for (size_t i = 0; i < x->t->ndefs; i++)
+		if (x->t->defs[i].n == n->n && memcmp(x->t->defs[i].name, n->s, n->n) == 0)
+			def = &x->t->defs[i];
+	if (!def) {
+		struct gw_buf q;
+		gw_buf_init(&q, 4096);
+		gw_tmpl__quote(&q, n->s, n->n);
+		int rc = gw_tmpl__xerr(x, GW_EINVAL, "template %s not defined", q.data);
+		gw_buf_release(&q);
+		return rc;
+	}
+	if (x->depth >= MAX_EXEC_DEPTH)
+		return gw_tmpl__xerr(x, GW_EINVAL, "exceeded maximum template depth (%d)", MAX_EXEC_DEPTH);
+	struct tv v = {.k = TV_INVALID};
+	if (n->pipe)
+		TRY(gw_tmpl__eval_pipeline(x, dot, n->pipe, &v));
+	struct tvar *vars = x->vars;
+	size_t nvars = x->nvars, capvars = x->capvars;
+	const char *name = x->name;
+	x->vars = NULL;
+	x->nvars = x->capvars = 0;
+	x->name = def->name;
+	x->depth++;
+	int rc = gw_tmpl__push_var(x, "$", &v);
+	if (!rc)
+		rc = walk_list(x, &v, def->root);
+	x->depth--;
+	x->vars = vars;
+	x->nvars = nvars;
+	x->capvars = capvars;
+	x->name = name;
+	return rc;
+}
+
 static int walk(struct texec *x, const struct tv *dot, const struct tnode *n)
 {
 	switch (n->k) {
@@ -140,15 +183,8 @@ static int walk(struct texec *x, const struct tv *dot, const struct tnode *n)
 	}
 	case TN_RANGE:
 		return walk_range(x, dot, n);
-	case TN_TEMPLATE: {
-		x->at = n;
-		struct gw_buf q;
-		gw_buf_init(&q, 4096);
-		gw_tmpl__quote(&q, n->s, n->n);
-		int rc = gw_tmpl__xerr(x, GW_EINVAL, "template %s not defined", q.data);
-		gw_buf_release(&q);
-		return rc;
-	}
+	case TN_TEMPLATE:
+		return walk_template(x, dot, n);
 	case TN_BREAK:
 		return X_BREAK;
 	case TN_CONTINUE:
@@ -165,7 +201,7 @@ int gw_tmpl_exec(const struct gw_tmpl *t, const struct gw_tmpl_data *d, struct g
 {
 	struct gw_arena a;
 	gw_arena_init(&a, (size_t)64 << 20);
-	struct texec x = {.t = t, .d = d, .out = out, .a = &a, .err = err};
+	struct texec x = {.t = t, .d = d, .out = out, .a = &a, .err = err, .name = t->name};
 	gw_buf_init(&x.scratch, (size_t)64 << 20);
 	struct tv data = {.k = TV_DATA, .d = d};
 	size_t start = out->len;

@@ -1,0 +1,372 @@
+/*
+ * tmpl_printf.c - Go's fmt.Sprintf for templates: flags, width and
+ * precision (also from arguments with '*'), explicit argument indexes
+ * ("%[2]d"), each value kind's verbs, %#v and %+v, and Go's complaints
+ * ("%!d(string=x)", "%!d(MISSING)", "%!(EXTRA int=1)", "%!v(BADINDEX)",
+ * "%!(BADWIDTH)", "%!(NOVERB)").
+ */
+#include "rules/tmpl_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv *v);
+
+static void bad_verb(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
+{
+	gw_buf_printf(b, "%%!%c(", sp->verb);
+	if (v->k == TV_NIL || v->k == TV_INVALID) {
+		gw_buf_puts(b, "<nil>");
+	} else {
+		gw_buf_printf(b, "%s=", gw_tmpl__type_name(v));
+		struct tspec s = *sp;
+		s.verb = 'v';
+		s.plusv = s.sharpv = false;
+		print_arg(b, &s, v);
+	}
+	gw_buf_putc(b, ')');
+}
+
+static void quoted(struct gw_buf *b, const struct tspec *sp, const char *s, size_t n)
+{
+	struct gw_buf t;
+	gw_buf_init(&t, (size_t)4 << 20);
+	gw_tmpl__quote(&t, s, n);
+	gw_tmpl__pad(b, sp, t.data, t.len, false);
+	gw_buf_release(&t);
+}
+
+static void print_string(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
+{
+	char c = sp->verb;
+	if ((c == 'v' && sp->sharpv) || c == 'q') {
+		quoted(b, sp, v->s.p, v->s.n);
+	} else if (c == 's' || c == 'v') {
+		gw_tmpl__fmt_v(b, sp, v, 0);
+	} else if (c == 'x' || c == 'X') {
+		struct gw_buf t;
+		gw_buf_init(&t, (size_t)8 << 20);
+		for (size_t i = 0; i < v->s.n; i++) {
+			if (i && sp->space)
+				gw_buf_putc(&t, ' ');
+			if (sp->sharp && (i == 0 || sp->space))
+				gw_buf_puts(&t, c == 'x' ? "0x" : "0X");
+			gw_buf_printf(&t, c == 'x' ? "%02x" : "%02X", (unsigned char)v->s.p[i]);
+		}
+		gw_tmpl__pad(b, sp, t.data ? t.data : "", t.len, false);
+		gw_buf_release(&t);
+	} else {
+		bad_verb(b, sp, v);
+	}
+}
+
+/* map[k:v ...] with the verb applied to keys and values, as fmt does. */
+static void print_labels(struct gw_buf *b, const struct tspec *sp, const struct gw_labels *l)
+{
+	struct tspec e = *sp;
+	if (sp->sharpv) {
+		gw_buf_puts(b, "map[string]string{");
+		for (size_t i = 0; i < l->n; i++) {
+			gw_buf_puts(b, i ? ", " : "");
+			gw_tmpl__quote(b, l->p[i].name, strlen(l->p[i].name));
+			gw_buf_putc(b, ':');
+			gw_tmpl__quote(b, l->p[i].value, strlen(l->p[i].value));
+		}
+		gw_buf_putc(b, '}');
+		return;
+	}
+	e.width = -1;
+	gw_buf_puts(b, "map[");
+	for (size_t i = 0; i < l->n; i++) {
+		struct tv k = tv_str(l->p[i].name, strlen(l->p[i].name));
+		struct tv v = tv_str(l->p[i].value, strlen(l->p[i].value));
+		gw_buf_puts(b, i ? " " : "");
+		print_arg(b, &e, &k);
+		gw_buf_putc(b, ':');
+		print_arg(b, &e, &v);
+	}
+	gw_buf_putc(b, ']');
+}
+
+static void print_float_field(struct gw_buf *b, const struct tspec *sp, double f)
+{
+	struct tv v = {.k = TV_FLOAT, .f = f};
+	print_arg(b, sp, &v);
+}
+
+/* The alert data struct and samples: fields in order, %+v names them. */
+static void print_struct(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
+{
+	struct tspec e = *sp;
+	e.width = -1;
+	if (v->k == TV_SAMPLE) {
+		if (!v->smp) {
+			gw_buf_puts(b, "<nil>");
+			return;
+		}
+		gw_buf_puts(b, sp->plusv ? "&{Labels:" : "&{");
+		print_labels(b, &e, &v->smp->labels);
+		gw_buf_puts(b, sp->plusv ? " Value:" : " ");
+		print_float_field(b, &e, v->smp->v);
+		gw_buf_putc(b, '}');
+		return;
+	}
+	const char *url = v->d->external_url ? v->d->external_url : "";
+	struct tv u = tv_str(url, strlen(url));
+	gw_buf_puts(b, sp->plusv ? "{Labels:" : "{");
+	print_labels(b, &e, &v->d->labels);
+	gw_buf_puts(b, sp->plusv ? " ExternalLabels:" : " ");
+	print_labels(b, &e, &v->d->external);
+	gw_buf_puts(b, sp->plusv ? " ExternalURL:" : " ");
+	print_arg(b, &e, &u);
+	gw_buf_puts(b, sp->plusv ? " Value:" : " ");
+	print_float_field(b, &e, v->d->value);
+	gw_buf_putc(b, '}');
+}
+
+/* fmt's printArg: the verb as the value's kind understands it. */
+static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
+{
+	char c = sp->verb;
+	if (c == 'T') {
+		const char *t = gw_tmpl__type_name(v);
+		gw_tmpl__pad(b, sp, t, strlen(t), false);
+		return;
+	}
+	switch (v->k) {
+	case TV_NIL:
+	case TV_INVALID:
+		if (c == 'v')
+			gw_tmpl__pad(b, sp, "<nil>", 5, false);
+		else
+			bad_verb(b, sp, v);
+		return;
+	case TV_BOOL:
+		if (c == 't' || c == 'v')
+			gw_tmpl__fmt_v(b, sp, v, 0);
+		else
+			bad_verb(b, sp, v);
+		return;
+	case TV_INT:
+	case TV_UINT8:
+		if (c == 'q') {
+			struct tspec rs = {.width = -1, .prec = -1, .verb = 'c'};
+			struct gw_buf t;
+			gw_buf_init(&t, 64);
+			gw_buf_putc(&t, '\'');
+			gw_tmpl__fmt_int(&t, &rs, v->i);
+			gw_buf_putc(&t, '\'');
+			gw_tmpl__pad(b, sp, t.data, t.len, false);
+			gw_buf_release(&t);
+		} else if (strchr("vdbcoOxXU", c)) {
+			gw_tmpl__fmt_int(b, sp, v->i);
+		} else {
+			bad_verb(b, sp, v);
+		}
+		return;
+	case TV_FLOAT:
+		if (strchr("vgGeEfFxX", c))
+			gw_tmpl__fmt_float(b, sp, v->f);
+		else
+			bad_verb(b, sp, v);
+		return;
+	case TV_STRING:
+	case TV_HTML:
+		print_string(b, sp, v);
+		return;
+	case TV_LABELS:
+		print_labels(b, sp, &v->l);
+		return;
+	case TV_DATA:
+	case TV_SAMPLE:
+		print_struct(b, sp, v);
+		return;
+	default:
+		gw_tmpl__fmt_v(b, sp, v, 0);
+		return;
+	}
+}
+
+/* Go's parsenum: a decimal below a million, or no number. */
+static bool parse_num(const char *f, size_t end, size_t *i, int *out)
+{
+	int v = 0;
+	bool any = false;
+	while (*i < end && f[*i] >= '0' && f[*i] <= '9') {
+		if (v > 1000000)
+			return false;
+		v = v * 10 + (f[(*i)++] - '0');
+		any = true;
+	}
+	*out = v;
+	return any;
+}
+
+struct pstate {
+	const char *f;
+	size_t n, i;
+	const struct tv *args;
+	size_t nargs, arg;
+	bool reordered, good;
+};
+
+/* An explicit argument index "[n]" at i; true when one was there. */
+static bool arg_number(struct pstate *p)
+{
+	if (p->i >= p->n || p->f[p->i] != '[')
+		return false;
+	p->reordered = true;
+	size_t close = p->i + 1;
+	while (close < p->n && p->f[close] != ']')
+		close++;
+	if (p->n - p->i < 3 || close >= p->n) {
+		p->i++;
+		p->good = false;
+		return false;
+	}
+	size_t j = p->i + 1;
+	int idx;
+	bool ok = parse_num(p->f, close, &j, &idx) && j == close;
+	p->i = close + 1;
+	if (ok && idx >= 1 && (size_t)idx <= p->nargs) {
+		p->arg = (size_t)idx - 1;
+		return true;
+	}
+	p->good = false;
+	return ok;
+}
+
+/* A width or precision from the next argument, which must be an int. */
+static bool int_arg(struct pstate *p, int *out)
+{
+	if (p->arg >= p->nargs)
+		return false;
+	const struct tv *v = &p->args[p->arg++];
+	if (v->k != TV_INT && v->k != TV_UINT8)
+		return false;
+	if (v->i > 1000000 || v->i < -1000000)
+		return false;
+	*out = (int)v->i;
+	return true;
+}
+
+/* Flags, width, precision and index of one verb; false at the end of the format. */
+static bool parse_spec(struct gw_buf *b, struct pstate *p, struct tspec *sp, bool *after)
+{
+	const char *f = p->f;
+	for (; p->i < p->n; p->i++) {
+		char c = f[p->i];
+		if (c == '#')
+			sp->sharp = true;
+		else if (c == '0')
+			sp->zero = !sp->minus;
+		else if (c == '+')
+			sp->plus = true;
+		else if (c == '-')
+			sp->minus = true, sp->zero = false;
+		else if (c == ' ')
+			sp->space = true;
+		else
+			break;
+	}
+	*after = arg_number(p);
+	if (p->i < p->n && f[p->i] == '*') {
+		p->i++;
+		if (!int_arg(p, &sp->width)) {
+			sp->width = -1;
+			gw_buf_puts(b, "%!(BADWIDTH)");
+		} else if (sp->width < 0) {
+			sp->width = -sp->width;
+			sp->minus = true;
+			sp->zero = false;
+		}
+		*after = false;
+	} else {
+		int w;
+		if (parse_num(f, p->n, &p->i, &w)) {
+			sp->width = w;
+			if (*after)
+				p->good = false;
+		}
+	}
+	if (p->i + 1 < p->n && f[p->i] == '.') {
+		p->i++;
+		if (*after)
+			p->good = false;
+		*after = arg_number(p);
+		if (p->i < p->n && f[p->i] == '*') {
+			p->i++;
+			if (!int_arg(p, &sp->prec) || sp->prec < 0) {
+				sp->prec = -1;
+				gw_buf_puts(b, "%!(BADPREC)");
+			}
+			*after = false;
+		} else if (!parse_num(f, p->n, &p->i, &sp->prec)) {
+			sp->prec = 0;
+		}
+	}
+	if (!*after)
+		*after = arg_number(p);
+	return p->i < p->n;
+}
+
+int gw_tmpl__sprintf(struct gw_buf *b, const char *f, size_t n, const struct tv *args, size_t nargs)
+{
+	struct pstate p = {.f = f, .n = n, .args = args, .nargs = nargs};
+	while (p.i < n) {
+		size_t start = p.i;
+		while (p.i < n && f[p.i] != '%')
+			p.i++;
+		gw_buf_append(b, f + start, p.i - start);
+		if (p.i >= n)
+			break;
+		p.i++;
+		p.good = true;
+		struct tspec sp = {.width = -1, .prec = -1};
+		bool after;
+		if (!parse_spec(b, &p, &sp, &after)) {
+			gw_buf_puts(b, "%!(NOVERB)");
+			break;
+		}
+		size_t vl = 1;
+		while (p.i + vl < n && ((unsigned char)f[p.i + vl] & 0xc0) == 0x80)
+			vl++;
+		sp.verb = f[p.i];
+		const char *vtext = f + p.i;
+		p.i += vl;
+		if (sp.verb == '%') {
+			gw_buf_putc(b, '%');
+		} else if (!p.good) {
+			gw_buf_puts(b, "%!");
+			gw_buf_append(b, vtext, vl);
+			gw_buf_puts(b, "(BADINDEX)");
+		} else if (p.arg >= nargs) {
+			gw_buf_puts(b, "%!");
+			gw_buf_append(b, vtext, vl);
+			gw_buf_puts(b, "(MISSING)");
+		} else {
+			if (sp.verb == 'v') {
+				sp.sharpv = sp.sharp;
+				sp.sharp = false;
+				sp.plusv = sp.plus;
+				sp.plus = false;
+			}
+			print_arg(b, &sp, &args[p.arg++]);
+		}
+	}
+	if (!p.reordered && p.arg < nargs) {
+		const struct tspec v = {.width = -1, .prec = -1, .verb = 'v'};
+		gw_buf_puts(b, "%!(EXTRA ");
+		for (size_t k = p.arg; k < nargs; k++) {
+			gw_buf_puts(b, k > p.arg ? ", " : "");
+			if (args[k].k == TV_NIL || args[k].k == TV_INVALID) {
+				gw_buf_puts(b, "<nil>");
+				continue;
+			}
+			gw_buf_printf(b, "%s=", gw_tmpl__type_name(&args[k]));
+			print_arg(b, &v, &args[k]);
+		}
+		gw_buf_putc(b, ')');
+	}
+	return 0;
+}

@@ -69,6 +69,26 @@ struct gw_ruleset {
 int gw_rules_load_file(struct gw_ruleset *set, const char *path, struct gw_err *err);
 
 /*
+ * The same, handing every error of the file to each (the whole line,
+ * "FILE: ..."), as `rules check` prints them, with no bound on their
+ * number. each may be NULL.
+ */
+typedef void (*gw_rules_errfn)(void *ctx, const char *msg);
+int gw_rules_load_file_each(struct gw_ruleset *set, const char *path, gw_rules_errfn each, void *ctx,
+			    struct gw_err *err);
+
+/* The same over text already read (path names it in messages and in the groups). */
+int gw_rules_load_text(struct gw_ruleset *set, const char *path, const char *text, size_t len, gw_rules_errfn each,
+		       void *ctx, struct gw_err *err);
+
+/*
+ * Recording rules of one set that record the same name with the same
+ * labels (promtool's duplicate-rules lint): each pair is handed to each as
+ * "Metric: NAME\nLabel(s):\n\tk: v..." text. Returns their number.
+ */
+size_t gw_ruleset_duplicates(const struct gw_ruleset *set, gw_rules_errfn each, void *ctx);
+
+/*
  * Read every file the patterns name (glob(3); a pattern matching nothing is
  * not an error, as in Prometheus), rejecting a group name repeated within a
  * file. On error set is released and left empty.

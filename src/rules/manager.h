@@ -58,8 +58,13 @@ struct gw_rules_opts {
 	int64_t for_grace_ms;              /* default 10 min */
 	int64_t resend_delay_ms;           /* default 1 min */
 	struct gw_pq_opts pq;              /* lookback, limits for rule queries */
+	bool restore;                      /* restore `for` state from the store after the first evaluation
+					      (the agent); false: alerts start fresh (`rules test`, as promtool) */
 	void (*logf)(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 };
+
+/* A time not set (Go's zero time.Time): 0 ms is a real time in `rules test`, which starts at the epoch. */
+#define GW_RULES_NEVER INT64_MIN
 
 enum gw_alert_state { GW_ALERT_INACTIVE, GW_ALERT_PENDING, GW_ALERT_FIRING };
 
@@ -70,8 +75,8 @@ struct gw_alert_view {
 	struct gw_labels annotations; /* expanded */
 	enum gw_alert_state state;
 	int64_t active_ms;   /* activeAt */
-	int64_t fired_ms;    /* 0: not yet */
-	int64_t resolved_ms; /* 0: not resolved */
+	int64_t fired_ms;    /* GW_RULES_NEVER: not yet */
+	int64_t resolved_ms; /* GW_RULES_NEVER: not resolved */
 	double value;
 };
 
@@ -85,8 +90,8 @@ int gw_rules_start(struct gw_rules *r, struct gw_err *err);
 
 /*
  * Evaluate every group once at t (no thread; `rules test` and tests).
- * The first call with restore = true restores `for` state from the store
- * first, as the agent's first evaluation does.
+ * With opts.restore, each group's first evaluation is followed by the
+ * restoration of its `for` state, as the agent's is.
  */
 int gw_rules_eval_all(struct gw_rules *r, int64_t t_ms, struct gw_err *err);
 

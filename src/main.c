@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"import", gw_cmd_import, "import nvidia-smi CSV logs into the store"},
 	{"export", gw_cmd_export, "write the store as OpenMetrics (for promtool backfill) or CSV"},
 	{"top", gw_cmd_top, "live terminal view: every GPU, its history and its processes"},
+	{"rules", gw_cmd_rules, "check Prometheus rule files and run their unit tests, like promtool"},
 	{"sim", gw_cmd_sim, "simulator tools: `sim record` writes days of simulated history in seconds"},
 };
 

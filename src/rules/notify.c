@@ -82,6 +82,8 @@ static int copy_opts(struct gw_notifier *n, const struct gw_notifier_opts *o, st
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	if (o->basic_password && !(n->password = strdup(o->basic_password)))
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	if (o->external_url && !(n->external_url = strdup(o->external_url)))
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	int rc = 0;
 	for (size_t i = 0; i < o->nalertmanagers && !rc; i++)
 		rc = add_sink(n, NOTIFY_AM, o->alertmanagers[i], err);
@@ -106,6 +108,7 @@ static void release(struct gw_notifier *n)
 	free(n->external);
 	free(n->user);
 	free(n->password);
+	free(n->external_url);
 	pthread_cond_destroy(&n->wake);
 	pthread_mutex_destroy(&n->lock);
 	free(n);

@@ -48,6 +48,7 @@ struct gw_notifier_opts {
 	size_t queue_capacity;       /* alerts; default 10000 */
 	int64_t timeout_ms;          /* per request; default 10 s */
 	const char *basic_user, *basic_password; /* NULL: none */
+	const char *external_url;    /* the webhook payload's externalURL (copied); NULL: "" */
 	void (*logf)(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 };
 

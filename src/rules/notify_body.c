@@ -285,7 +285,8 @@ static void json_common(struct gw_buf *b, struct notify_alert *const *a, size_t 
 	gw_buf_putc(b, '}');
 }
 
-int notify_body_webhook(struct gw_buf *b, struct notify_alert *const *a, size_t n, int64_t now_ms)
+int notify_body_webhook(struct gw_buf *b, struct notify_alert *const *a, size_t n, int64_t now_ms,
+			const char *external_url)
 {
 	/* twice: the common labels and annotations repeat the first alert's */
 	int rc = start(b, a, n, 2);
@@ -321,8 +322,9 @@ int notify_body_webhook(struct gw_buf *b, struct notify_alert *const *a, size_t 
 	json_common(b, a, n, false);
 	gw_buf_puts(b, ",\"commonAnnotations\":");
 	json_common(b, a, n, true);
-	gw_buf_puts(b,
-		    ",\"externalURL\":\"\",\"version\":\"4\",\"groupKey\":\"{}:{}\",\"truncatedAlerts\":0}");
+	gw_buf_puts(b, ",\"externalURL\":");
+	gw_json_str(b, external_url ? external_url : "");
+	gw_buf_puts(b, ",\"version\":\"4\",\"groupKey\":\"{}:{}\",\"truncatedAlerts\":0}");
 	return 0;
 }
 

@@ -76,6 +76,7 @@ struct gw_notifier {
 	struct notify_alert *external; /* its labels: the external labels */
 	int64_t timeout_ms;
 	char *user, *password; /* NULL: no basic auth */
+	char *external_url;    /* the webhook payload's externalURL */
 	char user_agent[64];
 	void (*logf)(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	/* the sender (notify_send.c) */
@@ -106,7 +107,8 @@ struct notify_alert *notify_alert_copy(const struct gw_alert_msg *a, const struc
 int notify_body_am(struct gw_buf *b, struct notify_alert *const *a, size_t n);
 
 /* Alertmanager's webhook body (version "4") for one batch; resolved means ends_ms at or before now_ms. */
-int notify_body_webhook(struct gw_buf *b, struct notify_alert *const *a, size_t n, int64_t now_ms);
+int notify_body_webhook(struct gw_buf *b, struct notify_alert *const *a, size_t n, int64_t now_ms,
+			const char *external_url);
 
 /* One key=value log line for an alert (no newline). */
 int notify_log_line(struct gw_buf *b, const struct notify_alert *a, int64_t now_ms);

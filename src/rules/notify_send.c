@@ -70,7 +70,7 @@ static int build(struct gw_notifier *n, struct notify_sink *s, uint64_t q, size_
 	if (s->kind == NOTIFY_AM)
 		return notify_body_am(&s->body, batch, k);
 	if (s->kind == NOTIFY_WEBHOOK)
-		return notify_body_webhook(&s->body, batch, k, now_ms);
+		return notify_body_webhook(&s->body, batch, k, now_ms, n->external_url);
 	gw_buf_reset(&s->body);
 	for (size_t i = 0; i < k; i++) {
 		int rc = notify_log_line(&n->line, batch[i], now_ms);

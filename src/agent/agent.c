@@ -317,7 +317,11 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 		return fail(err, rc, "cannot start sampling", NULL);
 	a->interval_ms = a->o.so.interval_ms ? a->o.so.interval_ms : 1000;
 	a->o.log("info", "msg=sampling gpus=%u", a->ngpus);
-	return start_history(a, err);
+	if ((rc = start_history(a, err)) != 0)
+		return rc;
+	if ((rc = agent_alerting_open(a, err)) != 0)
+		return fail(err, rc, "cannot load the rules", NULL);
+	return 0;
 }
 
 /*
@@ -340,7 +344,8 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 {
 	const struct gw_agent_opts *o = &a->o;
 	struct gw_http_route *all = a->routes;
-	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >= NOWN + GW_API_NROUTES + 1, "room for every route");
+	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >= NOWN + GW_API_NROUTES + 1 + AGENT_ALERTING_NROUTES,
+		       "room for every route");
 	size_t nroutes = 0;
 	for (size_t i = 0; i < NOWN; i++)
 		all[nroutes++] = own_routes[i];
@@ -361,6 +366,11 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 		}
 	if (a->history.db && o->enable_import)
 		all[nroutes++] = import_route;
+	if (a->history.db)
+		for (size_t i = 0; i < AGENT_ALERTING_NROUTES; i++) {
+			all[nroutes] = agent_alerting_routes[i];
+			all[nroutes++].ctx = a;
+		}
 	struct gw_http_opts ho = {
 		.listen = o->address,
 		.routes = all,
@@ -384,12 +394,28 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 	       o->address, gw_http_port(srv), a->interval_ms, a->nv->simulated ? "true" : "false",
 	       a->web.cert_pem ? "true" : "false", a->web.nusers);
 	agent_expose_check(a);
+	if ((rc = agent_alerting_start(a, gw_http_port(srv), err)) != 0)
+		return fail(err, rc, "cannot start the rule evaluator", NULL);
 	return 0;
 }
 
+/* SIGHUP and POST /-/reload: the counters file, then the rule files; what fails keeps its previous state. */
 int gw_agent_reload(struct gw_agent *a, struct gw_err *err)
 {
-	return agent_expose_load(a, err);
+	int rc = agent_expose_load(a, err);
+	if (rc == 0)
+		a->o.log("info", "msg=\"reloaded counters\" file=%s", a->o.counters ? a->o.counters : "default");
+	else
+		a->o.log("error", "msg=\"reload failed; keeping the previous counters\" err=\"%s\"", err->msg);
+	struct gw_err rerr;
+	gw_err_clear(&rerr);
+	int rrc = agent_alerting_reload(a, &rerr);
+	if (rrc) {
+		a->o.log("error", "msg=\"reload failed; keeping the previous rules\" err=\"%s\"", rerr.msg);
+		if (rc == 0)
+			*err = rerr;
+	}
+	return rc ? rc : rrc;
 }
 
 void gw_agent_free(struct gw_agent *a)
@@ -398,6 +424,7 @@ void gw_agent_free(struct gw_agent *a)
 		return;
 	struct gw_http *srv = atomic_exchange(&a->http, NULL);
 	gw_http_stop(srv);
+	agent_alerting_close(a); /* its evaluator reads and writes the store */
 	if (a->history.db)
 		agent_history_close(&a->history); /* stops storing, flushes */
 	gw_sampler_free(a->sampler);

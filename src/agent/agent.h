@@ -53,6 +53,19 @@ struct gw_agent_opts {
 	unsigned int query_concurrency;
 	int64_t query_timeout_ms;
 	unsigned int query_max_samples; /* 0: the engine's default (50 M) */
+	/* alerting (alerting.c; needs the history): rules evaluated, alerts sent */
+	const char *const *rule_files; /* --rules: paths or globs, read again on reload */
+	size_t nrule_files;
+	const char *const *alertmanagers; /* --alertmanager.url */
+	size_t nalertmanagers;
+	const char *const *webhooks; /* --alert.webhook */
+	size_t nwebhooks;
+	bool alert_log;                    /* --alert.log: every alert sent, in the log too */
+	const char *const *external_labels; /* --external-label NAME=VALUE */
+	size_t nexternal_labels;
+	const char *external_url; /* --web.external-url; NULL: http://HOST:PORT */
+	int64_t rule_interval_ms; /* --rules.evaluation-interval; 0: 15 s */
+	int64_t outage_tolerance_ms, for_grace_ms, resend_delay_ms; /* 0: 1 h, 10 m, 1 m */
 	gw_agent_log_fn log;
 };
 

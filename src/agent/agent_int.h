@@ -14,6 +14,9 @@
 #include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
 #include "http/server.h"
+#include "rules/manager.h"
+#include "rules/notify.h"
+#include "rules/rulefile.h"
 
 #include <pthread.h>
 
@@ -27,6 +30,21 @@ struct agent_status {
 	char retention[64];
 	char scrape_url[320];
 	char address[300]; /* host:port the agent is scraped at: the target's __address__ */
+};
+
+/* The rules and where their alerts go (alerting.c); empty without history. */
+struct agent_alerting {
+	bool open;
+	struct gw_ruleset pending; /* read at start, taken by the evaluator when serving starts */
+	struct gw_rules *rules;    /* NULL: no history, or not yet serving */
+	struct gw_notifier *notifier; /* NULL: no receiver */
+	struct gw_arena arena;        /* external labels */
+	struct gw_labels external;
+	char external_url[512];
+	pthread_mutex_t reload_mu; /* one reload at a time (SIGHUP, POST /-/reload) */
+	uint64_t reloads;
+	bool reload_ok;
+	int64_t reload_ms;
 };
 
 struct gw_agent {
@@ -46,7 +64,8 @@ struct gw_agent {
 	struct gw_cgroup_src attr_src; /* where process attribution reads from */
 	struct agent_history history;  /* db NULL without history */
 	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
-	struct gw_http_route routes[8 + GW_API_NROUTES]; /* every part's; the server borrows them */
+	struct agent_alerting alerting;
+	struct gw_http_route routes[12 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };
 
@@ -55,6 +74,15 @@ int agent_expose_load(struct gw_agent *a, struct gw_err *err);
 void agent_expose_release(struct gw_agent *a);
 void agent_expose_check(struct gw_agent *a);
 void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp);
+
+/* alerting.c */
+#define AGENT_ALERTING_NROUTES 3
+extern const struct gw_http_route agent_alerting_routes[AGENT_ALERTING_NROUTES]; /* ctx: the agent */
+int agent_alerting_open(struct gw_agent *a, struct gw_err *err);  /* read the rule files; after the history */
+int agent_alerting_start(struct gw_agent *a, unsigned short port, struct gw_err *err); /* evaluate */
+int agent_alerting_reload(struct gw_agent *a, struct gw_err *err);
+void agent_alerting_close(struct gw_agent *a);
+void agent_alerting_render(struct gw_agent *a, struct gw_expfmt *w);
 
 /* status.c */
 void agent_status_init(struct gw_agent *a);

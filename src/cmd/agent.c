@@ -4,7 +4,7 @@
  * /health, the query API over the history and a landing page (the daemon
  * itself is src/agent/). This file parses the flags, sets up the process,
  * runs the agent and reports errors. Logs go to stderr as key=value lines.
- * SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the counters file (not
+ * SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the counters and rule files (not
  * the web config: TLS and users are read once, at start).
  */
 #include "cmd/cmd.h"
@@ -57,8 +57,8 @@ static void setup_process(void)
 #endif
 }
 
-/* Until SIGINT or SIGTERM; SIGHUP reloads the counters file. */
-static void wait_signals(struct gw_agent *a, const char *counters)
+/* Until SIGINT or SIGTERM; SIGHUP reloads the counters and rule files. */
+static void wait_signals(struct gw_agent *a)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -72,10 +72,7 @@ static void wait_signals(struct gw_agent *a, const char *counters)
 		if (sig == SIGHUP) {
 			struct gw_err err;
 			gw_err_clear(&err);
-			if (gw_agent_reload(a, &err) == 0)
-				gw_cli_log("info", "msg=\"reloaded counters\" file=%s", counters ? counters : "default");
-			else
-				gw_cli_log("error", "msg=\"reload failed; keeping the previous counters\" err=\"%s\"", err.msg);
+			(void)gw_agent_reload(a, &err); /* it logs what it reloaded or kept */
 			continue;
 		}
 		gw_cli_log("info", "msg=\"shutting down\" signal=%s", sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -87,8 +84,10 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 {
 	struct agent_args o = {0};
 	int rc = agent_parse_args(argc, argv, &o);
-	if (rc)
+	if (rc) {
+		agent_args_release(&o);
 		return rc == 1 ? 0 : rc;
+	}
 	setup_process();
 	/* A bad web config stops the agent before anything starts: serving
 	 * without the TLS or auth the operator asked for would be worse. */
@@ -97,12 +96,14 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 	gw_err_clear(&err);
 	if (o.web_config && gw_webcfg_load(&web, o.web_config, &err) != 0) {
 		gw_cli_log("error", "msg=\"bad web config\" file=%s err=\"%s\"", o.web_config, err.msg);
+		agent_args_release(&o);
 		return 1;
 	}
 	struct gw_nvml *nv = NULL;
 	rc = gw_cli_open_nvml(cli, &nv);
 	if (rc) {
 		gw_webcfg_release(&web);
+		agent_args_release(&o);
 		return rc;
 	}
 	o.ao.log = gw_cli_log;
@@ -115,9 +116,10 @@ int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli)
 		gw_cli_log("error", "msg=\"cannot serve\" err=\"%s\"", err.msg);
 		rc = 1;
 	} else {
-		wait_signals(a, o.ao.counters);
+		wait_signals(a);
 	}
 	gw_agent_free(a);
 	gw_nvml_close(nv);
+	agent_args_release(&o);
 	return rc;
 }

@@ -55,10 +55,27 @@ static void usage(FILE *out)
 		"                              limit, for clients behind one proxy)\n"
 		"      --web.read-header-timeout D  time to send a request's headers, and again its\n"
 		"                              body, however slowly they trickle (default 10s; 0: none)\n"
+		"Alerting (Prometheus 2.42 rule files, evaluated against the history):\n"
+		"      --rules PATH            a rule file or glob (repeatable); reloaded on SIGHUP and\n"
+		"                              POST /-/reload; a file with an error is refused and the\n"
+		"                              rules already running keep running\n"
+		"      --rules.evaluation-interval D   groups without an interval (default 15s)\n"
+		"      --rules.alert.for-outage-tolerance D   restore `for` state after a restart\n"
+		"                              of at most this long (default 1h)\n"
+		"      --rules.alert.for-grace-period D   least wait before an alert restored as\n"
+		"                              pending fires (default 10m)\n"
+		"      --rules.alert.resend-delay D   resend firing alerts this often (default 1m)\n"
+		"      --alertmanager.url URL  send alerts to this Alertmanager's v2 API (repeatable)\n"
+		"      --alert.webhook URL     POST alerts as Alertmanager's webhook JSON (repeatable)\n"
+		"      --alert.log             log every alert sent\n"
+		"      --external-label NAME=VALUE  added to alerts sent (repeatable), $externalLabels\n"
+		"      --web.external-url URL  the agent as users reach it: alerts' generatorURL\n"
+		"                              (default http://HOST:PORT)\n"
 		"  -h, --help                  show this help\n\n"
 		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /,\n"
-		"/api/v1/{query,query_range,series,labels,label/NAME/values,metadata,status/buildinfo}\n"
-		"Signals: SIGTERM/SIGINT stop; SIGHUP reloads the counters file.\n");
+		"/api/v1/{query,query_range,series,labels,label/NAME/values,metadata,status/buildinfo},\n"
+		"/api/v1/{rules,alerts}, POST /-/reload\n"
+		"Signals: SIGTERM/SIGINT stop; SIGHUP reloads the counters and rule files.\n");
 }
 
 static int parse_ms(const char *opt, const char *s, unsigned int *out)
@@ -142,6 +159,30 @@ static int parse_size(const char *s, uint64_t *bytes)
 	return -1;
 }
 
+/* One value of a repeatable option; the lists share one array of argc slots (each value is one argument). */
+static void list_add(struct agent_args *o, const char *const **list, size_t *n, const char *val, int argc)
+{
+	if (!o->lists && !(o->lists = calloc((size_t)(argc + 1) * 4, sizeof(*o->lists)))) {
+		fprintf(stderr, "gpuwatch agent: out of memory\n");
+		exit(1);
+	}
+	/* four lists, each with its own argc + 1 slots */
+	size_t which = list == &o->ao.rule_files ? 0
+		     : list == &o->ao.alertmanagers ? 1
+		     : list == &o->ao.webhooks ? 2
+						 : 3;
+	const char **base = o->lists + which * (size_t)(argc + 1);
+	base[*n] = val;
+	*list = base;
+	(*n)++;
+}
+
+void agent_args_release(struct agent_args *o)
+{
+	free(o->lists);
+	o->lists = NULL;
+}
+
 int agent_parse_args(int argc, char **argv, struct agent_args *o)
 {
 	o->ao.address = ":9400";
@@ -188,7 +229,13 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--storage.flush-interval") == 0 || strcmp(name, "--hpc-job-mapping-dir") == 0 ||
 			     strcmp(name, "--web.max-connections") == 0 || strcmp(name, "--web.max-connections-per-ip") == 0 ||
 			     strcmp(name, "--web.read-header-timeout") == 0 || strcmp(name, "--query.max-concurrency") == 0 ||
-			     strcmp(name, "--query.timeout") == 0 || strcmp(name, "--query.max-samples") == 0;
+			     strcmp(name, "--query.timeout") == 0 || strcmp(name, "--query.max-samples") == 0 ||
+			     strcmp(name, "--rules") == 0 || strcmp(name, "--rules.evaluation-interval") == 0 ||
+			     strcmp(name, "--rules.alert.for-outage-tolerance") == 0 ||
+			     strcmp(name, "--rules.alert.for-grace-period") == 0 ||
+			     strcmp(name, "--rules.alert.resend-delay") == 0 || strcmp(name, "--alertmanager.url") == 0 ||
+			     strcmp(name, "--alert.webhook") == 0 || strcmp(name, "--external-label") == 0 ||
+			     strcmp(name, "--web.external-url") == 0;
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -268,6 +315,44 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 				return 2;
 		} else if (strcmp(name, "--query.max-samples") == 0) {
 			if (parse_count(name, val, 1, 2000000000, &o->ao.query_max_samples))
+				return 2;
+		} else if (strcmp(name, "--rules") == 0) {
+			list_add(o, &o->ao.rule_files, &o->ao.nrule_files, val, argc);
+		} else if (strcmp(name, "--alertmanager.url") == 0) {
+			if (strncmp(val, "http://", 7) != 0 && strncmp(val, "https://", 8) != 0) {
+				fprintf(stderr, "gpuwatch agent: --alertmanager.url wants http://HOST:PORT, got \"%s\"\n", val);
+				return 2;
+			}
+			list_add(o, &o->ao.alertmanagers, &o->ao.nalertmanagers, val, argc);
+		} else if (strcmp(name, "--alert.webhook") == 0) {
+			if (strncmp(val, "http://", 7) != 0 && strncmp(val, "https://", 8) != 0) {
+				fprintf(stderr, "gpuwatch agent: --alert.webhook wants an http:// or https:// URL, got \"%s\"\n",
+					val);
+				return 2;
+			}
+			list_add(o, &o->ao.webhooks, &o->ao.nwebhooks, val, argc);
+		} else if (strcmp(name, "--alert.log") == 0) {
+			o->ao.alert_log = true;
+		} else if (strcmp(name, "--external-label") == 0) {
+			const char *e = strchr(val, '=');
+			if (!e || e == val) {
+				fprintf(stderr, "gpuwatch agent: --external-label wants NAME=VALUE, got \"%s\"\n", val);
+				return 2;
+			}
+			list_add(o, &o->ao.external_labels, &o->ao.nexternal_labels, val, argc);
+		} else if (strcmp(name, "--web.external-url") == 0) {
+			o->ao.external_url = val;
+		} else if (strcmp(name, "--rules.evaluation-interval") == 0) {
+			if (parse_timeout(name, val, false, &o->ao.rule_interval_ms))
+				return 2;
+		} else if (strcmp(name, "--rules.alert.for-outage-tolerance") == 0) {
+			if (parse_timeout(name, val, false, &o->ao.outage_tolerance_ms))
+				return 2;
+		} else if (strcmp(name, "--rules.alert.for-grace-period") == 0) {
+			if (parse_timeout(name, val, false, &o->ao.for_grace_ms))
+				return 2;
+		} else if (strcmp(name, "--rules.alert.resend-delay") == 0) {
+			if (parse_timeout(name, val, false, &o->ao.resend_delay_ms))
 				return 2;
 		} else {
 			fprintf(stderr, "gpuwatch agent: unknown option '%s'; see 'gpuwatch agent --help'\n", a);

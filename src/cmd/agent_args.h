@@ -14,7 +14,11 @@
 struct agent_args {
 	const char *web_config;
 	struct gw_agent_opts ao; /* log is the command's to set */
+	/* the repeatable options' values (argv's strings), owned: agent_args_release */
+	const char **lists;
 };
+
+void agent_args_release(struct agent_args *o);
 
 /* The checks the agent's and serve's flags share; they report on stderr as
  * "gpuwatch CMD: OPT wants ..." and return -1 on a bad value. */

@@ -35,6 +35,7 @@ work="$tmp/clone"
 mkdir -p "$work"
 ln -s "$(cd "$(dirname "$BIN")" && pwd)" "$work/build"
 ln -s "$REPO/scripts" "$work/scripts"
+ln -s "$REPO/deploy" "$work/deploy"
 cd "$work" || exit 1
 port=$(free_port)
 dead=$(free_port)
@@ -58,6 +59,9 @@ expect() {
 	*' dmon '*) echo '^# gpu +pwr' ;;
 	*' pmon '*) echo '^# gpu +pid' ;;
 	*'sim record'*) echo '^recorded [0-9hms]+ of 8 GPUs every 1s' ;;
+	*'rules check'*) echo '^  SUCCESS: [0-9]+ rules found' ;;
+	*'rules test'*) echo '^  SUCCESS$' ;;
+	*'/api/v1/rules'*) echo '^\{"status":"success","data":\{"groups":\[\{"name":"gpu_alerts"' ;;
 	*' agent '*) echo '' ;; # answers /health, checked when it starts
 	*'/metrics'*) echo '^# (HELP|TYPE) DCGM_FI_DEV_' ;;
 	*'/api/v1/query'*) echo '"status":"success"' ;;

@@ -374,8 +374,13 @@ static int parse_values(const char *line, size_t col0, const char *text, struct 
 	return 0;
 }
 
-/* Load the input series at multiples of interval from time 0. */
-static int load_series(struct gw_memstore *m, const struct gw_ut_group *g, int64_t interval, struct gw_err *err)
+/*
+ * Load the input series at multiples of interval from time 0, up to until:
+ * promtool loads samples only as far as its last evaluation, so a query
+ * between evaluations does not see the samples after it.
+ */
+static int load_series(struct gw_memstore *m, const struct gw_ut_group *g, int64_t interval, int64_t until,
+		       struct gw_err *err)
 {
 	for (size_t i = 0; i < g->ninput; i++) {
 		const struct gw_ut_series *in = &g->input[i];
@@ -391,7 +396,8 @@ static int load_series(struct gw_memstore *m, const struct gw_ut_group *g, int64
 		if (rc == 0 && id < 0)
 			rc = gw_err_set(err, (int)id, "out of memory");
 		for (size_t k = 0; rc == 0 && k < seq.n; k++)
-			if (!seq.v[k].omitted && gw_memstore_append(m, id, (int64_t)k * interval, seq.v[k].v) != 0)
+			if (!seq.v[k].omitted && (int64_t)k * interval <= until &&
+			    gw_memstore_append(m, id, (int64_t)k * interval, seq.v[k].v) != 0)
 				rc = gw_err_set(err, GW_EINVAL, "series %s: out of order or duplicate samples", series);
 		free(seq.v);
 		gw_arena_release(&a);
@@ -672,7 +678,13 @@ static void run_group(const struct gw_ut *ut, const struct gw_ut_group *g, char 
 		errs_add(e, "out of memory");
 		goto out;
 	}
-	if (load_series(m, g, interval, &err)) {
+	/* the evaluations run from 0 by the file's interval up to the latest eval_time */
+	int64_t maxt = 0;
+	for (size_t i = 0; i < g->nalerts; i++)
+		maxt = g->alerts[i].eval_ms > maxt ? g->alerts[i].eval_ms : maxt;
+	for (size_t i = 0; i < g->nexprs; i++)
+		maxt = g->exprs[i].eval_ms > maxt ? g->exprs[i].eval_ms : maxt;
+	if (load_series(m, g, interval, maxt - maxt % eval, &err)) {
 		errs_add(e, "%s", err.msg);
 		goto out;
 	}
@@ -696,7 +708,6 @@ static void run_group(const struct gw_ut *ut, const struct gw_ut_group *g, char 
 		goto out;
 	}
 	size_t nt = 0;
-	int64_t maxt = 0;
 	int64_t *times = gw_arena_alloc(&a, (g->nalerts + 1) * sizeof(*times));
 	for (size_t i = 0; times && i < g->nalerts; i++) {
 		const struct gw_ut_alert_test *t = &g->alerts[i];
@@ -711,12 +722,7 @@ static void run_group(const struct gw_ut *ut, const struct gw_ut_group *g, char 
 			goto out;
 		}
 		times[nt++] = t->eval_ms;
-		if (t->eval_ms > maxt)
-			maxt = t->eval_ms;
 	}
-	for (size_t i = 0; i < g->nexprs; i++)
-		if (g->exprs[i].eval_ms > maxt)
-			maxt = g->exprs[i].eval_ms;
 	if (!times) {
 		errs_add(e, "out of memory");
 		goto out;

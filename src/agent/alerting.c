@@ -63,9 +63,9 @@ int agent_alerting_open(struct gw_agent *a, struct gw_err *err)
 		return 0;
 	}
 	int rc = external_labels(al, &a->o, err);
-	if (rc == 0 && (rc = load_rules(a, &al->pending, err)) != 0)
-		return rc;
-	if (rc)
+	if (rc == 0)
+		rc = load_rules(a, &al->pending, err);
+	if (rc || !a->o.nrule_files)
 		return rc;
 	a->o.log("info", "msg=\"rules loaded\" files=%zu groups=%zu rules=%zu alertmanagers=%zu webhooks=%zu",
 		 al->pending.nfiles, al->pending.ngroups, gw_ruleset_count(&al->pending), a->o.nalertmanagers,

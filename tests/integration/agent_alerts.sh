@@ -28,6 +28,20 @@ fi
 sed -e 's/^\(  *\)for: .*/\1for: 3s/' -e 's/^\(- name: .*\)$/\1\n  interval: 1s/' "$ref" >"$tmp/rules.yml"
 grep -q 'interval: 1s' "$tmp/rules.yml" || { echo "FAIL: could not make the test copy of $ref"; exit 1; }
 
+# Refused at start, with the reason: a rule file that is not there, one with an error, rules without a store.
+"$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --storage.path "$tmp/d0" --rules "$tmp/none.yml" 2>"$tmp/start.err"
+rc=$?
+[ $rc = 1 ] && grep -q "cannot load the rules: rule file $tmp/none.yml: No such file or directory" "$tmp/start.err" ||
+	fail "a missing rule file: exit $rc: $(tail -1 "$tmp/start.err")"
+printf 'groups:\n- name: g\n  rules:\n  - record: x\n    expr: rate(up[5m]\n' >"$tmp/bad.yml"
+"$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --storage.path "$tmp/d0" --rules "$tmp/bad.yml" 2>"$tmp/start.err"
+rc=$?
+[ $rc = 1 ] && grep -q "bad.yml: 5:11: group .g., rule 1, .x.: could not parse expression" "$tmp/start.err" ||
+	fail "a bad rule file: exit $rc: $(tail -1 "$tmp/start.err")"
+"$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --no-history --rules "$tmp/rules.yml" 2>"$tmp/start.err"
+rc=$?
+[ $rc = 1 ] && grep -q -- "--rules needs the history store" "$tmp/start.err" || fail "rules without history: exit $rc"
+
 # The webhook Alertmanager notifies: each POST body kept as a file.
 hookport=$(free_port)
 mkdir -p "$tmp/hook"

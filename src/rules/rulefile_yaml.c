@@ -67,6 +67,20 @@ static void limit_of(struct gw_ydec *d, const yaml_node_t *v, uint64_t *out)
 	*out = n > 0 ? (uint64_t)n : 0; /* Prometheus treats limit <= 0 as none */
 }
 
+static void rules_free(struct gw_rf_rule *rules, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct gw_rf_rule *r = &rules[i];
+		free(r->record);
+		free(r->alert);
+		free(r->expr);
+		gw_rule_kvs_free(r->labels, r->nlabels);
+		gw_rule_kvs_free(r->annotations, r->nannotations);
+		gw_promql_free(r->ast);
+	}
+	free(rules);
+}
+
 static const char *const group_keys[] = {"name", "interval", "limit", "rules", NULL};
 
 static void group_of(struct gw_ydec *d, const yaml_node_t *m, struct gw_rf_group *g)
@@ -93,7 +107,7 @@ static void group_of(struct gw_ydec *d, const yaml_node_t *m, struct gw_rf_group
 				continue;
 			}
 			size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-			free(g->rules); /* a repeated key was reported; the last one counts */
+			rules_free(g->rules, g->nrules); /* a repeated key was reported; the last one counts */
 			g->rules = calloc(n ? n : 1, sizeof(*g->rules));
 			g->nrules = 0;
 			if (!g->rules) {
@@ -141,18 +155,8 @@ int gw_rf_decode(struct gw_rf *c, const char *text, size_t len)
 void gw_rf_release(struct gw_rf *c)
 {
 	for (size_t gi = 0; gi < c->ngroups; gi++) {
-		struct gw_rf_group *g = &c->groups[gi];
-		for (size_t i = 0; i < g->nrules; i++) {
-			struct gw_rf_rule *r = &g->rules[i];
-			free(r->record);
-			free(r->alert);
-			free(r->expr);
-			gw_rule_kvs_free(r->labels, r->nlabels);
-			gw_rule_kvs_free(r->annotations, r->nannotations);
-			gw_promql_free(r->ast);
-		}
-		free(g->rules);
-		free(g->name);
+		rules_free(c->groups[gi].rules, c->groups[gi].nrules);
+		free(c->groups[gi].name);
 	}
 	free(c->groups);
 	c->groups = NULL;

@@ -11,12 +11,25 @@
 #include <string.h>
 #include <strings.h>
 
-#define FOR_PAIRS(p, m) for (yaml_node_pair_t *p = (m)->data.mapping.pairs.start; p < (m)->data.mapping.pairs.top; p++)
+/* The pairs of mapping m; key_of() reads them against it (so d->mapping is set again after a nested loop). */
+#define FOR_PAIRS(p, m)                                                                                    \
+	for (yaml_node_pair_t *p = (d->mapping = (yaml_node_t *)(m))->data.mapping.pairs.start;                \
+	     d->mapping = (yaml_node_t *)(m), p < (m)->data.mapping.pairs.top; p++)
 
+/* The key of a pair; "" for a key that is no scalar, or one repeated (already reported: only its first counts). */
 static const char *key_of(struct gw_ydec *d, const yaml_node_pair_t *p)
 {
 	yaml_node_t *k = gw_yd_node(d, p->key);
-	return k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+	if (k->type != YAML_SCALAR_NODE)
+		return "";
+	const char *name = (const char *)k->data.scalar.value;
+	yaml_node_t *m = d->mapping;
+	for (yaml_node_pair_t *q = m ? m->data.mapping.pairs.start : NULL; q && q < p; q++) {
+		yaml_node_t *k2 = gw_yd_node(d, q->key);
+		if (k2->type == YAML_SCALAR_NODE && !strcmp((const char *)k2->data.scalar.value, name))
+			return "";
+	}
+	return name;
 }
 
 /* A sequence's items; NULL (and a type error) for anything else, NULL with *n = 0 for null. */

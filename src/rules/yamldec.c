@@ -139,6 +139,8 @@ void gw_yd_kvs(struct gw_ydec *d, const yaml_node_t *m, struct gw_rule_kv **out,
 	if (!gw_yd_mapping(d, m, "map[string]string", NULL))
 		return;
 	size_t cap = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
+	gw_rule_kvs_free(*out, *n); /* a repeated key was reported; the last one counts */
+	*n = 0;
 	*out = calloc(cap ? cap : 1, sizeof(**out));
 	if (!*out) {
 		d->nomem = true;

@@ -21,6 +21,7 @@ struct gw_ydec {
 	bool fatal;         /* a bad duration: stop */
 	bool nomem;
 	void *user; /* the decoder's destination */
+	yaml_node_t *mapping; /* the mapping a decoder is walking, for repeated keys */
 };
 
 struct gw_rf_pos gw_yd_pos(const yaml_node_t *n);

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Go's flags map onto C's for the verbs handed to snprintf below, whose
  * formats are therefore built at run time. */
@@ -262,29 +261,6 @@ void gw_tmpl__fmt_g4(struct gw_buf *b, double v)
 		gw_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
 	else
 		gw_buf_printf(b, "%.4g", v);
-}
-
-/* time.Time's String() in UTC: "2015-07-01 20:10:51.78 +0000 UTC". */
-void gw_tmpl__fmt_time(struct gw_buf *b, int64_t ns)
-{
-	int64_t sec = ns / 1000000000, frac = ns % 1000000000;
-	if (frac < 0) {
-		frac += 1000000000;
-		sec--;
-	}
-	time_t tt = (time_t)sec;
-	struct tm tm;
-	gmtime_r(&tt, &tm);
-	gw_buf_printf(b, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		      tm.tm_hour, tm.tm_min, tm.tm_sec);
-	if (frac) {
-		char f[16];
-		int n = snprintf(f, sizeof(f), "%09lld", (long long)frac);
-		while (n > 0 && f[n - 1] == '0')
-			n--;
-		gw_buf_printf(b, ".%.*s", n, f);
-	}
-	gw_buf_puts(b, " +0000 UTC");
 }
 
 void gw_tmpl__fmt_labels(struct gw_buf *b, const struct gw_labels *l)

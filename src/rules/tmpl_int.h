@@ -194,6 +194,12 @@ struct tfunc {
 };
 
 const struct tfunc *gw_tmpl__func_find(const char *name, size_t n);
+/* A method of time.Time by name; args[0] of its call is the receiver. */
+const struct tfunc *gw_tmpl__time_method(const char *name);
+/* Prometheus' convertToFloat: float64, int, or a string strconv.ParseFloat reads. */
+int gw_tmpl__to_float(struct tcall *c, const struct tv *v, double *out);
+int gw_tmpl__fn_humanize_timestamp(struct tcall *c);
+int gw_tmpl__fn_to_time(struct tcall *c);
 bool gw_tmpl__truth(const struct tv *v, bool *ok);
 
 /* One execution: its output, arena, variable stack and error location. */

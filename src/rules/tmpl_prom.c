@@ -222,7 +222,7 @@ out:
 }
 
 /* Prometheus' convertToFloat: float64, numeric strings, ints. */
-static int to_float(struct tcall *c, const struct tv *v, double *out)
+int gw_tmpl__to_float(struct tcall *c, const struct tv *v, double *out)
 {
 	switch (v->k) {
 	case TV_FLOAT:
@@ -252,7 +252,7 @@ static int fn_humanize(struct tcall *c)
 	static const char *const big[] = {"k", "M", "G", "T", "P", "E", "Z", "Y"};
 	static const char *const small[] = {"m", "u", "n", "p", "f", "a", "z", "y"};
 	double v;
-	if (to_float(c, &c->args[0], &v))
+	if (gw_tmpl__to_float(c, &c->args[0], &v))
 		return -1;
 	if (v == 0 || isnan(v) || isinf(v))
 		return ret_g4(c, v, "");
@@ -275,7 +275,7 @@ static int fn_humanize1024(struct tcall *c)
 {
 	static const char *const big[] = {"ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi"};
 	double v;
-	if (to_float(c, &c->args[0], &v))
+	if (gw_tmpl__to_float(c, &c->args[0], &v))
 		return -1;
 	if (fabs(v) <= 1 || isnan(v) || isinf(v))
 		return ret_g4(c, v, "");
@@ -291,7 +291,7 @@ static int fn_humanize_duration(struct tcall *c)
 {
 	static const char *const small[] = {"m", "u", "n", "p", "f", "a", "z", "y"};
 	double v;
-	if (to_float(c, &c->args[0], &v))
+	if (gw_tmpl__to_float(c, &c->args[0], &v))
 		return -1;
 	if (isnan(v) || isinf(v))
 		return ret_g4(c, v, "");
@@ -336,59 +336,9 @@ static int fn_humanize_duration(struct tcall *c)
 static int fn_humanize_percentage(struct tcall *c)
 {
 	double v;
-	if (to_float(c, &c->args[0], &v))
+	if (gw_tmpl__to_float(c, &c->args[0], &v))
 		return -1;
 	return ret_g4(c, v * 100, "%");
-}
-
-/* floatToTime: seconds to a time with Prometheus' millisecond precision. */
-static int float_to_time(struct tcall *c, double v, int64_t *ns)
-{
-	double t = v * 1e9;
-	if (t >= 9223372036854775808.0 || t < -9223372036854775808.0) {
-		struct gw_buf b;
-		gw_buf_init(&b, 256);
-		struct tv f = {.k = TV_FLOAT, .f = v};
-		gw_tmpl__print_value(&b, &f);
-		fail(c, "%s cannot be represented as a nanoseconds timestamp since it overflows int64",
-		     b.data);
-		gw_buf_release(&b);
-		return -1;
-	}
-	int64_t ms = (int64_t)t / 1000000;
-	*ns = ms * 1000000;
-	return 0;
-}
-
-static int fn_humanize_timestamp(struct tcall *c)
-{
-	double v;
-	if (to_float(c, &c->args[0], &v))
-		return -1;
-	if (isnan(v) || isinf(v))
-		return ret_g4(c, v, "");
-	int64_t ns;
-	if (float_to_time(c, v, &ns))
-		return -1;
-	struct gw_buf b;
-	gw_buf_init(&b, 256);
-	struct tv t = {.k = TV_TIME, .ns = ns};
-	gw_tmpl__print_value(&b, &t);
-	return ret_buf(c, &b);
-}
-
-static int fn_to_time(struct tcall *c)
-{
-	double v;
-	if (to_float(c, &c->args[0], &v))
-		return -1;
-	if (isnan(v) || isinf(v))
-		return fail(c, "value is NaN or Inf");
-	int64_t ns;
-	if (float_to_time(c, v, &ns))
-		return -1;
-	c->ret = (struct tv){.k = TV_TIME, .ns = ns};
-	return 0;
 }
 
 static int fn_parse_duration(struct tcall *c)
@@ -591,8 +541,8 @@ const struct tfunc gw_tmpl__prom_funcs[] = {
     {"humanize1024", "v", fn_humanize1024},
     {"humanizeDuration", "v", fn_humanize_duration},
     {"humanizePercentage", "v", fn_humanize_percentage},
-    {"humanizeTimestamp", "v", fn_humanize_timestamp},
-    {"toTime", "v", fn_to_time},
+    {"humanizeTimestamp", "v", gw_tmpl__fn_humanize_timestamp},
+    {"toTime", "v", gw_tmpl__fn_to_time},
     {"pathPrefix", "", fn_path_prefix},
     {"externalURL", "", fn_external_url},
     {"parseDuration", "s", fn_parse_duration},

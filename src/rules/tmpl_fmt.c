@@ -215,7 +215,7 @@ void gw_tmpl__fmt_int(struct gw_buf *b, const struct tspec *sp, int64_t v)
 	if (verb == 'b') {
 		char d[70];
 		int k = 0;
-		uint64_t u = v < 0 ? (uint64_t)-v : (uint64_t)v;
+		uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 		do
 			d[k++] = (char)('0' + (u & 1));
 		while (u >>= 1);

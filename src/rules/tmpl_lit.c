@@ -157,7 +157,7 @@ int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, 
 		return number_error(msg, cap, "integer overflow", s, len);
 	n->is_float = true;
 	n->fval = fv;
-	if (fv == (double)(int64_t)fv && fv >= -9.2e18 && fv <= 9.2e18) {
+	if (fv >= -9.2e18 && fv <= 9.2e18 && fv == (double)(int64_t)fv) {
 		n->is_int = true;
 		n->ival = (int64_t)fv;
 	}

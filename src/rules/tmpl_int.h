@@ -194,6 +194,8 @@ struct tfunc {
 };
 
 const struct tfunc *gw_tmpl__func_find(const char *name, size_t n);
+/* A pcre2_code for Go's regexp syntax, or NULL with Go's message in msg. */
+void *gw_tmpl__regex_compile(const char *pat, size_t n, char *msg, size_t cap);
 /* A method of time.Time by name; args[0] of its call is the receiver. */
 const struct tfunc *gw_tmpl__time_method(const char *name);
 /* Prometheus' convertToFloat: float64, int, or a string strconv.ParseFloat reads. */

@@ -31,47 +31,34 @@ static int ret_buf(struct tcall *c, struct gw_buf *b)
 	return 0;
 }
 
-/* Go's message for a regexp PCRE2 refuses, as near as PCRE2's code allows. */
-static void regex_error(char *out, size_t cap, int code, const struct tv *re)
+static pcre2_code *compile(struct tcall *c, const struct tv *re)
 {
-	char pat[128];
-	snprintf(pat, sizeof(pat), "`%.*s`", (int)re->s.n, re->s.p);
-	switch (code) {
-	case 114: /* missing closing parenthesis */
-		snprintf(out, cap, "error parsing regexp: missing closing ): %s", pat);
-		break;
-	case 122: /* unmatched closing parenthesis */
-		snprintf(out, cap, "error parsing regexp: unexpected ): %s", pat);
-		break;
-	case 106: /* missing terminating ] */
-		snprintf(out, cap, "error parsing regexp: missing closing ]: %s", pat);
-		break;
-	case 109: /* quantifier does not follow a repeatable item */
-		snprintf(out, cap, "error parsing regexp: missing argument to repetition operator: %s", pat);
-		break;
-	default: {
-		PCRE2_UCHAR msg[160];
-		pcre2_get_error_message(code, msg, sizeof(msg));
-		snprintf(out, cap, "error parsing regexp: %.100s: %s", (const char *)msg, pat);
-	}
-	}
+	return gw_tmpl__regex_compile(re->s.p, re->s.n, c->msg, sizeof(c->msg));
 }
 
-static pcre2_code *compile(struct tcall *c, const struct tv *re, char *msg, size_t cap)
+/* Go's quote() in regexp's messages: backquoted where it can be. */
+static void go_quote(struct gw_buf *b, const char *s, size_t n)
 {
-	int code;
-	PCRE2_SIZE off;
-	pcre2_code *p = pcre2_compile((PCRE2_SPTR)re->s.p, re->s.n, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
-				      &code, &off, NULL);
-	if (!p)
-		regex_error(msg, cap, code, re);
-	(void)c;
-	return p;
+	bool plain = true;
+	for (size_t i = 0; i < n && plain;) {
+		size_t w;
+		uint32_t r = gw_tmpl__rune(s + i, n - i, &w);
+		if (r == '`' || r == 0xfeff || (r == 0xfffd && w == 1) || (r < ' ' && r != '\t') || r == 0x7f)
+			plain = false;
+		i += w;
+	}
+	if (plain) {
+		gw_buf_putc(b, '`');
+		gw_buf_append(b, s, n);
+		gw_buf_putc(b, '`');
+	} else {
+		gw_tmpl__quote(b, s, n);
+	}
 }
 
 int gw_tmpl__fn_match(struct tcall *c)
 {
-	pcre2_code *re = compile(c, &c->args[0], c->msg, sizeof(c->msg));
+	pcre2_code *re = compile(c, &c->args[0]);
 	if (!re)
 		return -1;
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
@@ -148,12 +135,16 @@ static size_t rune_width(const char *s, size_t n, size_t i)
 
 int gw_tmpl__fn_re_replace_all(struct tcall *c)
 {
-	pcre2_code *re = compile(c, &c->args[0], c->msg, sizeof(c->msg));
+	pcre2_code *re = compile(c, &c->args[0]);
 	if (!re) {
+		/* regexp.MustCompile panics; text/template reports the panic's text */
 		char inner[sizeof(c->msg)];
 		memcpy(inner, c->msg, sizeof(inner));
-		snprintf(c->msg, sizeof(c->msg), "regexp: Compile(`%.*s`): %.250s",
-			 (int)(c->args[0].s.n > 100 ? 100 : c->args[0].s.n), c->args[0].s.p, inner);
+		struct gw_buf q;
+		gw_buf_init(&q, 4096);
+		go_quote(&q, c->args[0].s.p, c->args[0].s.n > 200 ? 200 : c->args[0].s.n);
+		snprintf(c->msg, sizeof(c->msg), "regexp: Compile(%s): %.250s", q.data, inner);
+		gw_buf_release(&q);
 		return -1;
 	}
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);

@@ -273,6 +273,39 @@ RENDER += [
  ('{{ define "a" }} {{ end }}{{ define "a" }}full{{ end }}{{ template "a" }}', '1'),
 ]
 
+# regexps: Go's syntax and errors
+RENDER += [
+ ('{{ match "a(?=b)" "ab" }}', '1'),
+ ('{{ match "(a)\\\\1" "aa" }}', '1'),
+ ('{{ match "a++" "aa" }}', '1'),
+ ('{{ match "(?>a)" "aa" }}', '1'),
+ ('{{ match "a\\\\Z" "a" }}', '1'),
+ ('{{ match "a$" "a\\n" }}', '1'),
+ ('{{ match "(?<!a)b" "b" }}', '1'),
+ ('{{ match "[a" "b" }}', '1'),
+ ('{{ match "a{2,1}" "b" }}', '1'),
+ ('{{ match "a**" "b" }}', '1'),
+ ('{{ match "*a" "b" }}', '1'),
+ ('{{ match "\\\\p{Foo}" "b" }}', '1'),
+ ('{{ match "(?P<n>a)(?P<n>b)" "b" }}', '1'),
+ ('{{ match "a{1001}" "b" }}', '1'),
+ ('{{ match "[z-a]" "b" }}', '1'),
+ ('{{ match "\\\\8" "b" }}', '1'),
+ ('{{ match "(?i)É" "é" }}', '1'),
+ ('{{ match "^\\\\s$" "\\u000b" }}', '1'),
+ ('{{ reReplaceAll "a(?=b)" "x" "ab" }}', '1'),
+ ('{{ reReplaceAll "`" "x" "ab" }}|{{ reReplaceAll "\\\\s+" "_" "a \\t\\u000b b" }}|{{ reReplaceAll "[\\\\s]" "_" "a\\u000bb c" }}|{{ reReplaceAll "\\\\v" "V" "a\\u000bb" }}', '1'),
+ ('{{ reReplaceAll "[a" "x" "ab" }}', '1'),
+ ('{{ match "\\\\101\\\\0" "A\\u0000" }} {{ match "x{2}" "xx" }} {{ match "x{,2}" "x{,2}" }} {{ match "(?i:A)b" "ab" }} {{ match "(?s)." "\\n" }} {{ match "\\\\Qa.b\\\\E" "a.b" }} {{ match "[]a]" "]" }} {{ match "[^\\\\S]" "\\u000b" }}', '1'),
+ ('{{ match "\\\\C" "a" }}', '1'),
+ ('{{ match "(?<n>a)" "a" }}', '1'),
+ ('{{ match "a)" "a" }}', '1'),
+ ('{{ match "x*?*" "a" }}', '1'),
+ ('{{ match "(*)" "a" }}', '1'),
+ ('{{ match "a|*" "a" }}', '1'),
+ ('{{ match "\\\\" "a" }}', '1'),
+]
+
 PARSE_ERRORS = [
  '{{ foo 1 }}',
  '{{ if }}x',

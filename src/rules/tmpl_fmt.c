@@ -9,6 +9,7 @@
 #include "rules/tmpl_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,10 +95,26 @@ static size_t float_v(char *out, double v)
 	return gw_num_format_f(out, 400, v);
 }
 
+/* printf into t with a format built at run time (C's flags match Go's here). */
+static void tprintf(struct gw_buf *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	gw_buf_vprintf(t, fmt, ap);
+	va_end(ap);
+}
+
+/* Pad t's text into b, and release t. Precision reaches a million digits, hence the buffer. */
+static void pad_release(struct gw_buf *b, const struct tspec *sp, struct gw_buf *t, bool zero_ok)
+{
+	gw_tmpl__pad(b, sp, t->data ? t->data : "", t->len, zero_ok);
+	gw_buf_release(t);
+}
+
+#define TMP_LIMIT ((size_t)4 << 20)
+
 void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 {
-	char s[512];
-	size_t n;
 	if (isnan(v) || isinf(v)) {
 		/* fmt keeps Inf's sign, shows NaN's only when asked, never pads with zeros */
 		const char *t;
@@ -110,147 +127,132 @@ void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 		gw_tmpl__pad(b, &nz, t, strlen(t), false);
 		return;
 	}
+	struct gw_buf t;
+	gw_buf_init(&t, TMP_LIMIT);
 	char verb = sp->verb == 'v' ? 'g' : sp->verb == 'F' ? 'f' : sp->verb;
+	char f[16];
 	if (verb == 'x' || verb == 'X') {
 		/* C's %a, with Go's two-digit exponent */
-		char f[16], h[128];
 		snprintf(f, sizeof(f), "%%%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "",
 			 verb == 'x' ? 'a' : 'A');
-		int hn = sp->prec < 0 ? snprintf(h, sizeof(h), verb == 'x' ? "%a" : "%A", v)
-				      : snprintf(h, sizeof(h), f, sp->prec, v);
-		if (sp->prec < 0 && (sp->plus || sp->space) && v >= 0) {
-			memmove(h + 1, h, (size_t)hn + 1);
-			h[0] = sp->plus ? '+' : ' ';
-			hn++;
-		}
-		char *p = strpbrk(h, "pP");
-		n = 0;
-		if (p && (p[1] == '+' || p[1] == '-') && p[3] == 0) {
-			n = (size_t)(p - h) + 2;
-			memcpy(s, h, n);
-			s[n++] = '0';
-			s[n++] = p[2];
+		if (sp->prec < 0) {
+			if ((sp->plus || sp->space) && v >= 0)
+				gw_buf_putc(&t, sp->plus ? '+' : ' ');
+			tprintf(&t, verb == 'x' ? "%a" : "%A", v);
 		} else {
-			n = (size_t)hn;
-			memcpy(s, h, n);
+			tprintf(&t, f, sp->prec, v);
 		}
-		gw_tmpl__pad(b, sp, s, n, true);
-		return;
-	}
-	if ((verb == 'g' || verb == 'G') && sp->prec < 0 && sp->sharp) {
+		char *p = t.data ? strpbrk(t.data, "pP") : NULL;
+		if (p && (p[1] == '+' || p[1] == '-') && p[3] == 0) {
+			char last = p[2];
+			p[2] = '0';
+			gw_buf_putc(&t, last);
+		}
+	} else if ((verb == 'g' || verb == 'G') && sp->prec < 0 && sp->sharp) {
 		/* %#g keeps six significant digits, as C's does */
-		char f[16];
 		snprintf(f, sizeof(f), "%%%s%s#%c", sp->plus ? "+" : "", sp->space ? " " : "", verb);
-		n = (size_t)snprintf(s, sizeof(s), f, v);
-		gw_tmpl__pad(b, sp, s, n, true);
-		return;
-	}
-	if ((verb == 'g' || verb == 'G') && sp->prec < 0) {
+		tprintf(&t, f, v);
+	} else if ((verb == 'g' || verb == 'G') && sp->prec < 0) {
 		char body[512];
 		size_t bn = float_v(body, v);
 		if (verb == 'G')
 			for (size_t i = 0; i < bn; i++)
 				if (body[i] == 'e')
 					body[i] = 'E';
-		n = 0;
 		if (body[0] != '-' && (sp->plus || sp->space))
-			s[n++] = sp->plus ? '+' : ' ';
-		memcpy(s + n, body, bn);
-		n += bn;
+			gw_buf_putc(&t, sp->plus ? '+' : ' ');
+		gw_buf_append(&t, body, bn);
 	} else {
-		char f[16];
 		snprintf(f, sizeof(f), "%%%s%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "",
 			 sp->sharp ? "#" : "", verb);
-		n = (size_t)snprintf(s, sizeof(s), f, sp->prec < 0 ? 6 : sp->prec, v);
-		if (n >= sizeof(s))
-			n = sizeof(s) - 1;
+		tprintf(&t, f, sp->prec < 0 ? 6 : sp->prec, v);
 	}
-	gw_tmpl__pad(b, sp, s, n, true);
+	pad_release(b, sp, &t, true);
+}
+
+static void put_rune(struct gw_buf *t, uint32_t r)
+{
+	char o[4];
+	size_t k = 0;
+	if (r > 0x10ffff || (r >= 0xd800 && r < 0xe000))
+		r = 0xfffd;
+	if (r < 0x80) {
+		o[k++] = (char)r;
+	} else if (r < 0x800) {
+		o[k++] = (char)(0xc0 | r >> 6);
+		o[k++] = (char)(0x80 | (r & 0x3f));
+	} else if (r < 0x10000) {
+		o[k++] = (char)(0xe0 | r >> 12);
+		o[k++] = (char)(0x80 | ((r >> 6) & 0x3f));
+		o[k++] = (char)(0x80 | (r & 0x3f));
+	} else {
+		o[k++] = (char)(0xf0 | r >> 18);
+		o[k++] = (char)(0x80 | ((r >> 12) & 0x3f));
+		o[k++] = (char)(0x80 | ((r >> 6) & 0x3f));
+		o[k++] = (char)(0x80 | (r & 0x3f));
+	}
+	gw_buf_append(t, o, k);
 }
 
 void gw_tmpl__fmt_int(struct gw_buf *b, const struct tspec *sp, int64_t v)
 {
-	char s[96];
-	size_t n;
 	char verb = sp->verb == 'v' ? 'd' : sp->verb;
+	struct gw_buf t;
+	gw_buf_init(&t, TMP_LIMIT);
 	if (verb == 'c') {
-		uint32_t r = (uint32_t)v;
-		n = 0;
-		if (r < 0x80) {
-			s[n++] = (char)r;
-		} else {
-			char tmp[8];
-			int k = 0;
-			if (r < 0x800) {
-				tmp[k++] = (char)(0xc0 | r >> 6);
-			} else {
-				if (r < 0x10000) {
-					tmp[k++] = (char)(0xe0 | r >> 12);
-				} else {
-					tmp[k++] = (char)(0xf0 | r >> 18);
-					tmp[k++] = (char)(0x80 | ((r >> 12) & 0x3f));
-				}
-				tmp[k++] = (char)(0x80 | ((r >> 6) & 0x3f));
-			}
-			tmp[k++] = (char)(0x80 | (r & 0x3f));
-			memcpy(s, tmp, (size_t)k);
-			n = (size_t)k;
-		}
-		gw_tmpl__pad(b, sp, s, n, false);
+		put_rune(&t, v < 0 || v > 0x10ffff ? 0xfffd : (uint32_t)v);
+		pad_release(b, sp, &t, false);
 		return;
 	}
 	if (verb == 'U') {
-		n = (size_t)snprintf(s, sizeof(s), "U+%04llX", (unsigned long long)v);
+		gw_buf_printf(&t, "U+%04llX", (unsigned long long)v);
 		if (sp->sharp && v >= 0 && v <= 0x10ffff) {
-			struct tspec c = {.width = -1, .prec = -1, .verb = 'c'};
-			struct gw_buf t;
-			gw_buf_init(&t, 16);
-			gw_tmpl__fmt_int(&t, &c, v);
-			n += (size_t)snprintf(s + n, sizeof(s) - n, " '%s'", t.data ? t.data : "");
-			gw_buf_release(&t);
+			gw_buf_puts(&t, " '");
+			put_rune(&t, (uint32_t)v);
+			gw_buf_putc(&t, '\'');
 		}
-		gw_tmpl__pad(b, sp, s, n, false);
+		pad_release(b, sp, &t, false);
 		return;
 	}
-	if (verb == 'b') {
-		char d[70];
-		int k = 0;
-		uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-		do
-			d[k++] = (char)('0' + (u & 1));
-		while (u >>= 1);
-		n = 0;
-		if (v < 0)
-			s[n++] = '-';
-		while (k)
-			s[n++] = d[--k];
-		gw_tmpl__pad(b, sp, s, n, true);
-		return;
-	}
-	char f[24];
+	/* digits of |v|: Go writes -ff for %x of negatives, where C would write two's complement */
 	bool neg = v < 0;
 	uint64_t u = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	/* Go writes -ff for %x of negatives, where C would write two's complement */
-	snprintf(f, sizeof(f), "%s%%%s.*%s", verb == 'O' ? "0o" : "",
-		 sp->sharp && verb != 'd' && verb != 'O' ? "#" : "",
-		 verb == 'x'		      ? "llx"
-		 : verb == 'X'		      ? "llX"
-		 : verb == 'o' || verb == 'O' ? "llo"
-					      : "llu");
-	char digits[80];
-	int dn = snprintf(digits, sizeof(digits), f, sp->prec < 0 ? 1 : sp->prec, (unsigned long long)u);
-	if (sp->prec == 0 && u == 0)
-		dn = 0;
-	n = 0;
+	char d[72];
+	int k = 0;
+	unsigned base = verb == 'b'		     ? 2
+			: verb == 'o' || verb == 'O' ? 8
+			: verb == 'x' || verb == 'X' ? 16
+						     : 10;
+	const char *dig = verb == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+	do
+		d[k++] = dig[u % base];
+	while (u /= base);
+	if (sp->prec == 0 && v == 0)
+		k = 0;
 	if (neg)
-		s[n++] = '-';
+		gw_buf_putc(&t, '-');
 	else if (sp->plus)
-		s[n++] = '+';
+		gw_buf_putc(&t, '+');
 	else if (sp->space)
-		s[n++] = ' ';
-	memcpy(s + n, digits, (size_t)dn);
-	n += (size_t)dn;
-	gw_tmpl__pad(b, sp, s, n, sp->prec < 0);
+		gw_buf_putc(&t, ' ');
+	if (verb == 'O')
+		gw_buf_puts(&t, "0o");
+	else if (sp->sharp && base == 16)
+		gw_buf_puts(&t, verb == 'X' ? "0X" : "0x");
+	else if (sp->sharp && base == 2)
+		gw_buf_puts(&t, "0b");
+	/* Go zero-pads a width as digits: after the sign and before any 0x, as if a precision */
+	int prec = sp->prec;
+	if (prec < 0 && sp->zero && !sp->minus && sp->width > 0)
+		prec = sp->width - (neg || sp->plus || sp->space ? 1 : 0);
+	int zeros = prec > k ? prec - k : 0;
+	if (sp->sharp && base == 8 && verb == 'o' && zeros == 0 && (k == 0 || d[k - 1] != '0'))
+		zeros = 1;
+	for (int i = 0; i < zeros; i++)
+		gw_buf_putc(&t, '0');
+	while (k)
+		gw_buf_putc(&t, d[--k]);
+	pad_release(b, sp, &t, false);
 }
 
 void gw_tmpl__fmt_g4(struct gw_buf *b, double v)

@@ -145,8 +145,9 @@ static int fn_index(struct tcall *c)
 		case TV_ARGS: {
 			if (ix->k != TV_STRING)
 				return fail(c, "value has type %s; should be string", gw_tmpl__type_name(ix));
-			char key[64];
-			snprintf(key, sizeof(key), "%.*s", (int)ix->s.n, ix->s.p);
+			const char *key = gw_arena_strndup(c->arena, ix->s.p, ix->s.n);
+			if (!key)
+				return fail(c, "out of memory");
 			if (item.k == TV_LABELS) {
 				const char *v = gw_labels_get(&item.l, key);
 				item = v ? tv_str(v, strlen(v)) : tv_str("", 0);

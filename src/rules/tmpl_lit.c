@@ -116,6 +116,9 @@ static int number_error(char *msg, size_t cap, const char *what, const char *s, 
 	return -1;
 }
 
+static int number_value(struct tnode *n, const char *s, size_t len, char *clean, size_t k, char *msg,
+			size_t cap);
+
 int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, char *msg, size_t cap)
 {
 	n->src = s;
@@ -133,12 +136,27 @@ int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, 
 		n->fval = r;
 		return 0;
 	}
-	char clean[64];
+	char small[64];
+	char *clean = len < sizeof(small) ? small : malloc(len + 1);
+	if (!clean) {
+		snprintf(msg, cap, "out of memory");
+		return -1;
+	}
 	size_t k = 0;
-	for (size_t i = 0; i < len && k + 1 < sizeof(clean); i++)
+	for (size_t i = 0; i < len; i++)
 		if (s[i] != '_')
 			clean[k++] = s[i];
 	clean[k] = 0;
+	int rc = number_value(n, s, len, clean, k, msg, cap);
+	if (clean != small)
+		free(clean);
+	return rc;
+}
+
+/* The values of a number token, clean of underscores (k bytes). */
+static int number_value(struct tnode *n, const char *s, size_t len, char *clean, size_t k, char *msg,
+			size_t cap)
+{
 	bool hex = k > 1 && clean[0] == '0' && (clean[1] == 'x' || clean[1] == 'X');
 	bool floaty = strpbrk(clean, ".eEpP") && !hex;
 	char *end;

@@ -174,12 +174,14 @@ static bool underscores_ok(const char *s, size_t n)
 /* strconv.ParseFloat's grammar: no spaces, Inf/NaN spelled Go's ways. */
 static int parse_float(struct tcall *c, const char *s, size_t n, double *out)
 {
-	char buf[128];
+	char *buf = gw_arena_alloc(c->arena, n + 1);
+	if (!buf)
+		return fail(c, "out of memory");
 	struct gw_buf q;
 	gw_buf_init(&q, 4096);
 	gw_tmpl__quote(&q, s, n);
 	int rc = -1;
-	if (n == 0 || n >= sizeof(buf) || memchr(s, 0, n) || strchr(" \t\n\v\f\r", s[0])) {
+	if (n == 0 || memchr(s, 0, n) || strchr(" \t\n\v\f\r", s[0])) {
 		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
 		goto out;
 	}

@@ -296,28 +296,24 @@ void gw_tmpl__fmt_sample(struct gw_buf *b, const struct tsample *s, int depth)
 	gw_buf_putc(b, '}');
 }
 
-/* Keys arg0, arg1, ... in the order fmt sorts strings. */
+/* Element k and, in decimal string order, those whose numbers start with its digits. */
+static void args_from(struct gw_buf *b, const struct tv *v, size_t k, int depth, bool *first)
+{
+	gw_buf_printf(b, "%sarg%zu:", *first ? "" : " ", k);
+	*first = false;
+	gw_tmpl__fmt_v(b, &plain_v, &v->a.p[k], depth + 1);
+	for (size_t d = 0; k > 0 && d < 10 && k <= (v->a.n - d) / 10; d++)
+		if (k * 10 + d < v->a.n)
+			args_from(b, v, k * 10 + d, depth, first);
+}
+
+/* map[arg0:... arg1:... arg10:... arg2:...]: fmt sorts the keys as strings. */
 void gw_tmpl__fmt_args(struct gw_buf *b, const struct tv *v, int depth)
 {
-	size_t order[64], n = v->a.n < 64 ? v->a.n : 64;
-	char ki[24], kj[24];
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0; j--) {
-			snprintf(ki, sizeof(ki), "arg%zu", order[j - 1]);
-			snprintf(kj, sizeof(kj), "arg%zu", order[j]);
-			if (strcmp(ki, kj) <= 0)
-				break;
-			size_t t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+	bool first = true;
 	gw_buf_puts(b, "map[");
-	for (size_t i = 0; i < n; i++) {
-		gw_buf_printf(b, "%sarg%zu:", i ? " " : "", order[i]);
-		gw_tmpl__fmt_v(b, &plain_v, &v->a.p[order[i]], depth + 1);
-	}
+	for (size_t k = 0; k < 10 && k < v->a.n; k++)
+		args_from(b, v, k, depth, &first);
 	gw_buf_putc(b, ']');
 }
 

@@ -518,13 +518,35 @@ static int fn_urlquery(struct tcall *c)
 	return ret_str(c, &b);
 }
 
+/* Templates here hold no function values: call can only fail, as Go's does. */
+static int fn_call(struct tcall *c)
+{
+	const struct tv *fn = &c->args[0];
+	if (fn->k == TV_INVALID || fn->k == TV_NIL)
+		return fail(c, "call of nil");
+	return fail(c, "non-function of type %s", gw_tmpl__type_name(fn));
+}
+
 static const struct tfunc builtins[] = {
-    {"and", "VV*", fn_unused}, {"or", "VV*", fn_unused},     {"not", "V", fn_not},
-    {"len", "V", fn_len},      {"index", "VV*", fn_index},   {"slice", "VV*", fn_slice},
-    {"eq", "VV*", fn_eq},      {"ne", "VV", fn_ne},	     {"lt", "VV", fn_lt},
-    {"le", "VV", fn_le},       {"gt", "VV", fn_gt},	     {"ge", "VV", fn_ge},
-    {"print", "v*", fn_print}, {"printf", "sv*", fn_printf}, {"println", "v*", fn_println},
-    {"html", "v*", fn_html},   {"js", "v*", fn_js},	     {"urlquery", "v*", fn_urlquery},
+    {"call", "VV*", fn_call},
+    {"and", "VV*", fn_unused},
+    {"or", "VV*", fn_unused},
+    {"not", "V", fn_not},
+    {"len", "V", fn_len},
+    {"index", "VV*", fn_index},
+    {"slice", "VV*", fn_slice},
+    {"eq", "VV*", fn_eq},
+    {"ne", "VV", fn_ne},
+    {"lt", "VV", fn_lt},
+    {"le", "VV", fn_le},
+    {"gt", "VV", fn_gt},
+    {"ge", "VV", fn_ge},
+    {"print", "v*", fn_print},
+    {"printf", "sv*", fn_printf},
+    {"println", "v*", fn_println},
+    {"html", "v*", fn_html},
+    {"js", "v*", fn_js},
+    {"urlquery", "v*", fn_urlquery},
 };
 
 extern const struct tfunc gw_tmpl__prom_funcs[];

@@ -244,8 +244,7 @@ static int eval_call(struct texec *x, const struct tv *dot, const struct tfunc *
 		struct tv v = invalid;
 		for (size_t i = 0; i < nargs; i++) {
 			TRY(eval_arg(x, dot, 'V', cmd->kids[i + 1], &v));
-			bool ok;
-			if (gw_tmpl__truth(&v, &ok) == want) {
+			if (gw_tmpl__truth(&v) == want) {
 				*out = v;
 				return 0;
 			}

@@ -32,9 +32,8 @@ static int ret_str(struct tcall *c, struct gw_buf *b)
 	return 0;
 }
 
-bool gw_tmpl__truth(const struct tv *v, bool *ok)
+bool gw_tmpl__truth(const struct tv *v)
 {
-	*ok = true;
 	switch (v->k) {
 	case TV_INVALID:
 	case TV_NIL:
@@ -64,8 +63,7 @@ bool gw_tmpl__truth(const struct tv *v, bool *ok)
 
 static int fn_not(struct tcall *c)
 {
-	bool ok;
-	c->ret = (struct tv){.k = TV_BOOL, .b = !gw_tmpl__truth(&c->args[0], &ok)};
+	c->ret = (struct tv){.k = TV_BOOL, .b = !gw_tmpl__truth(&c->args[0])};
 	return 0;
 }
 

@@ -202,7 +202,8 @@ const struct tfunc *gw_tmpl__time_method(const char *name);
 int gw_tmpl__to_float(struct tcall *c, const struct tv *v, double *out);
 int gw_tmpl__fn_humanize_timestamp(struct tcall *c);
 int gw_tmpl__fn_to_time(struct tcall *c);
-bool gw_tmpl__truth(const struct tv *v, bool *ok);
+/* Go's truth: false, 0, nil and empty strings, maps and slices are false. */
+bool gw_tmpl__truth(const struct tv *v);
 
 /* One execution: its output, arena, variable stack and error location. */
 enum { X_BREAK = 1, X_CONTINUE = 2 }; /* walk's signals, above 0 */

@@ -28,10 +28,10 @@ static int walk_list(struct texec *x, const struct tv *dot, const struct tnode *
 static int range_one(struct texec *x, const struct tnode *r, const struct tv *index, const struct tv *elem)
 {
 	size_t mark = x->nvars;
+	/* "$i, $e :=" pushed both (lexically second on top); "=" assigns index, element in order */
 	if (r->pipe->ndecl > 0) {
 		if (r->pipe->assign)
-			TRY(gw_tmpl__set_var(x, r->pipe->decl[r->pipe->ndecl > 1 ? 0 : 0]->s,
-					     r->pipe->ndecl > 1 ? index : elem));
+			TRY(gw_tmpl__set_var(x, r->pipe->decl[0]->s, r->pipe->ndecl > 1 ? index : elem));
 		else
 			x->vars[x->nvars - 1].v = *elem;
 	}
@@ -171,8 +171,7 @@ static int walk(struct texec *x, const struct tv *dot, const struct tnode *n)
 		x->at = n;
 		struct tv v;
 		TRY(gw_tmpl__eval_pipeline(x, dot, n->pipe, &v));
-		bool ok;
-		bool t = gw_tmpl__truth(&v, &ok);
+		bool t = gw_tmpl__truth(&v);
 		int rc;
 		if (t)
 			rc = walk_list(x, n->k == TN_WITH ? &v : dot, n->list);

@@ -315,6 +315,23 @@ RENDER += [
  ('{{ match "\\\\" "a" }}', '1'),
 ]
 
+# annotations as rule collections write them
+RENDER += [
+ ('Host out of memory (instance {{ $labels.instance }})', '1'),
+ ('Node memory is filling up (< 10% left)\n  VALUE = {{ $value }}\n  LABELS = {{ $labels }}', '9.87654321'),
+ ('GPU {{ $labels.gpu }} on {{ $labels.instance }} is at {{ $value | humanize }}°C for 5m.', '91.23456'),
+ ('{{ $labels.instance }} has {{ printf "%.2f" $value }}% GPU utilisation', '99.999'),
+ ('Disk is almost full ({{ $value | humanizePercentage }} used)', '0.9512'),
+ ('Job {{ $labels.job }} down for {{ $value | humanizeDuration }}', '7322.5'),
+ ('XID {{ $value }} on GPU {{ .Labels.gpu }} ({{ if eq $value 79.0 }}fallen off the bus{{ else }}see docs{{ end }})', '79'),
+ ('{{ with query "sum(q)" }}{{ . | first | value | humanize }} total{{ end }}', '1'),
+ ('Memory {{ humanize1024 $value }}B of {{ with query "q" }}{{ len . }}{{ end }} GPUs', '85899345920'),
+ ('{{ $labels.instance | stripPort }}:{{ $labels.gpu }} → {{ reReplaceAll "^h(\\\\d+)$" "host-$1" ($labels.instance | stripPort) }}', '1'),
+ ('Since {{ humanizeTimestamp $value }}', '1700000000'),
+ ('{{- /* multi-line */ -}}\n{{ range $k, $v := $labels -}}\n{{ if ne $k "__name__" }}{{ $k }}: {{ $v }}\n{{ end }}\n{{- end }}', '1'),
+ ('温度 {{ $value }}°C (GPU {{ $labels.gpu }}) — {{ title "critical alert" }}, {{ toUpper "ok" }}', '-12.5'),
+]
+
 PARSE_ERRORS = [
  '{{ foo 1 }}',
  '{{ if }}x',

@@ -20,27 +20,41 @@
 
 int gw_tmpl__xerr(struct texec *x, int code, const char *fmt, ...)
 {
-	char msg[GW_ERR_MSG_MAX];
+	/* Go's messages quote values at any length: built whole, cut only in err */
+	struct gw_buf msg, full;
+	gw_buf_init(&msg, (size_t)1 << 20);
+	gw_buf_init(&full, (size_t)1 << 20);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	gw_buf_vprintf(&msg, fmt, ap);
 	va_end(ap);
-	if (!x->at)
-		return gw_err_set(x->err, code, "template: %s: %s", x->name, msg);
-	const char *text = x->t->text;
-	size_t pos = x->at->pos, col = pos;
-	int line = 1;
-	for (size_t i = 0; i < pos; i++)
-		if (text[i] == '\n') {
-			line++;
-			col = pos - i - 1;
-		}
-	struct gw_buf ctx;
-	gw_buf_init(&ctx, 4096);
-	gw_tmpl__node_str(&ctx, x->at);
-	int rc = gw_err_set(x->err, code, "template: %s:%d:%zu: executing \"%s\" at <%s>: %s", x->t->name,
-			    line, col, x->name, ctx.data ? ctx.data : "", msg);
-	gw_buf_release(&ctx);
+	const char *m = msg.data ? msg.data : "";
+	if (!x->at) {
+		gw_buf_printf(&full, "template: %s: %s", x->name, m);
+	} else {
+		const char *text = x->t->text;
+		size_t pos = x->at->pos, col = pos;
+		int line = 1;
+		for (size_t i = 0; i < pos; i++)
+			if (text[i] == '\n') {
+				line++;
+				col = pos - i - 1;
+			}
+		struct gw_buf ctx;
+		gw_buf_init(&ctx, (size_t)1 << 20);
+		gw_tmpl__node_str(&ctx, x->at);
+		gw_buf_printf(&full, "template: %s:%d:%zu: executing \"%s\" at <%s>: %s", x->t->name, line,
+			      col, x->name, ctx.data ? ctx.data : "", m);
+		gw_buf_release(&ctx);
+	}
+	const char *f = full.data ? full.data : "";
+	if (x->full) {
+		gw_buf_reset(x->full);
+		gw_buf_puts(x->full, f);
+	}
+	int rc = gw_err_set(x->err, code, "%s", f);
+	gw_buf_release(&msg);
+	gw_buf_release(&full);
 	return rc;
 }
 
@@ -396,7 +410,7 @@ static int validate(struct texec *x, char type, struct tv *v)
 			return 0;
 		break;
 	case 'S':
-		if (v->k == TV_INVALID || v->k == TV_NIL) {
+		if (v->k == TV_INVALID) {
 			*v = (struct tv){.k = TV_SAMPLE};
 			return 0;
 		}
@@ -404,7 +418,7 @@ static int validate(struct texec *x, char type, struct tv *v)
 			return 0;
 		break;
 	case 'R':
-		if (v->k == TV_INVALID || v->k == TV_NIL) {
+		if (v->k == TV_INVALID) {
 			*v = (struct tv){.k = TV_RESULT};
 			return 0;
 		}
@@ -414,8 +428,9 @@ static int validate(struct texec *x, char type, struct tv *v)
 	}
 	if (v->k == TV_INVALID)
 		return gw_tmpl__xerr(x, GW_EINVAL, "invalid value; expected %s", param_type_name(type));
+	/* a nil interface{} (a missing args key) is still of type interface {} */
 	return gw_tmpl__xerr(x, GW_EINVAL, "wrong type for value; expected %s; got %s", param_type_name(type),
-			     gw_tmpl__type_name(v));
+			     v->k == TV_NIL ? "interface {}" : gw_tmpl__type_name(v));
 }
 
 /* One argument of a call, or the operand of a chain (type 0: any). */

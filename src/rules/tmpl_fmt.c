@@ -131,7 +131,23 @@ void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 	gw_buf_init(&t, TMP_LIMIT);
 	char verb = sp->verb == 'v' ? 'g' : sp->verb == 'F' ? 'f' : sp->verb;
 	char f[16];
-	if (verb == 'x' || verb == 'X') {
+	if (verb == 'b') {
+		/* strconv's 'b': the integer mantissa and the power of two, "6755399441055744p-52" */
+		uint64_t bits;
+		memcpy(&bits, &v, sizeof(bits));
+		uint64_t mant = bits & ((UINT64_C(1) << 52) - 1);
+		int exp = (int)((bits >> 52) & 0x7ff);
+		if (exp == 0)
+			exp = 1;
+		else
+			mant |= UINT64_C(1) << 52;
+		exp -= 1075;
+		if (bits >> 63)
+			gw_buf_putc(&t, '-');
+		else if (sp->plus || sp->space)
+			gw_buf_putc(&t, sp->plus ? '+' : ' ');
+		gw_buf_printf(&t, "%llup%s%d", (unsigned long long)mant, exp >= 0 ? "+" : "", exp);
+	} else if (verb == 'x' || verb == 'X') {
 		/* C's %a, with Go's two-digit exponent */
 		snprintf(f, sizeof(f), "%%%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "",
 			 verb == 'x' ? 'a' : 'A');

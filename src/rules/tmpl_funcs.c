@@ -127,6 +127,8 @@ static int fn_index(struct tcall *c)
 	for (size_t i = 1; i < c->n; i++) {
 		const struct tv *ix = &c->args[i];
 		int64_t k;
+		if (item.k == TV_NIL) /* a missing key of args, indexed further */
+			return fail(c, "index of nil pointer");
 		switch (item.k) {
 		case TV_STRING:
 		case TV_HTML:
@@ -180,19 +182,25 @@ static int fn_slice(struct tcall *c)
 		return fail(c, "slice of untyped nil");
 	if (c->n > 4)
 		return fail(c, "too many slice indexes: %zu", c->n - 1);
-	size_t len = item.k == TV_STRING ? item.s.n : item.k == TV_RESULT ? item.r.n : 0;
-	if (item.k != TV_STRING && item.k != TV_RESULT)
+	bool str = item.k == TV_STRING || item.k == TV_HTML;
+	size_t len = str ? item.s.n : item.k == TV_RESULT ? item.r.n : 0;
+	if (!str && item.k != TV_RESULT)
 		return fail(c, "can't slice item of type %s", gw_tmpl__type_name(&item));
-	if (item.k == TV_STRING && c->n == 4)
+	if (str && c->n == 4)
 		return fail(c, "cannot 3-index slice a string");
 	int64_t ix[3] = {0, (int64_t)len, (int64_t)len};
-	for (size_t i = 1; i < c->n; i++)
+	for (size_t i = 1; i < c->n; i++) {
+		/* unlike index, slice does not look inside an interface{} */
+		if (c->args[i].k == TV_NIL)
+			return fail(c, "cannot index slice/array with type interface {}");
 		if (index_arg(c, &c->args[i], len + 1, &ix[i - 1]))
 			return -1;
+	}
 	if (c->n > 2 && ix[0] > ix[1])
 		return fail(c, "invalid slice index: %lld > %lld", (long long)ix[0], (long long)ix[1]);
-	if (item.k == TV_STRING) {
+	if (str) {
 		c->ret = tv_str(item.s.p + ix[0], (size_t)(ix[1] - ix[0]));
+		c->ret.k = item.k;
 	} else {
 		c->ret = item;
 		c->ret.r.p = item.r.p + ix[0];
@@ -222,33 +230,63 @@ static enum bkind basic_kind(const struct tv *v)
 	}
 }
 
-static bool comparable(const struct tv *v)
+/* reflect's kinds beyond the basic ones: 0 none, then map, slice, struct, pointer. */
+static int kind_group(const struct tv *v)
 {
-	return v->k != TV_LABELS && v->k != TV_ARGS && v->k != TV_RESULT && v->k != TV_DATA;
+	switch (v->k) {
+	case TV_LABELS:
+	case TV_ARGS:
+		return 1;
+	case TV_RESULT:
+		return 2;
+	case TV_DATA:
+		return 3;
+	case TV_SAMPLE:
+	case TV_TIME:
+		return 4;
+	default:
+		return 0;
+	}
 }
 
-static int uncomparable(struct tcall *c, const struct tv *v)
+static bool is_nil(const struct tv *v)
 {
-	struct gw_buf b;
-	gw_buf_init(&b, 4096);
-	gw_tmpl__print_value(&b, v);
-	fail(c, "non-comparable type %s: %s", b.data ? b.data : "", gw_tmpl__type_name(v));
-	gw_buf_release(&b);
+	return v->k == TV_INVALID || v->k == TV_NIL || (v->k == TV_SAMPLE && !v->smp);
+}
+
+/* fmt's verb applied to v, for the messages that quote values. */
+static void sprint_verb(struct gw_buf *b, const char *verb, const struct tv *v)
+{
+	gw_tmpl__sprintf(b, verb, 2, v, 1);
+}
+
+static int non_comparable(struct tcall *c, const struct tv *a, const struct tv *b)
+{
+	struct gw_buf x, y;
+	gw_buf_init(&x, 4096);
+	gw_buf_init(&y, 4096);
+	if (a) {
+		sprint_verb(&x, "%s", a);
+		sprint_verb(&y, "%v", b);
+		fail(c, "non-comparable types %.1500s: %s, %s: %.1500s", x.data ? x.data : "",
+		     gw_tmpl__type_name(a), gw_tmpl__type_name(b), y.data ? y.data : "");
+	} else {
+		sprint_verb(&x, "%s", b);
+		fail(c, "non-comparable type %.3000s: %s", x.data ? x.data : "", gw_tmpl__type_name(b));
+	}
+	gw_buf_release(&x);
+	gw_buf_release(&y);
 	return -1;
 }
 
-/* eq(a, b...): a equals any b; -1 with c->msg on Go's errors. */
+/* eq(a, b...) as Go 1.20 has it: a equals any b; -1 with c->msg on Go's errors. */
 static int eq_any(struct tcall *c, const struct tv *a, const struct tv *bs, size_t nb, bool *out)
 {
-	bool a_nil = a->k == TV_NIL || a->k == TV_INVALID;
-	if (!a_nil && !comparable(a))
-		return uncomparable(c, a);
 	if (nb == 0)
 		return fail(c, "missing argument for comparison");
 	enum bkind k1 = basic_kind(a);
 	for (size_t i = 0; i < nb; i++) {
 		const struct tv *b = &bs[i];
-		bool b_nil = b->k == TV_NIL || b->k == TV_INVALID;
 		enum bkind k2 = basic_kind(b);
 		bool t = false;
 		if (k1 != k2) {
@@ -256,7 +294,7 @@ static int eq_any(struct tcall *c, const struct tv *a, const struct tv *bs, size
 				t = a->i >= 0 && a->i == b->i;
 			else if (k1 == K_UINT && k2 == K_INT)
 				t = b->i >= 0 && a->i == b->i;
-			else if (!a_nil && !b_nil)
+			else if (a->k != TV_INVALID && a->k != TV_NIL && b->k != TV_INVALID && b->k != TV_NIL)
 				return fail(c, "incompatible types for comparison");
 		} else {
 			switch (k1) {
@@ -273,15 +311,18 @@ static int eq_any(struct tcall *c, const struct tv *a, const struct tv *bs, size
 			case K_STRING:
 				t = a->s.n == b->s.n && memcmp(a->s.p, b->s.p, a->s.n) == 0;
 				break;
-			default:
-				if (a_nil || b_nil) {
-					t = a_nil && b_nil;
-				} else if (!comparable(b)) {
-					return uncomparable(c, b);
-				} else if (a->k == b->k) {
-					t = (a->k == TV_SAMPLE && a->smp == b->smp) ||
-					    (a->k == TV_TIME && a->ns == b->ns);
-				}
+			default: {
+				int g1 = kind_group(a), g2 = kind_group(b);
+				if (g1 && g2 && g1 != g2)
+					return non_comparable(c, a, b);
+				if (is_nil(a) || is_nil(b))
+					t = is_nil(a) == is_nil(b);
+				else if (g2 != 4)
+					return non_comparable(c, NULL, b); /* maps, slices, the data struct */
+				else
+					t = a->k == b->k && ((a->k == TV_SAMPLE && a->smp == b->smp) ||
+							     (a->k == TV_TIME && a->ns == b->ns));
+			}
 			}
 		}
 		if (t) {
@@ -404,10 +445,25 @@ static int fn_printf(struct tcall *c)
 /* The text html, js and urlquery escape: a lone string, else Sprint. */
 static void eval_args(struct tcall *c, struct gw_buf *b)
 {
-	if (c->n == 1 && c->args[0].k == TV_STRING)
+	if (c->n == 1 && c->args[0].k == TV_STRING) {
 		gw_buf_append(b, c->args[0].s.p, c->args[0].s.n);
-	else
-		gw_tmpl__sprint(b, c->args, c->n, false);
+		return;
+	}
+	/* Sprint of text/template's printable values: nil is "<no value>" (a string
+	 * then), a pointer is what it points to */
+	bool prev_string = false;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct tv *v = &c->args[i];
+		bool nil = v->k == TV_NIL || v->k == TV_INVALID;
+		bool str = nil || v->k == TV_STRING || v->k == TV_HTML;
+		if (i && !str && !prev_string)
+			gw_buf_putc(b, ' ');
+		if (nil)
+			gw_buf_puts(b, "<no value>");
+		else
+			gw_tmpl__print_value(b, v);
+		prev_string = str;
+	}
 }
 
 static int fn_html(struct tcall *c)

@@ -171,6 +171,8 @@ int gw_tmpl__print_value(struct gw_buf *b, const struct tv *v);
 /* Go's %.4g (with NaN, +Inf, -Inf) and strconv.Quote. */
 void gw_tmpl__fmt_g4(struct gw_buf *b, double v);
 void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n);
+/* strconv.QuoteRune: 'x', '\\x00', '\\u200b'. */
+void gw_tmpl__quote_rune(struct gw_buf *b, int64_t r);
 /* The UTF-8 rune at s (U+FFFD, width 1, where invalid) and unicode.IsPrint. */
 uint32_t gw_tmpl__rune(const char *s, size_t n, size_t *width);
 bool gw_tmpl__rune_printable(uint32_t r);
@@ -182,7 +184,7 @@ struct tcall {
 	const struct tv *args;
 	size_t n;
 	struct tv ret;
-	char msg[384]; /* the error, as Go's err.Error() */
+	char msg[4096]; /* the error, as Go's err.Error() */
 };
 
 /* Parameter types, one letter each: s string, v interface{}, S *sample,
@@ -224,6 +226,7 @@ struct texec {
 	const char *name;	/* the template executing: the main one or a {{define}}d one */
 	int depth;		/* nested {{template}} invocations */
 	struct gw_buf scratch;	/* one action's printed value */
+	struct gw_buf *full;	/* NULL, or where the whole error message goes */
 	struct gw_err *err;
 };
 
@@ -231,5 +234,8 @@ int gw_tmpl__xerr(struct texec *x, int code, const char *fmt, ...) __attribute__
 int gw_tmpl__push_var(struct texec *x, const char *name, const struct tv *v);
 int gw_tmpl__set_var(struct texec *x, const char *name, const struct tv *v);
 int gw_tmpl__eval_pipeline(struct texec *x, const struct tv *dot, const struct tnode *pipe, struct tv *out);
+/* gw_tmpl_exec, with an error's whole message in full too (gw_err holds 512 bytes). */
+int gw_tmpl__exec(const struct gw_tmpl *t, const struct gw_tmpl_data *d, struct gw_buf *out,
+		  struct gw_err *err, struct gw_buf *full);
 
 #endif

@@ -216,9 +216,9 @@ bool gw_tmpl__rune_printable(uint32_t r)
 	       !(r >= 0xfff9 && r <= 0xfffb) && r != 0x1680 && r != 0x180e;
 }
 
-void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
+static void quote_with(struct gw_buf *b, const char *s, size_t n, char q)
 {
-	gw_buf_putc(b, '"');
+	gw_buf_putc(b, q);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
 		if (c < 0x80) {
@@ -249,7 +249,8 @@ void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
 				esc = "\\\\";
 				break;
 			case '"':
-				esc = "\\\"";
+			case '\'':
+				esc = c == (unsigned char)q ? (q == '"' ? "\\\"" : "\\'") : NULL;
 				break;
 			default:
 				break;
@@ -287,5 +288,33 @@ void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
 			gw_buf_printf(b, "\\U%08x", r);
 		i += (size_t)len;
 	}
-	gw_buf_putc(b, '"');
+	gw_buf_putc(b, q);
+}
+
+void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
+{
+	quote_with(b, s, n, '"');
+}
+
+void gw_tmpl__quote_rune(struct gw_buf *b, int64_t r)
+{
+	char o[4];
+	size_t k = 0;
+	uint32_t u = r < 0 || r > 0x10ffff || (r >= 0xd800 && r < 0xe000) ? 0xfffd : (uint32_t)r;
+	if (u < 0x80) {
+		o[k++] = (char)u;
+	} else if (u < 0x800) {
+		o[k++] = (char)(0xc0 | u >> 6);
+		o[k++] = (char)(0x80 | (u & 0x3f));
+	} else if (u < 0x10000) {
+		o[k++] = (char)(0xe0 | u >> 12);
+		o[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
+		o[k++] = (char)(0x80 | (u & 0x3f));
+	} else {
+		o[k++] = (char)(0xf0 | u >> 18);
+		o[k++] = (char)(0x80 | ((u >> 12) & 0x3f));
+		o[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
+		o[k++] = (char)(0x80 | (u & 0x3f));
+	}
+	quote_with(b, o, k, '\'');
 }

@@ -75,7 +75,6 @@ static void print_labels(struct gw_buf *b, const struct tspec *sp, const struct 
 		gw_buf_putc(b, '}');
 		return;
 	}
-	e.width = -1;
 	gw_buf_puts(b, "map[");
 	for (size_t i = 0; i < l->n; i++) {
 		struct tv k = tv_str(l->p[i].name, strlen(l->p[i].name));
@@ -85,6 +84,33 @@ static void print_labels(struct gw_buf *b, const struct tspec *sp, const struct 
 		gw_buf_putc(b, ':');
 		print_arg(b, &e, &v);
 	}
+	gw_buf_putc(b, ']');
+}
+
+/* args' map: keys in fmt's string order (arg0, arg1, arg10, ..., arg2), the verb on each. */
+static void print_args_from(struct gw_buf *b, const struct tspec *sp, const struct tv *v, size_t k,
+			    bool *first)
+{
+	char key[24];
+	int kn = snprintf(key, sizeof(key), "arg%zu", k);
+	struct tv kv = tv_str(key, (size_t)kn);
+	gw_buf_puts(b, *first ? "" : " ");
+	*first = false;
+	print_arg(b, sp, &kv);
+	gw_buf_putc(b, ':');
+	print_arg(b, sp, &v->a.p[k]);
+	for (size_t d = 0; k > 0 && d < 10 && k <= (v->a.n - d) / 10; d++)
+		if (k * 10 + d < v->a.n)
+			print_args_from(b, sp, v, k * 10 + d, first);
+}
+
+static void print_args(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
+{
+	struct tspec e = *sp;
+	bool first = true;
+	gw_buf_puts(b, "map[");
+	for (size_t k = 0; k < 10 && k < v->a.n; k++)
+		print_args_from(b, &e, v, k, &first);
 	gw_buf_putc(b, ']');
 }
 
@@ -98,7 +124,6 @@ static void print_float_field(struct gw_buf *b, const struct tspec *sp, double f
 static void print_struct(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
 {
 	struct tspec e = *sp;
-	e.width = -1;
 	if (v->k == TV_SAMPLE) {
 		if (!v->smp) {
 			gw_buf_puts(b, "<nil>");
@@ -150,12 +175,9 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 	case TV_INT:
 	case TV_UINT8:
 		if (c == 'q') {
-			struct tspec rs = {.width = -1, .prec = -1, .verb = 'c'};
 			struct gw_buf t;
 			gw_buf_init(&t, 64);
-			gw_buf_putc(&t, '\'');
-			gw_tmpl__fmt_int(&t, &rs, v->i);
-			gw_buf_putc(&t, '\'');
+			gw_tmpl__quote_rune(&t, v->i);
 			gw_tmpl__pad(b, sp, t.data, t.len, false);
 			gw_buf_release(&t);
 		} else if (strchr("vdbcoOxXU", c)) {
@@ -165,7 +187,7 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 		}
 		return;
 	case TV_FLOAT:
-		if (strchr("vgGeEfFxX", c))
+		if (strchr("vbgGeEfFxX", c))
 			gw_tmpl__fmt_float(b, sp, v->f);
 		else
 			bad_verb(b, sp, v);
@@ -177,9 +199,34 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 	case TV_LABELS:
 		print_labels(b, sp, &v->l);
 		return;
+	case TV_ARGS:
+		/* fmt pads each key and value, not the map */
+		if (c == 'v' && !sp->sharpv && sp->width < 0)
+			gw_tmpl__fmt_v(b, sp, v, 0);
+		else
+			print_args(b, sp, v);
+		return;
 	case TV_DATA:
 	case TV_SAMPLE:
 		print_struct(b, sp, v);
+		return;
+	case TV_RESULT:
+		/* elements are pointers: addresses under the pointer verbs, complaints under the rest */
+		gw_buf_putc(b, '[');
+		for (size_t i = 0; i < v->r.n; i++) {
+			struct tv e = {.k = TV_SAMPLE, .smp = v->r.p[i]};
+			gw_buf_puts(b, i ? " " : "");
+			if (strchr("vpbodxX", c)) {
+				gw_buf_printf(b, "%p", (const void *)v->r.p[i]);
+			} else {
+				struct tspec s = *sp; /* Go's complaint keeps the width and precision */
+				s.verb = 'v';
+				gw_buf_printf(b, "%%!%c(*template.sample=", c);
+				print_struct(b, &s, &e);
+				gw_buf_putc(b, ')');
+			}
+		}
+		gw_buf_putc(b, ']');
 		return;
 	default:
 		gw_tmpl__fmt_v(b, sp, v, 0);

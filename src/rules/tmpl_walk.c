@@ -198,9 +198,15 @@ static int walk(struct texec *x, const struct tv *dot, const struct tnode *n)
 int gw_tmpl_exec(const struct gw_tmpl *t, const struct gw_tmpl_data *d, struct gw_buf *out,
 		 struct gw_err *err)
 {
+	return gw_tmpl__exec(t, d, out, err, NULL);
+}
+
+int gw_tmpl__exec(const struct gw_tmpl *t, const struct gw_tmpl_data *d, struct gw_buf *out,
+		  struct gw_err *err, struct gw_buf *full)
+{
 	struct gw_arena a;
 	gw_arena_init(&a, (size_t)64 << 20);
-	struct texec x = {.t = t, .d = d, .out = out, .a = &a, .err = err, .name = t->name};
+	struct texec x = {.t = t, .d = d, .out = out, .a = &a, .err = err, .name = t->name, .full = full};
 	gw_buf_init(&x.scratch, (size_t)64 << 20);
 	struct tv data = {.k = TV_DATA, .d = d};
 	size_t start = out->len;

@@ -332,6 +332,21 @@ RENDER += [
  ('温度 {{ $value }}°C (GPU {{ $labels.gpu }}) — {{ title "critical alert" }}, {{ toUpper "ok" }}', '-12.5'),
 ]
 
+# corners found by comparing random templates with promtool
+RENDER += [
+ ('{{ printf "%qx%q%q" 0 39 34 }}|{{ html (args 1).arg5 }}|{{ js (args 1).arg5 "a" }}|{{ urlquery (first (sortByLabel "gpu" (query "q"))) }}', '1'),
+ ('{{ printf "%10v|%-4v|%d|%s" $labels (args 1 "x") (args 1 "x") (args 1 "x") }}', '1'),
+ ('{{ if (safeHtml "<b>") | slice }}T{{ else }}F{{ end }}{{ slice (safeHtml "<b>") 1 2 }}', '1'),
+ ('{{ printf "%b|%b|%b" 1.5 -0.1 1e300 }}', '1'),
+ ('{{ eq .ExternalLabels (safeHtml "<b>") }}', '1'),
+ ('{{ ne (sortByLabel "gpu" (query "q")) . }}', '1'),
+ ('{{ ne (sortByLabel "gpu" (query "q")) "12.5" }}', '1'),
+ ('{{ index (args 1 "x") $labels.gpu "" }}', '1'),
+ ('{{ slice (query "nope") (args 1).arg5 }}', '1'),
+ ('{{ label (args 1).arg5 (first (query "q")) }}', '1'),
+ ('{{ printf "%s|%.2f" (sortByLabel "gpu" (query "q")) (sortByLabel "gpu" (query "q")) }}', '1'),
+]
+
 PARSE_ERRORS = [
  '{{ foo 1 }}',
  '{{ if }}x',

@@ -7,6 +7,7 @@
  */
 #include "rules/tmpl_int.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,6 +150,44 @@ static void print_struct(struct gw_buf *b, const struct tspec *sp, const struct 
 	gw_buf_putc(b, '}');
 }
 
+/* An integer field of a struct fmt walks into, with its Go type for complaints. */
+static void print_int_field(struct gw_buf *b, const struct tspec *sp, int64_t v, const char *type)
+{
+	if (strchr("vdbcoOxXqU", sp->verb)) {
+		struct tv t = {.k = TV_INT, .i = v};
+		print_arg(b, sp, &t);
+		return;
+	}
+	gw_buf_printf(b, "%%!%c(%s=%lld)", sp->verb, type, (long long)v);
+}
+
+/*
+ * A time under a verb that is not a string's: fmt prints the struct inside,
+ * {wall ext loc}: nanoseconds, seconds since year 1, and UTC's nil location.
+ */
+static void print_time_struct(struct gw_buf *b, const struct tspec *sp, int64_t ns)
+{
+	int64_t sec = ns / 1000000000, frac = ns % 1000000000;
+	if (frac < 0) {
+		frac += 1000000000;
+		sec--;
+	}
+	gw_buf_puts(b, "&{");
+	print_int_field(b, sp, frac, "uint64");
+	gw_buf_putc(b, ' ');
+	print_int_field(b, sp, sec + INT64_C(62135596800), "int64");
+	gw_buf_putc(b, ' ');
+	if (strchr("bodxX", sp->verb)) {
+		struct tv z = {.k = TV_INT, .i = 0};
+		print_arg(b, sp, &z);
+	} else if (sp->verb == 'v') {
+		gw_tmpl__pad(b, sp, "<nil>", 5, false);
+	} else {
+		gw_buf_printf(b, "%%!%c(*time.Location=<nil>)", sp->verb);
+	}
+	gw_buf_putc(b, '}');
+}
+
 /* fmt's printArg: the verb as the value's kind understands it. */
 static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
 {
@@ -209,6 +248,18 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 	case TV_DATA:
 	case TV_SAMPLE:
 		print_struct(b, sp, v);
+		return;
+	case TV_TIME:
+		if (strchr("vsqxX", c)) { /* a Stringer's verbs */
+			struct gw_buf t;
+			gw_buf_init(&t, 256);
+			gw_tmpl__fmt_time(&t, v->ns);
+			struct tv s = tv_str(t.data ? t.data : "", t.len);
+			print_string(b, sp, &s);
+			gw_buf_release(&t);
+		} else {
+			print_time_struct(b, sp, v->ns);
+		}
 		return;
 	case TV_RESULT:
 		/* elements are pointers: addresses under the pointer verbs, complaints under the rest */

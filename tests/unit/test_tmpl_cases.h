@@ -625,6 +625,8 @@ static const struct render_case render_cases[] = {
 	 "<error expanding template: error executing template __alert_A310: template: __alert_A310:1:127: executing \"__alert_A310\" at <1>: wrong type for value; expected string; got interface {}>"},
 	{"{{ printf \"%s|%.2f\" (sortByLabel \"gpu\" (query \"q\")) (sortByLabel \"gpu\" (query \"q\")) }}", "1",
 	 "[%!s(*template.sample=&{map[__name__:q gpu:0 host:b] 10}) %!s(*template.sample=&{map[__name__:q gpu:1 host:a] 20}) %!s(*template.sample=&{map[__name__:q gpu:2 host:c] 5})]|[%!f(*template.sample=&{map[__:q gp:0 ho:b] 10}) %!f(*template.sample=&{map[__:q gp:1 ho:a] 20}) %!f(*template.sample=&{map[__:q gp:2 ho:c] 5})]"},
+	{"{{ printf \"%b|%d|%g|%x|%q|%10.4s|\" (toTime 1435781451.781) (toTime 1.5) (toTime 0) (toTime 0) (toTime 0) (toTime 0) }}", "1",
+	 "&{101110011111011101101100000000 111011001101001001100100000001001011 0}|&{500000000 62135596801 0}|&{%!g(uint64=0) %!g(int64=62135596800) %!g(*time.Location=<nil>)}|313937302d30312d30312030303a30303a3030202b3030303020555443|\"1970-01-01 00:00:00 +0000 UTC\"|      1970|"},
 };
 
 static const struct parse_case parse_cases[] = {

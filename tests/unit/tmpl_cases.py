@@ -345,6 +345,7 @@ RENDER += [
  ('{{ slice (query "nope") (args 1).arg5 }}', '1'),
  ('{{ label (args 1).arg5 (first (query "q")) }}', '1'),
  ('{{ printf "%s|%.2f" (sortByLabel "gpu" (query "q")) (sortByLabel "gpu" (query "q")) }}', '1'),
+ ('{{ printf "%b|%d|%g|%x|%q|%10.4s|" (toTime 1435781451.781) (toTime 1.5) (toTime 0) (toTime 0) (toTime 0) (toTime 0) }}', '1'),
 ]
 
 PARSE_ERRORS = [

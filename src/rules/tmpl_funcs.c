@@ -167,6 +167,8 @@ static int fn_index(struct tcall *c)
 			if (!item.smp)
 				return fail(c, "index of nil pointer");
 			return fail(c, "can't index item of type template.sample");
+		case TV_TIME:
+			return fail(c, "can't index item of type time.Time");
 		default:
 			return fail(c, "can't index item of type %s", gw_tmpl__type_name(&item));
 		}

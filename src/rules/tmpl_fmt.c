@@ -23,6 +23,8 @@ static const struct tspec plain_v = {.width = -1, .prec = -1, .verb = 'v'};
 
 const char *gw_tmpl__type_name(const struct tv *v)
 {
+	if (v->k == TV_INT && v->int64)
+		return "int64";
 	static const char *const names[] = {
 	    [TV_INVALID] = "<nil>",
 	    [TV_NIL] = "<nil>",
@@ -158,7 +160,19 @@ void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 		} else {
 			tprintf(&t, f, sp->prec, v);
 		}
+		/* C may round the mantissa up to 2; Go renormalises to 1 and a higher exponent */
+		char *x = t.data ? strpbrk(t.data, "xX") : NULL;
+		int bump = x && x[1] == '2';
+		if (bump)
+			x[1] = '1';
 		char *p = t.data ? strpbrk(t.data, "pP") : NULL;
+		if (bump && p) {
+			int e = atoi(p + 1) + 1;
+			t.len = (size_t)(p - t.data) + 1;
+			t.data[t.len] = 0;
+			gw_buf_printf(&t, "%c%d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+			p = strpbrk(t.data, "pP");
+		}
 		if (p && (p[1] == '+' || p[1] == '-') && p[3] == 0) {
 			char last = p[2];
 			p[2] = '0';

@@ -112,6 +112,7 @@ struct tsample {
 
 struct tv {
 	enum tv_kind k;
+	bool int64; /* TV_INT that Go types int64 (a time's Unix...), for type names */
 	union {
 		bool b;
 		int64_t i;

@@ -194,7 +194,8 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 	char c = sp->verb;
 	if (c == 'T') {
 		const char *t = gw_tmpl__type_name(v);
-		gw_tmpl__pad(b, sp, t, strlen(t), false);
+		struct tv s = tv_str(t, strlen(t));
+		gw_tmpl__fmt_v(b, sp, &s, 0); /* a string: precision cuts it */
 		return;
 	}
 	switch (v->k) {

@@ -237,27 +237,33 @@ static int ret_int(struct tcall *c, int64_t v)
 	return 0;
 }
 
+static int ret_int64(struct tcall *c, int64_t v)
+{
+	c->ret = (struct tv){.k = TV_INT, .int64 = true, .i = v};
+	return 0;
+}
+
 static int m_unix(struct tcall *c)
 {
 	int64_t ns = c->args[0].ns;
-	return ret_int(c, ns / 1000000000 - (ns % 1000000000 < 0));
+	return ret_int64(c, ns / 1000000000 - (ns % 1000000000 < 0));
 }
 
 static int m_unix_milli(struct tcall *c)
 {
 	int64_t ns = c->args[0].ns;
-	return ret_int(c, ns / 1000000 - (ns % 1000000 < 0));
+	return ret_int64(c, ns / 1000000 - (ns % 1000000 < 0));
 }
 
 static int m_unix_micro(struct tcall *c)
 {
 	int64_t ns = c->args[0].ns;
-	return ret_int(c, ns / 1000 - (ns % 1000 < 0));
+	return ret_int64(c, ns / 1000 - (ns % 1000 < 0));
 }
 
 static int m_unix_nano(struct tcall *c)
 {
-	return ret_int(c, c->args[0].ns);
+	return ret_int64(c, c->args[0].ns);
 }
 
 static int m_field(struct tcall *c, int which)

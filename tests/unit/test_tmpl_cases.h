@@ -627,6 +627,10 @@ static const struct render_case render_cases[] = {
 	 "[%!s(*template.sample=&{map[__name__:q gpu:0 host:b] 10}) %!s(*template.sample=&{map[__name__:q gpu:1 host:a] 20}) %!s(*template.sample=&{map[__name__:q gpu:2 host:c] 5})]|[%!f(*template.sample=&{map[__:q gp:0 ho:b] 10}) %!f(*template.sample=&{map[__:q gp:1 ho:a] 20}) %!f(*template.sample=&{map[__:q gp:2 ho:c] 5})]"},
 	{"{{ printf \"%b|%d|%g|%x|%q|%10.4s|\" (toTime 1435781451.781) (toTime 1.5) (toTime 0) (toTime 0) (toTime 0) (toTime 0) }}", "1",
 	 "&{101110011111011101101100000000 111011001101001001100100000001001011 0}|&{500000000 62135596801 0}|&{%!g(uint64=0) %!g(int64=62135596800) %!g(*time.Location=<nil>)}|313937302d30312d30312030303a30303a3030202b3030303020555443|\"1970-01-01 00:00:00 +0000 UTC\"|      1970|"},
+	{"{{ printf \"%T %T|%-10.0X|%.1x|%0-.5T|\" (toTime 1e9).Unix (toTime 1e9).Year 1e3 1.999 \"s\" }}", "1",
+	 "int64 int|0X1P+10   |0x1.0p+01|strin|"},
+	{"{{ toUpper (toTime 1e9).Unix }}", "1",
+	 "<error expanding template: error executing template __alert_A314: template: __alert_A314:1:131: executing \"__alert_A314\" at <1e9>: wrong type for value; expected string; got int64>"},
 };
 
 static const struct parse_case parse_cases[] = {

@@ -346,6 +346,8 @@ RENDER += [
  ('{{ label (args 1).arg5 (first (query "q")) }}', '1'),
  ('{{ printf "%s|%.2f" (sortByLabel "gpu" (query "q")) (sortByLabel "gpu" (query "q")) }}', '1'),
  ('{{ printf "%b|%d|%g|%x|%q|%10.4s|" (toTime 1435781451.781) (toTime 1.5) (toTime 0) (toTime 0) (toTime 0) (toTime 0) }}', '1'),
+ ('{{ printf "%T %T|%-10.0X|%.1x|%0-.5T|" (toTime 1e9).Unix (toTime 1e9).Year 1e3 1.999 "s" }}', '1'),
+ ('{{ toUpper (toTime 1e9).Unix }}', '1'),
 ]
 
 PARSE_ERRORS = [

@@ -24,7 +24,10 @@ VALS = ['$value', '.Value', '$labels.gpu', '.Labels.instance', '$labels.nope', '
         '(sortByLabel "gpu" (query "q"))', '(first (sortByLabel "host" (query "q")))', '(query "nope")',
         '(args 1 "x")', '(toTime 1435781451.781)', '(safeHtml "<b>")', '(index $labels "job")', '(len $labels)',
         '"<a&b>"', '"héllo wörld"', '"%d"', "'a'", '0x1F', '`raw\\n`', '(args 1).arg5', '.ExternalURL',
-        '.ExternalLabels']
+        '.ExternalLabels', '(first (sortByLabel "gpu" (query "q"))).Labels.host', '(toTime 1e9).Unix',
+        '((toTime 1435781451.781).Format "2006-01-02T15:04:05.000Z07:00 Mon Jan _2")', '$labels.__name__',
+        '"(\\\\d+)"', '"^h"', '"[a-z]+"', '"$1-${1}x$$"', '"(?i)A|b*"', '"1h30m"', '"h1.example.com:9100"',
+        '"\\u00e9\\t\\x41"', '(args)', '(slice "abcdef" 1 3)', '-0', '1e21', '0.1', '"NaN"', '"-Inf"']
 FUNCS = {'humanize': 1, 'humanize1024': 1, 'humanizeDuration': 1, 'humanizePercentage': 1, 'humanizeTimestamp': 1,
          'toTime': 1, 'title': 1, 'toUpper': 1, 'toLower': 1, 'stripPort': 1, 'stripDomain': 1, 'parseDuration': 1,
          'safeHtml': 1, 'graphLink': 1, 'tableLink': 1, 'len': 1, 'not': 1, 'index': 2, 'eq': 2, 'ne': 2, 'lt': 2,
@@ -46,10 +49,18 @@ class Gen:
             return '(' + self.call(d + 1) + ')'
         return self.rnd.choice(self.vals)
 
+    def verb(self):
+        r = self.rnd
+        flags = ''.join(r.choice('-+# 0') for _ in range(r.randint(0, 2)))
+        width = str(r.randint(1, 12)) if r.random() < 0.4 else ''
+        prec = '.' + str(r.randint(0, 5)) if r.random() < 0.4 else ''
+        return '%' + flags + width + prec + r.choice('vsdqxXobcefgGEtTU')
+
     def call(self, d=0):
         r = self.rnd
         if r.random() < 0.15:
-            fmt = ''.join(r.choice(VERBS) + r.choice(['', ' ', '|', 'x']) for _ in range(r.randint(1, 3)))
+            fmt = ''.join((r.choice(VERBS) if r.random() < 0.5 else self.verb()) + r.choice(['', ' ', '|', 'x'])
+                          for _ in range(r.randint(1, 3)))
             return 'printf "%s"%s' % (fmt, ''.join(' ' + self.val(d) for _ in range(r.randint(0, 3))))
         name = r.choice(sorted(FUNCS))
         args = [self.val(d) for _ in range(max(0, FUNCS[name] + r.choice([0, 0, 0, 0, 1, -1])))]
@@ -73,6 +84,13 @@ class Gen:
             elif k < 0.16:
                 body = self.call().replace('$value', '.').replace('$labels', '.').replace('$x', '.')
                 parts.append('{{ define "d" }}[{{ . }}|{{ ' + body + ' }}]{{ end }}{{ template "d" ' + self.val() + ' }}')
+            elif k < 0.2:
+                parts.append('{{ if ' + self.call() + ' }}A{{ else if ' + self.call() + ' }}B{{ else }}C{{ end }}')
+            elif k < 0.24:
+                parts.append('{{ range $k, $v := ' + self.val() + ' }}{{ if eq $k 1 "gpu" }}{{ continue }}{{ end }}'
+                             '{{ $k }}:{{ $v }} {{ else }}none{{ end }}')
+            elif k < 0.27:
+                parts.append('{{/* c */}}{{ $y := 0 }}{{ with ' + self.val() + ' }}{{ $y = . }}{{ end }}{{ $y }}')
             elif k < 0.6:
                 parts.append('{{ ' + self.call() + ' }}')
             elif k < 0.7:

@@ -172,6 +172,8 @@ int gw_tmpl__print_value(struct gw_buf *b, const struct tv *v);
 /* Go's %.4g (with NaN, +Inf, -Inf) and strconv.Quote. */
 void gw_tmpl__fmt_g4(struct gw_buf *b, double v);
 void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n);
+/* `s` where strconv.CanBackquote allows, else strconv.Quote (%#q, regexp's messages). */
+void gw_tmpl__quote_back(struct gw_buf *b, const char *s, size_t n);
 /* strconv.QuoteRune: 'x', '\\x00', '\\u200b'. */
 void gw_tmpl__quote_rune(struct gw_buf *b, int64_t r);
 /* The UTF-8 rune at s (U+FFFD, width 1, where invalid) and unicode.IsPrint. */

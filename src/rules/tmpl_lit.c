@@ -318,3 +318,22 @@ void gw_tmpl__quote_rune(struct gw_buf *b, int64_t r)
 	}
 	quote_with(b, o, k, '\'');
 }
+
+void gw_tmpl__quote_back(struct gw_buf *b, const char *s, size_t n)
+{
+	bool plain = true; /* strconv.CanBackquote */
+	for (size_t i = 0; i < n && plain;) {
+		size_t w;
+		uint32_t r = gw_tmpl__rune(s + i, n - i, &w);
+		if (r == '`' || r == 0xfeff || (r == 0xfffd && w == 1) || (r < ' ' && r != '\t') || r == 0x7f)
+			plain = false;
+		i += w;
+	}
+	if (plain) {
+		gw_buf_putc(b, '`');
+		gw_buf_append(b, s, n);
+		gw_buf_putc(b, '`');
+	} else {
+		gw_tmpl__quote(b, s, n);
+	}
+}

@@ -73,6 +73,9 @@ static void tok_desc(struct parser *p, const struct ttoken *t, char *out, size_t
 		snprintf(out, cap, "EOF");
 	} else if (t->typ == TT_ERROR) {
 		snprintf(out, cap, "%s", t->msg);
+	} else if (t->typ == TT_LEFT || t->typ == TT_RIGHT) {
+		snprintf(out, cap, "\"%s\"",
+			 t->typ == TT_LEFT ? "{{" : "}}"); /* trim markers are not the token's */
 	} else if (t->typ > TT_KEYWORD) {
 		snprintf(out, cap, "<%.*s>", (int)t->len, s);
 	} else {
@@ -97,6 +100,13 @@ struct tnode *gw_tmpl__p_unexpected(struct parser *p, const struct ttoken *t, co
 	tok_desc(p, t, d, sizeof(d));
 	if (t->typ == TT_ERROR) {
 		p->line = t->line;
+		if (p->action_line && p->action_line != t->line) {
+			/* "unclosed action started at NAME:1", "... in action started at NAME:1" */
+			size_t n = strlen(d);
+			bool action = n >= 7 && !strcmp(d + n - 7, " action");
+			return gw_tmpl__p_fail(p, "%s%s started at %s:%d", d, action ? "" : " in action",
+					       p->t->name, p->action_line);
+		}
 		return gw_tmpl__p_fail(p, "%s", d);
 	}
 	return gw_tmpl__p_fail(p, "unexpected %s in %s", d, context);

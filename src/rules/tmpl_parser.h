@@ -19,7 +19,8 @@ struct parser {
 	const char **vars; /* declared variables, innermost last */
 	size_t nvars, capvars;
 	int range_depth;
-	int depth; /* nested parentheses and control structures */
+	int action_line; /* where the action being parsed began; 0 between actions */
+	int depth;	 /* nested parentheses and control structures */
 	int rc;
 	struct gw_err *err;
 };

@@ -30,9 +30,21 @@ static void bad_verb(struct gw_buf *b, const struct tspec *sp, const struct tv *
 
 static void quoted(struct gw_buf *b, const struct tspec *sp, const char *s, size_t n)
 {
+	if (sp->prec >= 0) { /* fmt cuts to the precision, in runes, before quoting */
+		size_t k = 0;
+		for (int r = 0; k < n && r < sp->prec; r++) {
+			size_t w;
+			gw_tmpl__rune(s + k, n - k, &w);
+			k += w;
+		}
+		n = k;
+	}
 	struct gw_buf t;
 	gw_buf_init(&t, (size_t)4 << 20);
-	gw_tmpl__quote(&t, s, n);
+	if (sp->sharp)
+		gw_tmpl__quote_back(&t, s, n);
+	else
+		gw_tmpl__quote(&t, s, n);
 	gw_tmpl__pad(b, sp, t.data, t.len, false);
 	gw_buf_release(&t);
 }
@@ -47,7 +59,8 @@ static void print_string(struct gw_buf *b, const struct tspec *sp, const struct 
 	} else if (c == 'x' || c == 'X') {
 		struct gw_buf t;
 		gw_buf_init(&t, (size_t)8 << 20);
-		for (size_t i = 0; i < v->s.n; i++) {
+		size_t n = sp->prec >= 0 && (size_t)sp->prec < v->s.n ? (size_t)sp->prec : v->s.n;
+		for (size_t i = 0; i < n; i++) {
 			if (i && sp->space)
 				gw_buf_putc(&t, ' ');
 			if (sp->sharp && (i == 0 || sp->space))

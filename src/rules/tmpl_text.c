@@ -36,26 +36,6 @@ static pcre2_code *compile(struct tcall *c, const struct tv *re)
 	return gw_tmpl__regex_compile(re->s.p, re->s.n, c->msg, sizeof(c->msg));
 }
 
-/* Go's quote() in regexp's messages: backquoted where it can be. */
-static void go_quote(struct gw_buf *b, const char *s, size_t n)
-{
-	bool plain = true;
-	for (size_t i = 0; i < n && plain;) {
-		size_t w;
-		uint32_t r = gw_tmpl__rune(s + i, n - i, &w);
-		if (r == '`' || r == 0xfeff || (r == 0xfffd && w == 1) || (r < ' ' && r != '\t') || r == 0x7f)
-			plain = false;
-		i += w;
-	}
-	if (plain) {
-		gw_buf_putc(b, '`');
-		gw_buf_append(b, s, n);
-		gw_buf_putc(b, '`');
-	} else {
-		gw_tmpl__quote(b, s, n);
-	}
-}
-
 int gw_tmpl__fn_match(struct tcall *c)
 {
 	pcre2_code *re = compile(c, &c->args[0]);
@@ -142,7 +122,7 @@ int gw_tmpl__fn_re_replace_all(struct tcall *c)
 		memcpy(inner, c->msg, sizeof(inner));
 		struct gw_buf q;
 		gw_buf_init(&q, 4096);
-		go_quote(&q, c->args[0].s.p, c->args[0].s.n > 200 ? 200 : c->args[0].s.n);
+		gw_tmpl__quote_back(&q, c->args[0].s.p, c->args[0].s.n > 200 ? 200 : c->args[0].s.n);
 		snprintf(c->msg, sizeof(c->msg), "regexp: Compile(%s): %.250s", q.data, inner);
 		gw_buf_release(&q);
 		return -1;

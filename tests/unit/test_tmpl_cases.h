@@ -631,6 +631,8 @@ static const struct render_case render_cases[] = {
 	 "int64 int|0X1P+10   |0x1.0p+01|strin|"},
 	{"{{ toUpper (toTime 1e9).Unix }}", "1",
 	 "<error expanding template: error executing template __alert_A314: template: __alert_A314:1:131: executing \"__alert_A314\" at <1e9>: wrong type for value; expected string; got int64>"},
+	{"{{ printf \"%.2x|% .3X|%#q|%#q|%#.1q\" \"h1.example\" \"abcdef\" \"%d\" \"a`b\" \"xyz\" }}", "1",
+	 "6831|61 62 63|`%d`|\"a`b\"|`x`"},
 };
 
 static const struct parse_case parse_cases[] = {
@@ -766,4 +768,20 @@ static const struct parse_case parse_cases[] = {
 	 "template: __alert_P64:1: missing value for block clause"},
 	{"{{ template \"a\" | }}",
 	 "template: __alert_P65:1: unexpected \"|\" in template clause"},
+	{"{{nil{{ 1 }}",
+	 "template: __alert_P66:1: bad character U+007B '{'"},
+	{"{{ $x= 1 }}",
+	 "template: __alert_P67:1: bad character U+003D '='"},
+	{"{{ .Labels\"a\" }}",
+	 "template: __alert_P68:1: bad character U+0022 '\"'"},
+	{"text {{- template      -}}",
+	 "template: __alert_P69:1: unexpected \"}}\" in template clause"},
+	{" {{- -}}",
+	 "template: __alert_P70:1: illegal number syntax: \"-\""},
+	{"{{ range .Labels.gpu \n",
+	 "template: __alert_P71:2: unclosed action started at __alert_P71:1"},
+	{"{{ 1\n 3x }}",
+	 "template: __alert_P72:2: bad number syntax: \"3x\" in action started at __alert_P72:1"},
+	{"{{ 1 .",
+	 "template: __alert_P73:1: illegal number syntax: \".\""},
 };

@@ -348,6 +348,7 @@ RENDER += [
  ('{{ printf "%b|%d|%g|%x|%q|%10.4s|" (toTime 1435781451.781) (toTime 1.5) (toTime 0) (toTime 0) (toTime 0) (toTime 0) }}', '1'),
  ('{{ printf "%T %T|%-10.0X|%.1x|%0-.5T|" (toTime 1e9).Unix (toTime 1e9).Year 1e3 1.999 "s" }}', '1'),
  ('{{ toUpper (toTime 1e9).Unix }}', '1'),
+ ('{{ printf "%.2x|% .3X|%#q|%#q|%#.1q" "h1.example" "abcdef" "%d" "a`b" "xyz" }}', '1'),
 ]
 
 PARSE_ERRORS = [
@@ -422,5 +423,17 @@ PARSE_ERRORS += [
  '{{ range . }}{{ define "a" }}{{ break }}{{ end }}{{ end }}',
  '{{ block "a" }}x{{ end }}',
  '{{ template "a" | }}',
+]
+
+# lexer corners found by comparing token soup with promtool
+PARSE_ERRORS += [
+ '{{nil{{ 1 }}',
+ '{{ $x= 1 }}',
+ '{{ .Labels"a" }}',
+ 'text {{- template      -}}',
+ ' {{- -}}',
+ '{{ range .Labels.gpu \n',
+ '{{ 1\n 3x }}',
+ '{{ 1 .',
 ]
 

@@ -107,6 +107,23 @@ class Gen:
         return ''.join(parts)
 
 
+TOKENS = ['if', 'else', 'end', 'range', 'with', 'break', 'continue', 'define', 'template', 'block', 'nil', 'true',
+          '.', '.Labels', '.Labels.gpu', '$', '$x', '$labels', ':=', '=', '|', '(', ')', ',', '"s"', '`r`', "'c'",
+          '1', '-2', '1.5e3', '0x1F', '3x', '1e', '"unterminated', 'humanize', 'printf', 'nosuch', '#', '{{', '}}',
+          '\n', ' ', '  ', '/*', '*/', '-', '"a\\qb"', '$labels.gpu', 'len', 'query', 'é']
+
+
+def soup(rnd):
+    '''Token soup inside and around actions: for the lexer's and parser's messages.'''
+    out = []
+    for _ in range(rnd.randint(1, 4)):
+        out.append(rnd.choice(['', 'text ', '\n', ' ']))
+        out.append(rnd.choice(['{{', '{{ ', '{{- ', '{{/* c */}}', '{{- /* c */ -}}']))
+        out.append(' '.join(rnd.choice(TOKENS) for _ in range(rnd.randint(0, 5))))
+        out.append(rnd.choice(['}}', ' }}', ' -}}', '', '}} {{ end }}']))
+    return ''.join(out)
+
+
 def expand(exe, cases, check):
     data = b''.join(t.encode() + b'\x1f' + v.encode() + b'\x1e' for t, v in cases)
     out = subprocess.run([exe] + (['check'] if check else []), input=data, capture_output=True, check=True)
@@ -118,7 +135,7 @@ def main():
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 500
     exe = sys.argv[3] if len(sys.argv) > 3 else 'build-cc/tests/tmpl_expand'
     gen = Gen(seed)
-    cases = [(gen.template(), gen.rnd.choice(VALUES)) for _ in range(count)]
+    cases = [(gen.template() if i % 4 else soup(gen.rnd), gen.rnd.choice(VALUES)) for i in range(count)]
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         rules = [{'alert': 'A%d' % i, 'expr': 'up', 'annotations': {'t': t}} for i, (t, _) in enumerate(cases)]

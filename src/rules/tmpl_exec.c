@@ -147,8 +147,10 @@ static int eval_field(struct texec *x, const char *name, bool has_args, const st
 		for (size_t i = 0; i < recv->a.n; i++) {
 			char key[24];
 			snprintf(key, sizeof(key), "arg%zu", i);
-			if (!strcmp(key, name))
+			if (!strcmp(key, name)) {
 				*out = recv->a.p[i];
+				out->boxed = true;
+			}
 		}
 		return 0;
 	}
@@ -171,7 +173,7 @@ static int eval_field(struct texec *x, const char *name, bool has_args, const st
 		break;
 	}
 	return gw_tmpl__xerr(x, GW_EINVAL, "can't evaluate field %s in type %s", name,
-			     gw_tmpl__type_name(recv));
+			     recv->boxed ? "interface {}" : gw_tmpl__type_name(recv));
 }
 
 /* Where eval_call is, for the methods of times at the end of a chain. */
@@ -516,9 +518,10 @@ int gw_tmpl__eval_pipeline(struct texec *x, const struct tv *dot, const struct t
 	for (size_t i = 0; i < pipe->nkids; i++) {
 		struct tv next;
 		TRY(eval_command(x, dot, pipe->kids[i], i ? &v : NULL, &next));
-		/* an interface holding nil reads as no value */
+		/* a command's value comes out of any interface{}: nil then reads as no value */
 		if (next.k == TV_NIL)
 			next = invalid;
+		next.boxed = false;
 		v = next;
 	}
 	for (size_t i = 0; i < pipe->ndecl; i++)

@@ -113,6 +113,7 @@ struct tsample {
 struct tv {
 	enum tv_kind k;
 	bool int64; /* TV_INT that Go types int64 (a time's Unix...), for type names */
+	bool boxed; /* still inside an interface{} (an args value), whose type errors name */
 	union {
 		bool b;
 		int64_t i;

@@ -78,7 +78,9 @@ static int walk_range(struct texec *x, const struct tv *dot, const struct tnode 
 				return gw_err_set(x->err, GW_ENOMEM, "out of memory");
 			snprintf(key, 24, "arg%zu", i);
 			struct tv k = tv_str(key, strlen(key));
-			rc = range_one(x, r, &k, &v.a.p[i]);
+			struct tv e = v.a.p[i];
+			e.boxed = true; /* range hands out the interface{} as it is */
+			rc = range_one(x, r, &k, &e);
 			any = true;
 		}
 		break;

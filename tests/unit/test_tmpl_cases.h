@@ -633,6 +633,12 @@ static const struct render_case render_cases[] = {
 	 "<error expanding template: error executing template __alert_A314: template: __alert_A314:1:131: executing \"__alert_A314\" at <1e9>: wrong type for value; expected string; got int64>"},
 	{"{{ printf \"%.2x|% .3X|%#q|%#q|%#.1q\" \"h1.example\" \"abcdef\" \"%d\" \"a`b\" \"xyz\" }}", "1",
 	 "6831|61 62 63|`%d`|\"a`b\"|`x`"},
+	{"{{ range (args 1 \"x\") }}{{ .Labels }}{{ end }}", "1",
+	 "<error expanding template: error executing template __alert_A316: template: __alert_A316:1:139: executing \"__alert_A316\" at <.Labels>: can't evaluate field Labels in type interface {}>"},
+	{"{{ (args 1).arg0.Labels }}", "1",
+	 "<error expanding template: error executing template __alert_A317: template: __alert_A317:1:121: executing \"__alert_A317\" at <1>: can't evaluate field Labels in type interface {}>"},
+	{"{{ ((args 1).arg0).Labels }}", "1",
+	 "<error expanding template: error executing template __alert_A318: template: __alert_A318:1:122: executing \"__alert_A318\" at <1>: can't evaluate field Labels in type int>"},
 };
 
 static const struct parse_case parse_cases[] = {

@@ -349,6 +349,9 @@ RENDER += [
  ('{{ printf "%T %T|%-10.0X|%.1x|%0-.5T|" (toTime 1e9).Unix (toTime 1e9).Year 1e3 1.999 "s" }}', '1'),
  ('{{ toUpper (toTime 1e9).Unix }}', '1'),
  ('{{ printf "%.2x|% .3X|%#q|%#q|%#.1q" "h1.example" "abcdef" "%d" "a`b" "xyz" }}', '1'),
+ ('{{ range (args 1 "x") }}{{ .Labels }}{{ end }}', '1'),
+ ('{{ (args 1).arg0.Labels }}', '1'),
+ ('{{ ((args 1).arg0).Labels }}', '1'),
 ]
 
 PARSE_ERRORS = [

@@ -115,6 +115,47 @@ static void pad_release(struct gw_buf *b, const struct tspec *sp, struct gw_buf 
 
 #define TMP_LIMIT ((size_t)4 << 20)
 
+/*
+ * fmt's '#' on a float: a decimal point always, and for %v, %g, %G and %x
+ * zeros up to the precision's significant digits (6 without one), counted
+ * as Go counts them (in %x, from the x of 0x).
+ */
+static void sharp_float(struct gw_buf *t, char verb, int prec)
+{
+	int digits = strchr("vgGx", verb) ? (prec < 0 ? 6 : prec) : 0;
+	char *s = t->data;
+	if (!s)
+		return;
+	size_t n = t->len, i = s[0] == '+' || s[0] == '-' || s[0] == ' ' ? 1 : 0, end = n;
+	bool point = false, nonzero = false;
+	for (; i < n; i++) {
+		char c = s[i];
+		if (c == '.') {
+			point = true;
+		} else if (c == 'p' || c == 'P' || ((c == 'e' || c == 'E') && verb != 'x' && verb != 'X')) {
+			end = i;
+			break;
+		} else {
+			nonzero |= c != '0';
+			if (nonzero)
+				digits--;
+		}
+	}
+	char tail[16];
+	size_t tn = n - end < sizeof(tail) ? n - end : sizeof(tail) - 1;
+	memcpy(tail, s + end, tn);
+	t->len = end;
+	if (!point) {
+		size_t start = s[0] == '+' || s[0] == '-' || s[0] == ' ' ? 1 : 0;
+		if (end - start == 1 && s[start] == '0')
+			digits--;
+		gw_buf_putc(t, '.');
+	}
+	for (; digits > 0; digits--)
+		gw_buf_putc(t, '0');
+	gw_buf_append(t, tail, tn);
+}
+
 void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 {
 	if (isnan(v) || isinf(v)) {
@@ -178,10 +219,6 @@ void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 			p[2] = '0';
 			gw_buf_putc(&t, last);
 		}
-	} else if ((verb == 'g' || verb == 'G') && sp->prec < 0 && sp->sharp) {
-		/* %#g keeps six significant digits, as C's does */
-		snprintf(f, sizeof(f), "%%%s%s#%c", sp->plus ? "+" : "", sp->space ? " " : "", verb);
-		tprintf(&t, f, v);
 	} else if ((verb == 'g' || verb == 'G') && sp->prec < 0) {
 		char body[512];
 		size_t bn = float_v(body, v);
@@ -193,10 +230,11 @@ void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 			gw_buf_putc(&t, sp->plus ? '+' : ' ');
 		gw_buf_append(&t, body, bn);
 	} else {
-		snprintf(f, sizeof(f), "%%%s%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "",
-			 sp->sharp ? "#" : "", verb);
+		snprintf(f, sizeof(f), "%%%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "", verb);
 		tprintf(&t, f, sp->prec < 0 ? 6 : sp->prec, v);
 	}
+	if (sp->sharp && verb != 'b')
+		sharp_float(&t, sp->verb, sp->prec);
 	pad_release(b, sp, &t, true);
 }
 
@@ -231,7 +269,7 @@ void gw_tmpl__fmt_int(struct gw_buf *b, const struct tspec *sp, int64_t v)
 	gw_buf_init(&t, TMP_LIMIT);
 	if (verb == 'c') {
 		put_rune(&t, v < 0 || v > 0x10ffff ? 0xfffd : (uint32_t)v);
-		pad_release(b, sp, &t, false);
+		pad_release(b, sp, &t, true);
 		return;
 	}
 	if (verb == 'U') {
@@ -351,13 +389,14 @@ void gw_tmpl__fmt_v(struct gw_buf *b, const struct tspec *sp, const struct tv *v
 {
 	switch (v->k) {
 	case TV_INVALID:
-		gw_tmpl__pad(b, sp, "<no value>", 10, false);
+		gw_tmpl__pad(b, sp, "<no value>", 10, true);
 		break;
 	case TV_NIL:
-		gw_tmpl__pad(b, sp, "<nil>", 5, false);
+		gw_tmpl__pad(b, sp, "<nil>", 5, true);
 		break;
 	case TV_BOOL:
-		gw_tmpl__pad(b, sp, v->b ? "true" : "false", v->b ? 4 : 5, false);
+		gw_tmpl__pad(b, sp, v->b ? "true" : "false", v->b ? 4 : 5,
+			     true); /* fmt zero-pads all but numbers its own way */
 		break;
 	case TV_INT:
 	case TV_UINT8:

@@ -45,7 +45,7 @@ static void quoted(struct gw_buf *b, const struct tspec *sp, const char *s, size
 		gw_tmpl__quote_back(&t, s, n);
 	else
 		gw_tmpl__quote(&t, s, n);
-	gw_tmpl__pad(b, sp, t.data, t.len, false);
+	gw_tmpl__pad(b, sp, t.data, t.len, true);
 	gw_buf_release(&t);
 }
 
@@ -67,7 +67,7 @@ static void print_string(struct gw_buf *b, const struct tspec *sp, const struct 
 				gw_buf_puts(&t, c == 'x' ? "0x" : "0X");
 			gw_buf_printf(&t, c == 'x' ? "%02x" : "%02X", (unsigned char)v->s.p[i]);
 		}
-		gw_tmpl__pad(b, sp, t.data ? t.data : "", t.len, false);
+		gw_tmpl__pad(b, sp, t.data ? t.data : "", t.len, true);
 		gw_buf_release(&t);
 	} else {
 		bad_verb(b, sp, v);
@@ -194,7 +194,7 @@ static void print_time_struct(struct gw_buf *b, const struct tspec *sp, int64_t 
 		struct tv z = {.k = TV_INT, .i = 0};
 		print_arg(b, sp, &z);
 	} else if (sp->verb == 'v') {
-		gw_tmpl__pad(b, sp, "<nil>", 5, false);
+		gw_tmpl__pad(b, sp, "<nil>", 5, true);
 	} else {
 		gw_buf_printf(b, "%%!%c(*time.Location=<nil>)", sp->verb);
 	}
@@ -215,7 +215,7 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 	case TV_NIL:
 	case TV_INVALID:
 		if (c == 'v')
-			gw_tmpl__pad(b, sp, "<nil>", 5, false);
+			gw_tmpl__pad(b, sp, "<nil>", 5, true);
 		else
 			bad_verb(b, sp, v);
 		return;
@@ -231,7 +231,7 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 			struct gw_buf t;
 			gw_buf_init(&t, 64);
 			gw_tmpl__quote_rune(&t, v->i);
-			gw_tmpl__pad(b, sp, t.data, t.len, false);
+			gw_tmpl__pad(b, sp, t.data, t.len, true);
 			gw_buf_release(&t);
 		} else if (strchr("vdbcoOxXU", c)) {
 			gw_tmpl__fmt_int(b, sp, v->i);
@@ -264,7 +264,23 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 		print_struct(b, sp, v);
 		return;
 	case TV_TIME:
-		if (strchr("vsqxX", c)) { /* a Stringer's verbs */
+		if (c == 'v' && sp->sharpv) { /* time's GoString */
+			static const char *const months[] = {"January",	  "February", "March",	  "April",
+							     "May",	  "June",     "July",	  "August",
+							     "September", "October",  "November", "December"};
+			struct gw_buf t;
+			gw_buf_init(&t, 256);
+			gw_tmpl__fmt_time(&t, v->ns);
+			/* "2015-07-01 20:10:51.78 +0000 UTC": year, month, day, h, m, s from the text */
+			int y = 0, mo = 1, d = 1, h = 0, mi = 0, s = 0;
+			sscanf(t.data ? t.data : "", "%d-%d-%d %d:%d:%d", &y, &mo, &d, &h, &mi, &s);
+			int64_t frac = v->ns % 1000000000;
+			if (frac < 0)
+				frac += 1000000000;
+			gw_buf_printf(b, "time.Date(%d, time.%s, %d, %d, %d, %d, %lld, time.UTC)", y,
+				      months[(mo + 11) % 12], d, h, mi, s, (long long)frac);
+			gw_buf_release(&t);
+		} else if (strchr("vsqxX", c)) { /* a Stringer's verbs */
 			struct gw_buf t;
 			gw_buf_init(&t, 256);
 			gw_tmpl__fmt_time(&t, v->ns);

@@ -639,6 +639,10 @@ static const struct render_case render_cases[] = {
 	 "<error expanding template: error executing template __alert_A317: template: __alert_A317:1:121: executing \"__alert_A317\" at <1>: can't evaluate field Labels in type interface {}>"},
 	{"{{ ((args 1).arg0).Labels }}", "1",
 	 "<error expanding template: error executing template __alert_A318: template: __alert_A318:1:122: executing \"__alert_A318\" at <1>: can't evaluate field Labels in type int>"},
+	{"{{ printf \"%+07.0o|%05t|%05q|%05c|%05s|%05v|%-05s|%05U|%#X|%#x|%#v\" true false 65 66 \"ab\" nil \"cd\" 97 -0.25 1.0 (toTime 1435781451.781) }}", "1",
+	 "%!o(bool=000true)|false|00'A'|0000B|000ab|<nil>|cd   |U+0061|-0X1.P-02|0x1.0000p+00|time.Date(2015, time.July, 1, 20, 10, 51, 780000000, time.UTC)"},
+	{"{{ printf \"%#g|%#g|%#.3g|%#e|%#.0e|%#.0f|%#x|%#.2x|%#G|%#g\" 1.0 3.14159265 2.0 1.5 3.0 7.0 0.0 1.0 1e-7 100000.0 }}", "1",
+	 "1.00000|3.14159265|2.00|1.500000e+00|3.e+00|7.|0x0.0000p+00|0x1.00p+00|1.00000E-07|100000."},
 };
 
 static const struct parse_case parse_cases[] = {

@@ -27,7 +27,10 @@ VALS = ['$value', '.Value', '$labels.gpu', '.Labels.instance', '$labels.nope', '
         '.ExternalLabels', '(first (sortByLabel "gpu" (query "q"))).Labels.host', '(toTime 1e9).Unix',
         '((toTime 1435781451.781).Format "2006-01-02T15:04:05.000Z07:00 Mon Jan _2")', '$labels.__name__',
         '"(\\\\d+)"', '"^h"', '"[a-z]+"', '"$1-${1}x$$"', '"(?i)A|b*"', '"1h30m"', '"h1.example.com:9100"',
-        '"\\u00e9\\t\\x41"', '(args)', '(slice "abcdef" 1 3)', '-0', '1e21', '0.1', '"NaN"', '"-Inf"']
+        '"\\u00e9\\t\\x41"', '(args)', '(slice "abcdef" 1 3)', '-0', '1e21', '0.1', '"NaN"', '"-Inf"',
+        '1e-3', '999.9999', '1023.9', '86399.99', '-7.5e-8', '"1e5"', '"inf"', '3.14159', '1e100', '5e-324',
+        '"ǅemal ÿ straße ΣΑΣ İı"', '"GPU-0 温度 über"', '"[::1]:80"', '"a.b.c"', '"10.1.2.3:9"', '"1d2h3m4s5ms"',
+        '"1y2w"', '$externalLabels', '$externalURL', '"x{y=\\"z\\"}"', '"(a)|(b)"', '"\\\\s+"']
 FUNCS = {'humanize': 1, 'humanize1024': 1, 'humanizeDuration': 1, 'humanizePercentage': 1, 'humanizeTimestamp': 1,
          'toTime': 1, 'title': 1, 'toUpper': 1, 'toLower': 1, 'stripPort': 1, 'stripDomain': 1, 'parseDuration': 1,
          'safeHtml': 1, 'graphLink': 1, 'tableLink': 1, 'len': 1, 'not': 1, 'index': 2, 'eq': 2, 'ne': 2, 'lt': 2,

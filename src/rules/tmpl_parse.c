@@ -29,17 +29,27 @@ struct tnode *gw_tmpl__p_oom(struct parser *p)
 	return NULL;
 }
 
+/* Go's parser reports the line of the furthest token its lexer has handed over. */
+static void reach(struct parser *p, size_t j)
+{
+	if (j >= p->far) {
+		p->far = j;
+		p->line = p->tok[j].line;
+	}
+}
+
 const struct ttoken *gw_tmpl__p_next(struct parser *p)
 {
 	const struct ttoken *t = &p->tok[p->i];
+	reach(p, p->i);
 	if (t->typ != TT_EOF)
 		p->i++;
-	p->line = t->line;
 	return t;
 }
 
 const struct ttoken *gw_tmpl__p_peek(struct parser *p)
 {
+	reach(p, p->i);
 	return &p->tok[p->i];
 }
 
@@ -57,6 +67,7 @@ const struct ttoken *gw_tmpl__p_peek_nonspace(struct parser *p)
 	size_t j = p->i;
 	while (p->tok[j].typ == TT_SPACE)
 		j++;
+	reach(p, j);
 	return &p->tok[j];
 }
 

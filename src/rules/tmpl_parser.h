@@ -15,7 +15,8 @@ struct parser {
 	struct gw_arena *a;
 	const struct ttoken *tok;
 	size_t i;	   /* next token */
-	int line;	   /* the line of the last token read */
+	int line;	   /* the line of the furthest token read, which errors name */
+	size_t far;	   /* that token */
 	const char **vars; /* declared variables, innermost last */
 	size_t nvars, capvars;
 	int range_depth;

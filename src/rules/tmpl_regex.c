@@ -107,7 +107,10 @@ static int rx_escape(struct rx *r, bool in_class)
 		r->i = j + 1;
 		return 0;
 	}
-	gw_buf_append(r->out, s + i, 2);
+	if (!in_class && strchr("AzbB", c))
+		gw_buf_printf(r->out, "(?:\\%c)", c);
+	else
+		gw_buf_append(r->out, s + i, 2);
 	r->i = i + 2;
 	return 0;
 }
@@ -265,7 +268,10 @@ static int rx_translate(struct rx *r)
 		} else if (c == '|') {
 			state = ST_NONE;
 		}
-		gw_buf_putc(r->out, c);
+		if (c == '^' || c == '$') /* Go lets an assertion be repeated; PCRE2 a group of one */
+			gw_buf_printf(r->out, "(?:%c)", c);
+		else
+			gw_buf_putc(r->out, c);
 		r->i++;
 	}
 	if (depth > 0)

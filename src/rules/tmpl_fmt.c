@@ -66,11 +66,6 @@ void gw_tmpl__pad(struct gw_buf *b, const struct tspec *sp, const char *s, size_
 		return;
 	}
 	bool zero = sp->zero && zero_ok;
-	if (zero && n && (s[0] == '-' || s[0] == '+' || s[0] == ' ')) {
-		gw_buf_putc(b, s[0]);
-		s++;
-		n--;
-	}
 	for (size_t i = 0; i < fill; i++)
 		gw_buf_putc(b, zero ? '0' : ' ');
 	gw_buf_append(b, s, n);
@@ -235,6 +230,15 @@ void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 	}
 	if (sp->sharp && verb != 'b')
 		sharp_float(&t, sp->verb, sp->prec);
+	if (sp->zero && !sp->minus && t.len && strchr("+- ", t.data[0]) && sp->width > (int)t.len) {
+		/* a number's zeros go after its sign */
+		gw_buf_putc(b, t.data[0]);
+		struct tspec rest = *sp;
+		rest.width--;
+		gw_tmpl__pad(b, &rest, t.data + 1, t.len - 1, true);
+		gw_buf_release(&t);
+		return;
+	}
 	pad_release(b, sp, &t, true);
 }
 

@@ -138,6 +138,28 @@ static void print_float_field(struct gw_buf *b, const struct tspec *sp, double f
 static void print_struct(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
 {
 	struct tspec e = *sp;
+	if (sp->sharpv) { /* Go syntax: type, field names, Go-syntax values */
+		const struct gw_labels *l =
+		    v->k == TV_SAMPLE ? (v->smp ? &v->smp->labels : NULL) : &v->d->labels;
+		if (!l) {
+			gw_buf_puts(b, "(*template.sample)(nil)");
+			return;
+		}
+		gw_buf_printf(b,
+			      "%s{Labels:", v->k == TV_SAMPLE ? "&template.sample" : gw_tmpl__type_name(v));
+		print_labels(b, &e, l);
+		if (v->k == TV_DATA) {
+			const char *url = v->d->external_url ? v->d->external_url : "";
+			gw_buf_puts(b, ", ExternalLabels:");
+			print_labels(b, &e, &v->d->external);
+			gw_buf_puts(b, ", ExternalURL:");
+			gw_tmpl__quote(b, url, strlen(url));
+		}
+		gw_buf_puts(b, ", Value:");
+		print_float_field(b, &e, v->k == TV_SAMPLE ? v->smp->v : v->d->value);
+		gw_buf_putc(b, '}');
+		return;
+	}
 	if (v->k == TV_SAMPLE) {
 		if (!v->smp) {
 			gw_buf_puts(b, "<nil>");

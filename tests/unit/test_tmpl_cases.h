@@ -647,6 +647,8 @@ static const struct render_case render_cases[] = {
 	 "1.00000|3.14159265|2.00|1.500000e+00|3.e+00|7.|0x0.0000p+00|0x1.00p+00|1.00000E-07|100000."},
 	{"{{ printf \"%08.3f|%08.3f|%08s|%+08.2f|% 08.1f|%08v\" \"-Inf\" -1.5 \"-ab\" 2.5 3.25 -7.0 }}", "1",
 	 "%!f(string=00000-In)|-001.500|00000-ab|+0002.50| 00003.2|-0000007"},
+	{"{{ printf \"%#v|%#v|%+v\" . (first (sortByLabel \"gpu\" (query \"q\"))) (first (sortByLabel \"gpu\" (query \"q\"))) }}", "0.1234",
+	 "struct { Labels map[string]string; ExternalLabels map[string]string; ExternalURL string; Value float64 }{Labels:map[string]string{\"__name__\":\"m\", \"case\":\"323\", \"gpu\":\"0\", \"instance\":\"h1:9400\", \"job\":\"dcgm\"}, ExternalLabels:map[string]string{}, ExternalURL:\"\", Value:0.1234}|&template.sample{Labels:map[string]string{\"__name__\":\"q\", \"gpu\":\"0\", \"host\":\"b\"}, Value:10}|&{Labels:map[__name__:q gpu:0 host:b] Value:10}"},
 };
 
 static const struct parse_case parse_cases[] = {

@@ -356,6 +356,7 @@ RENDER += [
  ('{{ printf "%+07.0o|%05t|%05q|%05c|%05s|%05v|%-05s|%05U|%#X|%#x|%#v" true false 65 66 "ab" nil "cd" 97 -0.25 1.0 (toTime 1435781451.781) }}', '1'),
  ('{{ printf "%#g|%#g|%#.3g|%#e|%#.0e|%#.0f|%#x|%#.2x|%#G|%#g" 1.0 3.14159265 2.0 1.5 3.0 7.0 0.0 1.0 1e-7 100000.0 }}', '1'),
  ('{{ printf "%08.3f|%08.3f|%08s|%+08.2f|% 08.1f|%08v" "-Inf" -1.5 "-ab" 2.5 3.25 -7.0 }}', '1'),
+ ('{{ printf "%#v|%#v|%+v" . (first (sortByLabel "gpu" (query "q"))) (first (sortByLabel "gpu" (query "q"))) }}', '0.1234'),
 ]
 
 PARSE_ERRORS = [

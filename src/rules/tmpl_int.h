@@ -210,6 +210,13 @@ int gw_tmpl__fn_humanize_timestamp(struct tcall *c);
 int gw_tmpl__fn_to_time(struct tcall *c);
 /* Go's truth: false, 0, nil and empty strings, maps and slices are false. */
 bool gw_tmpl__truth(const struct tv *v);
+/* The comparison builtins (tmpl_compare.c). */
+int gw_tmpl__fn_eq(struct tcall *c);
+int gw_tmpl__fn_ne(struct tcall *c);
+int gw_tmpl__fn_lt(struct tcall *c);
+int gw_tmpl__fn_le(struct tcall *c);
+int gw_tmpl__fn_gt(struct tcall *c);
+int gw_tmpl__fn_ge(struct tcall *c);
 
 /* One execution: its output, arena, variable stack and error location. */
 enum { X_BREAK = 1, X_CONTINUE = 2 }; /* walk's signals, above 0 */

@@ -1,8 +1,8 @@
 /*
- * tmpl_funcs.c - Go text/template's builtin functions as Go 1.19 defines
- * them (and, or, not, len, index, slice, eq, ne, lt, le, gt, ge, print,
- * printf, println, html, js, urlquery), truth, and the lookup that joins
- * them with Prometheus' functions (tmpl_prom.c).
+ * tmpl_funcs.c - Go text/template's builtin functions as Go 1.20 defines
+ * them (and, or, not, len, index, slice, call, print, printf, println,
+ * html, js, urlquery; the comparisons are tmpl_compare.c's), truth, and
+ * the lookup that joins them with Prometheus' functions (tmpl_prom.c).
  */
 #include "rules/tmpl_int.h"
 

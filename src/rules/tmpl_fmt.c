@@ -54,20 +54,27 @@ static size_t rune_count(const char *s, size_t n)
 	return k;
 }
 
+/* n copies of c: widths and precisions reach a million, so not byte by byte. */
+static void fill(struct gw_buf *b, char c, size_t n)
+{
+	if (n == 0 || gw_buf_reserve(b, n + 1) != 0)
+		return;
+	memset(b->data + b->len, c, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
 /* Write s padded to the spec's width, as fmt pads (in runes). */
 void gw_tmpl__pad(struct gw_buf *b, const struct tspec *sp, const char *s, size_t n, bool zero_ok)
 {
 	size_t w = rune_count(s, n);
-	size_t fill = sp->width > 0 && (size_t)sp->width > w ? (size_t)sp->width - w : 0;
+	size_t pad = sp->width > 0 && (size_t)sp->width > w ? (size_t)sp->width - w : 0;
 	if (sp->minus) {
 		gw_buf_append(b, s, n);
-		for (size_t i = 0; i < fill; i++)
-			gw_buf_putc(b, ' ');
+		fill(b, ' ', pad);
 		return;
 	}
-	bool zero = sp->zero && zero_ok;
-	for (size_t i = 0; i < fill; i++)
-		gw_buf_putc(b, zero ? '0' : ' ');
+	fill(b, sp->zero && zero_ok ? '0' : ' ', pad);
 	gw_buf_append(b, s, n);
 }
 
@@ -108,7 +115,7 @@ static void pad_release(struct gw_buf *b, const struct tspec *sp, struct gw_buf 
 	gw_buf_release(t);
 }
 
-#define TMP_LIMIT ((size_t)4 << 20)
+#define TMP_LIMIT TMPL_VALUE_MAX
 
 /*
  * fmt's '#' on a float: a decimal point always, and for %v, %g, %G and %x
@@ -146,8 +153,7 @@ static void sharp_float(struct gw_buf *t, char verb, int prec)
 			digits--;
 		gw_buf_putc(t, '.');
 	}
-	for (; digits > 0; digits--)
-		gw_buf_putc(t, '0');
+	fill(t, '0', digits > 0 ? (size_t)digits : 0);
 	gw_buf_append(t, tail, tn);
 }
 
@@ -320,8 +326,7 @@ void gw_tmpl__fmt_int(struct gw_buf *b, const struct tspec *sp, int64_t v)
 	int zeros = prec > k ? prec - k : 0;
 	if (sp->sharp && base == 8 && verb == 'o' && zeros == 0 && (k == 0 || d[k - 1] != '0'))
 		zeros = 1;
-	for (int i = 0; i < zeros; i++)
-		gw_buf_putc(&t, '0');
+	fill(&t, '0', zeros > 0 ? (size_t)zeros : 0);
 	while (k)
 		gw_buf_putc(&t, d[--k]);
 	pad_release(b, sp, &t, false);

@@ -214,7 +214,7 @@ static int fn_slice(struct tcall *c)
 static int fn_print(struct tcall *c)
 {
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_tmpl__sprint(&b, c->args, c->n, false);
 	return ret_str(c, &b);
 }
@@ -222,7 +222,7 @@ static int fn_print(struct tcall *c)
 static int fn_println(struct tcall *c)
 {
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_tmpl__sprint(&b, c->args, c->n, true);
 	return ret_str(c, &b);
 }
@@ -230,7 +230,7 @@ static int fn_println(struct tcall *c)
 static int fn_printf(struct tcall *c)
 {
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_tmpl__sprintf(&b, c->args[0].s.p, c->args[0].s.n, c->args + 1, c->n - 1);
 	return ret_str(c, &b);
 }
@@ -262,8 +262,8 @@ static void eval_args(struct tcall *c, struct gw_buf *b)
 static int fn_html(struct tcall *c)
 {
 	struct gw_buf in, b;
-	gw_buf_init(&in, (size_t)1 << 20);
-	gw_buf_init(&b, (size_t)8 << 20);
+	gw_buf_init(&in, TMPL_VALUE_MAX);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	eval_args(c, &in);
 	for (size_t i = 0; i < in.len; i++) {
 		switch (in.data[i]) {
@@ -297,8 +297,8 @@ static int fn_html(struct tcall *c)
 static int fn_js(struct tcall *c)
 {
 	struct gw_buf in, b;
-	gw_buf_init(&in, (size_t)1 << 20);
-	gw_buf_init(&b, (size_t)8 << 20);
+	gw_buf_init(&in, TMPL_VALUE_MAX);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	eval_args(c, &in);
 	for (size_t i = 0; i < in.len; i++) {
 		unsigned char ch = (unsigned char)in.data[i];
@@ -348,8 +348,8 @@ static int fn_js(struct tcall *c)
 static int fn_urlquery(struct tcall *c)
 {
 	struct gw_buf in, b;
-	gw_buf_init(&in, (size_t)1 << 20);
-	gw_buf_init(&b, (size_t)8 << 20);
+	gw_buf_init(&in, TMPL_VALUE_MAX);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	eval_args(c, &in);
 	for (size_t i = 0; i < in.len; i++) {
 		unsigned char ch = (unsigned char)in.data[i];

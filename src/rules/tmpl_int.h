@@ -87,6 +87,11 @@ int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, 
 /* Go's node.String(), as error contexts quote it. */
 void gw_tmpl__node_str(struct gw_buf *b, const struct tnode *n);
 
+/* Most bytes one computed string (a printf, an escape, a replacement) may
+ * hold: Go has no bound, and a width or precision alone reaches 10 MB; the
+ * caller's output buffer is the real limit. */
+#define TMPL_VALUE_MAX ((size_t)64 << 20)
+
 /* Values: the Go types templates meet in Prometheus. */
 enum tv_kind {
 	TV_INVALID, /* no value ("<no value>") */

@@ -40,7 +40,7 @@ static void quoted(struct gw_buf *b, const struct tspec *sp, const char *s, size
 		n = k;
 	}
 	struct gw_buf t;
-	gw_buf_init(&t, (size_t)4 << 20);
+	gw_buf_init(&t, TMPL_VALUE_MAX);
 	if (sp->sharp)
 		gw_tmpl__quote_back(&t, s, n);
 	else
@@ -58,7 +58,7 @@ static void print_string(struct gw_buf *b, const struct tspec *sp, const struct 
 		gw_tmpl__fmt_v(b, sp, v, 0);
 	} else if (c == 'x' || c == 'X') {
 		struct gw_buf t;
-		gw_buf_init(&t, (size_t)8 << 20);
+		gw_buf_init(&t, TMPL_VALUE_MAX);
 		size_t n = sp->prec >= 0 && (size_t)sp->prec < v->s.n ? (size_t)sp->prec : v->s.n;
 		for (size_t i = 0; i < n; i++) {
 			if (i && sp->space)

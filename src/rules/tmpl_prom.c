@@ -490,7 +490,7 @@ static int fn_strip_domain(struct tcall *c)
 static int fn_graph_link(struct tcall *c, int tab)
 {
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_buf_puts(&b, "/graph?g0.expr=");
 	const struct tv *v = &c->args[0];
 	for (size_t i = 0; i < v->s.n; i++) {

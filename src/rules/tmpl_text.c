@@ -136,7 +136,7 @@ int gw_tmpl__fn_re_replace_all(struct tcall *c)
 	const char *src = c->args[2].s.p, *repl = c->args[1].s.p;
 	size_t n = c->args[2].s.n, rn = c->args[1].s.n;
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)16 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	size_t search = 0, last_end = 0;
 	/* Go's ReplaceAll: no replacement for an empty match right after a match */
 	while (search <= n) {
@@ -283,7 +283,7 @@ static int map_string(struct tcall *c, enum casing how)
 	const char *s = c->args[0].s.p;
 	size_t n = c->args[0].s.n;
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)16 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	uint32_t prev = ' ';
 	for (size_t i = 0; i < n;) {
 		uint32_t r = next_rune(s, n, &i);

@@ -352,7 +352,7 @@ static int m_is_zero(struct tcall *c)
 static int m_format(struct tcall *c)
 {
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	format(&b, c->args[0].ns, c->args[1].s.p, c->args[1].s.n);
 	return ret_buf(c, &b);
 }

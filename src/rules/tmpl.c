@@ -73,21 +73,24 @@ int gw_tmpl_expand_alert(const char *alert, const char *text, const struct gw_tm
 {
 	struct gw_tmpl *t;
 	struct gw_err e = {0};
-	char name[GW_ERR_MSG_MAX];
-	snprintf(name, sizeof(name), "__alert_%s", alert);
+	struct gw_buf full; /* the message whole: Prometheus substitutes it uncut */
+	gw_buf_init(&full, (size_t)1 << 20);
 	int rc = parse_alert(alert, text, &t, &e);
 	const char *what = "error parsing template";
 	if (rc == 0) {
-		rc = gw_tmpl_exec(t, d, out, &e);
+		rc = gw_tmpl__exec(t, d, out, &e, &full);
 		what = "error executing template";
 		gw_tmpl_free(t);
 	}
-	if (rc == 0)
-		return 0;
-	if (rc == GW_ENOMEM || rc == GW_EOVERFLOW)
-		return gw_err_set(err, rc, "%s", e.msg);
-	gw_buf_printf(out, "<error expanding template: %s %s: %s>", what, name, e.msg);
-	return gw_err_set(err, rc, "%s %s: %s", what, name, e.msg);
+	if (rc != 0 && rc != GW_ENOMEM && rc != GW_EOVERFLOW) {
+		const char *msg = full.len ? full.data : e.msg;
+		gw_buf_printf(out, "<error expanding template: %s __alert_%s: %s>", what, alert, msg);
+		rc = gw_err_set(err, rc, "%s __alert_%s: %s", what, alert, msg);
+	} else if (rc != 0) {
+		rc = gw_err_set(err, rc, "%s", e.msg);
+	}
+	gw_buf_release(&full);
+	return rc;
 }
 
 int gw_tmpl_check(const char *alert, const char *text, struct gw_err *err)

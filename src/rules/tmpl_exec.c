@@ -20,27 +20,41 @@
 
 int gw_tmpl__xerr(struct texec *x, int code, const char *fmt, ...)
 {
-	char msg[GW_ERR_MSG_MAX];
+	/* Go's messages quote values at any length: built whole, cut only in err */
+	struct gw_buf msg, full;
+	gw_buf_init(&msg, (size_t)1 << 20);
+	gw_buf_init(&full, (size_t)1 << 20);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	gw_buf_vprintf(&msg, fmt, ap);
 	va_end(ap);
-	if (!x->at)
-		return gw_err_set(x->err, code, "template: %s: %s", x->name, msg);
-	const char *text = x->t->text;
-	size_t pos = x->at->pos, col = pos;
-	int line = 1;
-	for (size_t i = 0; i < pos; i++)
-		if (text[i] == '\n') {
-			line++;
-			col = pos - i - 1;
-		}
-	struct gw_buf ctx;
-	gw_buf_init(&ctx, 4096);
-	gw_tmpl__node_str(&ctx, x->at);
-	int rc = gw_err_set(x->err, code, "template: %s:%d:%zu: executing \"%s\" at <%s>: %s", x->t->name,
-			    line, col, x->name, ctx.data ? ctx.data : "", msg);
-	gw_buf_release(&ctx);
+	const char *m = msg.data ? msg.data : "";
+	if (!x->at) {
+		gw_buf_printf(&full, "template: %s: %s", x->name, m);
+	} else {
+		const char *text = x->t->text;
+		size_t pos = x->at->pos, col = pos;
+		int line = 1;
+		for (size_t i = 0; i < pos; i++)
+			if (text[i] == '\n') {
+				line++;
+				col = pos - i - 1;
+			}
+		struct gw_buf ctx;
+		gw_buf_init(&ctx, (size_t)1 << 20);
+		gw_tmpl__node_str(&ctx, x->at);
+		gw_buf_printf(&full, "template: %s:%d:%zu: executing \"%s\" at <%s>: %s", x->t->name, line,
+			      col, x->name, ctx.data ? ctx.data : "", m);
+		gw_buf_release(&ctx);
+	}
+	const char *f = full.data ? full.data : "";
+	if (x->full) {
+		gw_buf_reset(x->full);
+		gw_buf_puts(x->full, f);
+	}
+	int rc = gw_err_set(x->err, code, "%s", f);
+	gw_buf_release(&msg);
+	gw_buf_release(&full);
 	return rc;
 }
 
@@ -133,8 +147,10 @@ static int eval_field(struct texec *x, const char *name, bool has_args, const st
 		for (size_t i = 0; i < recv->a.n; i++) {
 			char key[24];
 			snprintf(key, sizeof(key), "arg%zu", i);
-			if (!strcmp(key, name))
+			if (!strcmp(key, name)) {
 				*out = recv->a.p[i];
+				out->boxed = true;
+			}
 		}
 		return 0;
 	}
@@ -157,15 +173,30 @@ static int eval_field(struct texec *x, const char *name, bool has_args, const st
 		break;
 	}
 	return gw_tmpl__xerr(x, GW_EINVAL, "can't evaluate field %s in type %s", name,
-			     gw_tmpl__type_name(recv));
+			     recv->boxed ? "interface {}" : gw_tmpl__type_name(recv));
 }
 
-static int eval_field_chain(struct texec *x, struct tv recv, const struct tnode *n, size_t from,
-			    bool has_args, struct tv *out)
+/* Where eval_call is, for the methods of times at the end of a chain. */
+static int eval_call(struct texec *x, const struct tv *dot, const struct tfunc *f, const struct tnode *node,
+		     const struct tnode *cmd, const struct tv *final, const struct tv *recv, struct tv *out);
+
+/*
+ * The fields (or a time's methods) of a chain from recv; the last one gets
+ * the command's arguments and the piped value (cmd, final), which only a
+ * method can take.
+ */
+static int eval_field_chain(struct texec *x, const struct tv *dot, struct tv recv, const struct tnode *n,
+			    const struct tnode *cmd, const struct tv *final, struct tv *out)
 {
-	for (size_t i = from; i < n->nidents; i++) {
+	for (size_t i = 0; i < n->nidents; i++) {
+		bool last = i + 1 == n->nidents;
+		const struct tfunc *m = recv.k == TV_TIME ? gw_tmpl__time_method(n->idents[i]) : NULL;
 		struct tv next;
-		TRY(eval_field(x, n->idents[i], has_args && i + 1 == n->nidents, &recv, &next));
+		if (m)
+			TRY(eval_call(x, dot, m, n, last ? cmd : NULL, last ? final : NULL, &recv, &next));
+		else
+			TRY(eval_field(x, n->idents[i], last && ((cmd && cmd->nkids > 1) || final), &recv,
+				       &next));
 		recv = next;
 	}
 	*out = recv;
@@ -205,8 +236,13 @@ static int ideal_constant(struct texec *x, const struct tnode *n, struct tv *out
 	return gw_tmpl__xerr(x, GW_EINVAL, "%.*s overflows int", (int)n->srclen, n->src);
 }
 
+/*
+ * Call f with the command's arguments after its first word and the piped
+ * value last; a method (recv) gets its receiver first. An error in the
+ * call itself is reported at node.
+ */
 static int eval_call(struct texec *x, const struct tv *dot, const struct tfunc *f, const struct tnode *node,
-		     const struct tnode *cmd, const struct tv *final, struct tv *out)
+		     const struct tnode *cmd, const struct tv *final, const struct tv *recv, struct tv *out)
 {
 	size_t nargs = cmd ? cmd->nkids - 1 : 0;
 	size_t nin = nargs + (final ? 1 : 0);
@@ -224,8 +260,7 @@ static int eval_call(struct texec *x, const struct tv *dot, const struct tfunc *
 		struct tv v = invalid;
 		for (size_t i = 0; i < nargs; i++) {
 			TRY(eval_arg(x, dot, 'V', cmd->kids[i + 1], &v));
-			bool ok;
-			if (gw_tmpl__truth(&v, &ok) == want) {
+			if (gw_tmpl__truth(&v) == want) {
 				*out = v;
 				return 0;
 			}
@@ -235,9 +270,12 @@ static int eval_call(struct texec *x, const struct tv *dot, const struct tfunc *
 		*out = v;
 		return 0;
 	}
-	struct tv *args = gw_arena_alloc(x->a, (nin + 1) * sizeof(*args));
-	if (!args)
+	struct tv *all = gw_arena_alloc(x->a, (nin + 2) * sizeof(*all));
+	if (!all)
 		return gw_err_set(x->err, GW_ENOMEM, "out of memory");
+	struct tv *args = recv ? all + 1 : all;
+	if (recv)
+		all[0] = *recv;
 	for (size_t i = 0; i < nargs; i++) {
 		char type = i < fixed ? f->params[i] : f->params[fixed];
 		TRY(eval_arg(x, dot, type, cmd->kids[i + 1], &args[i]));
@@ -265,9 +303,9 @@ static int eval_call(struct texec *x, const struct tv *dot, const struct tfunc *
 			}
 		}
 	}
-	struct tcall c = {.d = x->d, .arena = x->a, .args = args, .n = nin};
+	struct tcall c = {.d = x->d, .arena = x->a, .args = all, .n = nin + (recv ? 1 : 0)};
 	if (f->fn(&c)) {
-		x->at = cmd ? cmd : node;
+		x->at = node;
 		if (c.ret.k == TV_INVALID && !strcmp(c.msg, "out of memory"))
 			return gw_err_set(x->err, GW_ENOMEM, "out of memory");
 		return gw_tmpl__xerr(x, GW_EINVAL, "error calling %s: %s", f->name, c.msg);
@@ -283,24 +321,23 @@ static int eval_function(struct texec *x, const struct tv *dot, const struct tno
 	const struct tfunc *f = gw_tmpl__func_find(id->s, id->n);
 	if (!f)
 		return gw_tmpl__xerr(x, GW_EINVAL, "\"%s\" is not a defined function", id->s);
-	return eval_call(x, dot, f, id, cmd, final, out);
+	return eval_call(x, dot, f, cmd ? cmd : id, cmd, final, NULL, out);
 }
 
 static int eval_command(struct texec *x, const struct tv *dot, const struct tnode *cmd,
 			const struct tv *final, struct tv *out)
 {
 	const struct tnode *w = cmd->kids[0];
-	bool has_args = cmd->nkids > 1 || final;
 	switch (w->k) {
 	case TN_FIELD:
 		x->at = w;
-		return eval_field_chain(x, *dot, w, 0, has_args, out);
+		return eval_field_chain(x, dot, *dot, w, cmd, final, out);
 	case TN_CHAIN: {
 		x->at = w;
 		struct tv recv;
 		/* Go leaves the error location where the operand's evaluation left it */
 		TRY(eval_arg(x, dot, 0, w->sub, &recv));
-		return eval_field_chain(x, recv, w, 0, has_args, out);
+		return eval_field_chain(x, dot, recv, w, cmd, final, out);
 	}
 	case TN_IDENT:
 		return eval_function(x, dot, w, cmd, final, out);
@@ -316,7 +353,7 @@ static int eval_command(struct texec *x, const struct tv *dot, const struct tnod
 			*out = v;
 			return 0;
 		}
-		return eval_field_chain(x, v, w, 0, has_args, out);
+		return eval_field_chain(x, dot, v, w, cmd, final, out);
 	}
 	default:
 		break;
@@ -375,7 +412,7 @@ static int validate(struct texec *x, char type, struct tv *v)
 			return 0;
 		break;
 	case 'S':
-		if (v->k == TV_INVALID || v->k == TV_NIL) {
+		if (v->k == TV_INVALID) {
 			*v = (struct tv){.k = TV_SAMPLE};
 			return 0;
 		}
@@ -383,7 +420,7 @@ static int validate(struct texec *x, char type, struct tv *v)
 			return 0;
 		break;
 	case 'R':
-		if (v->k == TV_INVALID || v->k == TV_NIL) {
+		if (v->k == TV_INVALID) {
 			*v = (struct tv){.k = TV_RESULT};
 			return 0;
 		}
@@ -393,8 +430,9 @@ static int validate(struct texec *x, char type, struct tv *v)
 	}
 	if (v->k == TV_INVALID)
 		return gw_tmpl__xerr(x, GW_EINVAL, "invalid value; expected %s", param_type_name(type));
+	/* a nil interface{} (a missing args key) is still of type interface {} */
 	return gw_tmpl__xerr(x, GW_EINVAL, "wrong type for value; expected %s; got %s", param_type_name(type),
-			     gw_tmpl__type_name(v));
+			     v->k == TV_NIL ? "interface {}" : gw_tmpl__type_name(v));
 }
 
 /* One argument of a call, or the operand of a chain (type 0: any). */
@@ -416,11 +454,11 @@ static int eval_arg(struct texec *x, const struct tv *dot, char type, const stru
 			return gw_tmpl__xerr(x, GW_EINVAL, "evalEmptyInterface: nil (can't happen)");
 		return gw_tmpl__xerr(x, GW_EINVAL, "cannot assign nil to %s", param_type_name(type));
 	case TN_FIELD:
-		TRY(eval_field_chain(x, *dot, n, 0, false, out));
+		TRY(eval_field_chain(x, dot, *dot, n, NULL, NULL, out));
 		return validate(x, type, out);
 	case TN_VAR:
 		TRY(var_value(x, n->s, out));
-		TRY(eval_field_chain(x, *out, n, 0, false, out));
+		TRY(eval_field_chain(x, dot, *out, n, NULL, NULL, out));
 		return validate(x, type, out);
 	case TN_PIPE:
 		TRY(gw_tmpl__eval_pipeline(x, dot, n, out));
@@ -431,7 +469,7 @@ static int eval_arg(struct texec *x, const struct tv *dot, char type, const stru
 	case TN_CHAIN: {
 		struct tv recv;
 		TRY(eval_arg(x, dot, 0, n->sub, &recv));
-		TRY(eval_field_chain(x, recv, n, 0, false, out));
+		TRY(eval_field_chain(x, dot, recv, n, NULL, NULL, out));
 		return validate(x, type, out);
 	}
 	default:
@@ -480,9 +518,10 @@ int gw_tmpl__eval_pipeline(struct texec *x, const struct tv *dot, const struct t
 	for (size_t i = 0; i < pipe->nkids; i++) {
 		struct tv next;
 		TRY(eval_command(x, dot, pipe->kids[i], i ? &v : NULL, &next));
-		/* an interface holding nil reads as no value */
+		/* a command's value comes out of any interface{}: nil then reads as no value */
 		if (next.k == TV_NIL)
 			next = invalid;
+		next.boxed = false;
 		v = next;
 	}
 	for (size_t i = 0; i < pipe->ndecl; i++)

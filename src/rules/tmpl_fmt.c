@@ -9,11 +9,11 @@
 #include "rules/tmpl_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Go's flags map onto C's for the verbs handed to snprintf below, whose
  * formats are therefore built at run time. */
@@ -23,6 +23,8 @@ static const struct tspec plain_v = {.width = -1, .prec = -1, .verb = 'v'};
 
 const char *gw_tmpl__type_name(const struct tv *v)
 {
+	if (v->k == TV_INT && v->int64)
+		return "int64";
 	static const char *const names[] = {
 	    [TV_INVALID] = "<nil>",
 	    [TV_NIL] = "<nil>",
@@ -52,25 +54,27 @@ static size_t rune_count(const char *s, size_t n)
 	return k;
 }
 
+/* n copies of c: widths and precisions reach a million, so not byte by byte. */
+static void fill(struct gw_buf *b, char c, size_t n)
+{
+	if (n == 0 || gw_buf_reserve(b, n + 1) != 0)
+		return;
+	memset(b->data + b->len, c, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
 /* Write s padded to the spec's width, as fmt pads (in runes). */
 void gw_tmpl__pad(struct gw_buf *b, const struct tspec *sp, const char *s, size_t n, bool zero_ok)
 {
 	size_t w = rune_count(s, n);
-	size_t fill = sp->width > 0 && (size_t)sp->width > w ? (size_t)sp->width - w : 0;
+	size_t pad = sp->width > 0 && (size_t)sp->width > w ? (size_t)sp->width - w : 0;
 	if (sp->minus) {
 		gw_buf_append(b, s, n);
-		for (size_t i = 0; i < fill; i++)
-			gw_buf_putc(b, ' ');
+		fill(b, ' ', pad);
 		return;
 	}
-	bool zero = sp->zero && zero_ok;
-	if (zero && n && (s[0] == '-' || s[0] == '+' || s[0] == ' ')) {
-		gw_buf_putc(b, s[0]);
-		s++;
-		n--;
-	}
-	for (size_t i = 0; i < fill; i++)
-		gw_buf_putc(b, zero ? '0' : ' ');
+	fill(b, sp->zero && zero_ok ? '0' : ' ', pad);
 	gw_buf_append(b, s, n);
 }
 
@@ -95,10 +99,66 @@ static size_t float_v(char *out, double v)
 	return gw_num_format_f(out, 400, v);
 }
 
+/* printf into t with a format built at run time (C's flags match Go's here). */
+static void tprintf(struct gw_buf *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	gw_buf_vprintf(t, fmt, ap);
+	va_end(ap);
+}
+
+/* Pad t's text into b, and release t. Precision reaches a million digits, hence the buffer. */
+static void pad_release(struct gw_buf *b, const struct tspec *sp, struct gw_buf *t, bool zero_ok)
+{
+	gw_tmpl__pad(b, sp, t->data ? t->data : "", t->len, zero_ok);
+	gw_buf_release(t);
+}
+
+#define TMP_LIMIT TMPL_VALUE_MAX
+
+/*
+ * fmt's '#' on a float: a decimal point always, and for %v, %g, %G and %x
+ * zeros up to the precision's significant digits (6 without one), counted
+ * as Go counts them (in %x, from the x of 0x).
+ */
+static void sharp_float(struct gw_buf *t, char verb, int prec)
+{
+	int digits = strchr("vgGx", verb) ? (prec < 0 ? 6 : prec) : 0;
+	char *s = t->data;
+	if (!s)
+		return;
+	size_t n = t->len, i = s[0] == '+' || s[0] == '-' || s[0] == ' ' ? 1 : 0, end = n;
+	bool point = false, nonzero = false;
+	for (; i < n; i++) {
+		char c = s[i];
+		if (c == '.') {
+			point = true;
+		} else if (c == 'p' || c == 'P' || ((c == 'e' || c == 'E') && verb != 'x' && verb != 'X')) {
+			end = i;
+			break;
+		} else {
+			nonzero |= c != '0';
+			if (nonzero)
+				digits--;
+		}
+	}
+	char tail[16];
+	size_t tn = n - end < sizeof(tail) ? n - end : sizeof(tail) - 1;
+	memcpy(tail, s + end, tn);
+	t->len = end;
+	if (!point) {
+		size_t start = s[0] == '+' || s[0] == '-' || s[0] == ' ' ? 1 : 0;
+		if (end - start == 1 && s[start] == '0')
+			digits--;
+		gw_buf_putc(t, '.');
+	}
+	fill(t, '0', digits > 0 ? (size_t)digits : 0);
+	gw_buf_append(t, tail, tn);
+}
+
 void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 {
-	char s[512];
-	size_t n;
 	if (isnan(v) || isinf(v)) {
 		/* fmt keeps Inf's sign, shows NaN's only when asked, never pads with zeros */
 		const char *t;
@@ -111,147 +171,165 @@ void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 		gw_tmpl__pad(b, &nz, t, strlen(t), false);
 		return;
 	}
+	struct gw_buf t;
+	gw_buf_init(&t, TMP_LIMIT);
 	char verb = sp->verb == 'v' ? 'g' : sp->verb == 'F' ? 'f' : sp->verb;
-	if (verb == 'x' || verb == 'X') {
+	char f[16];
+	if (verb == 'b') {
+		/* strconv's 'b': the integer mantissa and the power of two, "6755399441055744p-52" */
+		uint64_t bits;
+		memcpy(&bits, &v, sizeof(bits));
+		uint64_t mant = bits & ((UINT64_C(1) << 52) - 1);
+		int exp = (int)((bits >> 52) & 0x7ff);
+		if (exp == 0)
+			exp = 1;
+		else
+			mant |= UINT64_C(1) << 52;
+		exp -= 1075;
+		if (bits >> 63)
+			gw_buf_putc(&t, '-');
+		else if (sp->plus || sp->space)
+			gw_buf_putc(&t, sp->plus ? '+' : ' ');
+		gw_buf_printf(&t, "%llup%s%d", (unsigned long long)mant, exp >= 0 ? "+" : "", exp);
+	} else if (verb == 'x' || verb == 'X') {
 		/* C's %a, with Go's two-digit exponent */
-		char f[16], h[128];
 		snprintf(f, sizeof(f), "%%%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "",
 			 verb == 'x' ? 'a' : 'A');
-		int hn = sp->prec < 0 ? snprintf(h, sizeof(h), verb == 'x' ? "%a" : "%A", v)
-				      : snprintf(h, sizeof(h), f, sp->prec, v);
-		if (sp->prec < 0 && (sp->plus || sp->space) && v >= 0) {
-			memmove(h + 1, h, (size_t)hn + 1);
-			h[0] = sp->plus ? '+' : ' ';
-			hn++;
-		}
-		char *p = strpbrk(h, "pP");
-		n = 0;
-		if (p && (p[1] == '+' || p[1] == '-') && p[3] == 0) {
-			n = (size_t)(p - h) + 2;
-			memcpy(s, h, n);
-			s[n++] = '0';
-			s[n++] = p[2];
+		if (sp->prec < 0) {
+			if ((sp->plus || sp->space) && v >= 0)
+				gw_buf_putc(&t, sp->plus ? '+' : ' ');
+			tprintf(&t, verb == 'x' ? "%a" : "%A", v);
 		} else {
-			n = (size_t)hn;
-			memcpy(s, h, n);
+			tprintf(&t, f, sp->prec, v);
 		}
-		gw_tmpl__pad(b, sp, s, n, true);
-		return;
-	}
-	if ((verb == 'g' || verb == 'G') && sp->prec < 0 && sp->sharp) {
-		/* %#g keeps six significant digits, as C's does */
-		char f[16];
-		snprintf(f, sizeof(f), "%%%s%s#%c", sp->plus ? "+" : "", sp->space ? " " : "", verb);
-		n = (size_t)snprintf(s, sizeof(s), f, v);
-		gw_tmpl__pad(b, sp, s, n, true);
-		return;
-	}
-	if ((verb == 'g' || verb == 'G') && sp->prec < 0) {
+		/* C may round the mantissa up to 2; Go renormalises to 1 and a higher exponent */
+		char *x = t.data ? strpbrk(t.data, "xX") : NULL;
+		int bump = x && x[1] == '2';
+		if (bump)
+			x[1] = '1';
+		char *p = t.data ? strpbrk(t.data, "pP") : NULL;
+		if (bump && p) {
+			int e = atoi(p + 1) + 1;
+			t.len = (size_t)(p - t.data) + 1;
+			t.data[t.len] = 0;
+			gw_buf_printf(&t, "%c%d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+			p = strpbrk(t.data, "pP");
+		}
+		if (p && (p[1] == '+' || p[1] == '-') && p[3] == 0) {
+			char last = p[2];
+			p[2] = '0';
+			gw_buf_putc(&t, last);
+		}
+	} else if ((verb == 'g' || verb == 'G') && sp->prec < 0) {
 		char body[512];
 		size_t bn = float_v(body, v);
 		if (verb == 'G')
 			for (size_t i = 0; i < bn; i++)
 				if (body[i] == 'e')
 					body[i] = 'E';
-		n = 0;
 		if (body[0] != '-' && (sp->plus || sp->space))
-			s[n++] = sp->plus ? '+' : ' ';
-		memcpy(s + n, body, bn);
-		n += bn;
+			gw_buf_putc(&t, sp->plus ? '+' : ' ');
+		gw_buf_append(&t, body, bn);
 	} else {
-		char f[16];
-		snprintf(f, sizeof(f), "%%%s%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "",
-			 sp->sharp ? "#" : "", verb);
-		n = (size_t)snprintf(s, sizeof(s), f, sp->prec < 0 ? 6 : sp->prec, v);
-		if (n >= sizeof(s))
-			n = sizeof(s) - 1;
+		snprintf(f, sizeof(f), "%%%s%s.*%c", sp->plus ? "+" : "", sp->space ? " " : "", verb);
+		tprintf(&t, f, sp->prec < 0 ? 6 : sp->prec, v);
 	}
-	gw_tmpl__pad(b, sp, s, n, true);
+	if (sp->sharp && verb != 'b')
+		sharp_float(&t, sp->verb, sp->prec);
+	if (sp->zero && !sp->minus && t.len && strchr("+- ", t.data[0]) && sp->width > (int)t.len) {
+		/* a number's zeros go after its sign */
+		gw_buf_putc(b, t.data[0]);
+		struct tspec rest = *sp;
+		rest.width--;
+		gw_tmpl__pad(b, &rest, t.data + 1, t.len - 1, true);
+		gw_buf_release(&t);
+		return;
+	}
+	pad_release(b, sp, &t, true);
+}
+
+static void put_rune(struct gw_buf *t, uint32_t r)
+{
+	char o[4];
+	size_t k = 0;
+	if (r > 0x10ffff || (r >= 0xd800 && r < 0xe000))
+		r = 0xfffd;
+	if (r < 0x80) {
+		o[k++] = (char)r;
+	} else if (r < 0x800) {
+		o[k++] = (char)(0xc0 | r >> 6);
+		o[k++] = (char)(0x80 | (r & 0x3f));
+	} else if (r < 0x10000) {
+		o[k++] = (char)(0xe0 | r >> 12);
+		o[k++] = (char)(0x80 | ((r >> 6) & 0x3f));
+		o[k++] = (char)(0x80 | (r & 0x3f));
+	} else {
+		o[k++] = (char)(0xf0 | r >> 18);
+		o[k++] = (char)(0x80 | ((r >> 12) & 0x3f));
+		o[k++] = (char)(0x80 | ((r >> 6) & 0x3f));
+		o[k++] = (char)(0x80 | (r & 0x3f));
+	}
+	gw_buf_append(t, o, k);
 }
 
 void gw_tmpl__fmt_int(struct gw_buf *b, const struct tspec *sp, int64_t v)
 {
-	char s[96];
-	size_t n;
 	char verb = sp->verb == 'v' ? 'd' : sp->verb;
+	struct gw_buf t;
+	gw_buf_init(&t, TMP_LIMIT);
 	if (verb == 'c') {
-		uint32_t r = (uint32_t)v;
-		n = 0;
-		if (r < 0x80) {
-			s[n++] = (char)r;
-		} else {
-			char tmp[8];
-			int k = 0;
-			if (r < 0x800) {
-				tmp[k++] = (char)(0xc0 | r >> 6);
-			} else {
-				if (r < 0x10000) {
-					tmp[k++] = (char)(0xe0 | r >> 12);
-				} else {
-					tmp[k++] = (char)(0xf0 | r >> 18);
-					tmp[k++] = (char)(0x80 | ((r >> 12) & 0x3f));
-				}
-				tmp[k++] = (char)(0x80 | ((r >> 6) & 0x3f));
-			}
-			tmp[k++] = (char)(0x80 | (r & 0x3f));
-			memcpy(s, tmp, (size_t)k);
-			n = (size_t)k;
-		}
-		gw_tmpl__pad(b, sp, s, n, false);
+		put_rune(&t, v < 0 || v > 0x10ffff ? 0xfffd : (uint32_t)v);
+		pad_release(b, sp, &t, true);
 		return;
 	}
 	if (verb == 'U') {
-		n = (size_t)snprintf(s, sizeof(s), "U+%04llX", (unsigned long long)v);
+		gw_buf_printf(&t, "U+%04llX", (unsigned long long)v);
 		if (sp->sharp && v >= 0 && v <= 0x10ffff) {
-			struct tspec c = {.width = -1, .prec = -1, .verb = 'c'};
-			struct gw_buf t;
-			gw_buf_init(&t, 16);
-			gw_tmpl__fmt_int(&t, &c, v);
-			n += (size_t)snprintf(s + n, sizeof(s) - n, " '%s'", t.data ? t.data : "");
-			gw_buf_release(&t);
+			gw_buf_puts(&t, " '");
+			put_rune(&t, (uint32_t)v);
+			gw_buf_putc(&t, '\'');
 		}
-		gw_tmpl__pad(b, sp, s, n, false);
+		pad_release(b, sp, &t, false);
 		return;
 	}
-	if (verb == 'b') {
-		char d[70];
-		int k = 0;
-		uint64_t u = v < 0 ? (uint64_t)-v : (uint64_t)v;
-		do
-			d[k++] = (char)('0' + (u & 1));
-		while (u >>= 1);
-		n = 0;
-		if (v < 0)
-			s[n++] = '-';
-		while (k)
-			s[n++] = d[--k];
-		gw_tmpl__pad(b, sp, s, n, true);
-		return;
-	}
-	char f[24];
+	/* digits of |v|: Go writes -ff for %x of negatives, where C would write two's complement */
 	bool neg = v < 0;
 	uint64_t u = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	/* Go writes -ff for %x of negatives, where C would write two's complement */
-	snprintf(f, sizeof(f), "%s%%%s.*%s", verb == 'O' ? "0o" : "",
-		 sp->sharp && verb != 'd' && verb != 'O' ? "#" : "",
-		 verb == 'x'		      ? "llx"
-		 : verb == 'X'		      ? "llX"
-		 : verb == 'o' || verb == 'O' ? "llo"
-					      : "llu");
-	char digits[80];
-	int dn = snprintf(digits, sizeof(digits), f, sp->prec < 0 ? 1 : sp->prec, (unsigned long long)u);
-	if (sp->prec == 0 && u == 0)
-		dn = 0;
-	n = 0;
+	char d[72];
+	int k = 0;
+	unsigned base = verb == 'b'		     ? 2
+			: verb == 'o' || verb == 'O' ? 8
+			: verb == 'x' || verb == 'X' ? 16
+						     : 10;
+	const char *dig = verb == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+	do
+		d[k++] = dig[u % base];
+	while (u /= base);
+	if (sp->prec == 0 && v == 0)
+		k = 0;
 	if (neg)
-		s[n++] = '-';
+		gw_buf_putc(&t, '-');
 	else if (sp->plus)
-		s[n++] = '+';
+		gw_buf_putc(&t, '+');
 	else if (sp->space)
-		s[n++] = ' ';
-	memcpy(s + n, digits, (size_t)dn);
-	n += (size_t)dn;
-	gw_tmpl__pad(b, sp, s, n, sp->prec < 0);
+		gw_buf_putc(&t, ' ');
+	if (verb == 'O')
+		gw_buf_puts(&t, "0o");
+	else if (sp->sharp && base == 16)
+		gw_buf_puts(&t, verb == 'X' ? "0X" : "0x");
+	else if (sp->sharp && base == 2)
+		gw_buf_puts(&t, "0b");
+	/* Go zero-pads a width as digits: after the sign and before any 0x, as if a precision */
+	int prec = sp->prec;
+	if (prec < 0 && sp->zero && !sp->minus && sp->width > 0)
+		prec = sp->width - (neg || sp->plus || sp->space ? 1 : 0);
+	int zeros = prec > k ? prec - k : 0;
+	if (sp->sharp && base == 8 && verb == 'o' && zeros == 0 && (k == 0 || d[k - 1] != '0'))
+		zeros = 1;
+	fill(&t, '0', zeros > 0 ? (size_t)zeros : 0);
+	while (k)
+		gw_buf_putc(&t, d[--k]);
+	pad_release(b, sp, &t, false);
 }
 
 void gw_tmpl__fmt_g4(struct gw_buf *b, double v)
@@ -262,29 +340,6 @@ void gw_tmpl__fmt_g4(struct gw_buf *b, double v)
 		gw_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
 	else
 		gw_buf_printf(b, "%.4g", v);
-}
-
-/* time.Time's String() in UTC: "2015-07-01 20:10:51.78 +0000 UTC". */
-void gw_tmpl__fmt_time(struct gw_buf *b, int64_t ns)
-{
-	int64_t sec = ns / 1000000000, frac = ns % 1000000000;
-	if (frac < 0) {
-		frac += 1000000000;
-		sec--;
-	}
-	time_t tt = (time_t)sec;
-	struct tm tm;
-	gmtime_r(&tt, &tm);
-	gw_buf_printf(b, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		      tm.tm_hour, tm.tm_min, tm.tm_sec);
-	if (frac) {
-		char f[16];
-		int n = snprintf(f, sizeof(f), "%09lld", (long long)frac);
-		while (n > 0 && f[n - 1] == '0')
-			n--;
-		gw_buf_printf(b, ".%.*s", n, f);
-	}
-	gw_buf_puts(b, " +0000 UTC");
 }
 
 void gw_tmpl__fmt_labels(struct gw_buf *b, const struct gw_labels *l)
@@ -318,28 +373,24 @@ void gw_tmpl__fmt_sample(struct gw_buf *b, const struct tsample *s, int depth)
 	gw_buf_putc(b, '}');
 }
 
-/* Keys arg0, arg1, ... in the order fmt sorts strings. */
+/* Element k and, in decimal string order, those whose numbers start with its digits. */
+static void args_from(struct gw_buf *b, const struct tv *v, size_t k, int depth, bool *first)
+{
+	gw_buf_printf(b, "%sarg%zu:", *first ? "" : " ", k);
+	*first = false;
+	gw_tmpl__fmt_v(b, &plain_v, &v->a.p[k], depth + 1);
+	for (size_t d = 0; k > 0 && d < 10 && k <= (v->a.n - d) / 10; d++)
+		if (k * 10 + d < v->a.n)
+			args_from(b, v, k * 10 + d, depth, first);
+}
+
+/* map[arg0:... arg1:... arg10:... arg2:...]: fmt sorts the keys as strings. */
 void gw_tmpl__fmt_args(struct gw_buf *b, const struct tv *v, int depth)
 {
-	size_t order[64], n = v->a.n < 64 ? v->a.n : 64;
-	char ki[24], kj[24];
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0; j--) {
-			snprintf(ki, sizeof(ki), "arg%zu", order[j - 1]);
-			snprintf(kj, sizeof(kj), "arg%zu", order[j]);
-			if (strcmp(ki, kj) <= 0)
-				break;
-			size_t t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+	bool first = true;
 	gw_buf_puts(b, "map[");
-	for (size_t i = 0; i < n; i++) {
-		gw_buf_printf(b, "%sarg%zu:", i ? " " : "", order[i]);
-		gw_tmpl__fmt_v(b, &plain_v, &v->a.p[order[i]], depth + 1);
-	}
+	for (size_t k = 0; k < 10 && k < v->a.n; k++)
+		args_from(b, v, k, depth, &first);
 	gw_buf_putc(b, ']');
 }
 
@@ -347,13 +398,14 @@ void gw_tmpl__fmt_v(struct gw_buf *b, const struct tspec *sp, const struct tv *v
 {
 	switch (v->k) {
 	case TV_INVALID:
-		gw_tmpl__pad(b, sp, "<no value>", 10, false);
+		gw_tmpl__pad(b, sp, "<no value>", 10, true);
 		break;
 	case TV_NIL:
-		gw_tmpl__pad(b, sp, "<nil>", 5, false);
+		gw_tmpl__pad(b, sp, "<nil>", 5, true);
 		break;
 	case TV_BOOL:
-		gw_tmpl__pad(b, sp, v->b ? "true" : "false", v->b ? 4 : 5, false);
+		gw_tmpl__pad(b, sp, v->b ? "true" : "false", v->b ? 4 : 5,
+			     true); /* fmt zero-pads all but numbers its own way */
 		break;
 	case TV_INT:
 	case TV_UINT8:

@@ -1,8 +1,8 @@
 /*
- * tmpl_funcs.c - Go text/template's builtin functions as Go 1.19 defines
- * them (and, or, not, len, index, slice, eq, ne, lt, le, gt, ge, print,
- * printf, println, html, js, urlquery), truth, and the lookup that joins
- * them with Prometheus' functions (tmpl_prom.c).
+ * tmpl_funcs.c - Go text/template's builtin functions as Go 1.20 defines
+ * them (and, or, not, len, index, slice, call, print, printf, println,
+ * html, js, urlquery; the comparisons are tmpl_compare.c's), truth, and
+ * the lookup that joins them with Prometheus' functions (tmpl_prom.c).
  */
 #include "rules/tmpl_int.h"
 
@@ -32,9 +32,8 @@ static int ret_str(struct tcall *c, struct gw_buf *b)
 	return 0;
 }
 
-bool gw_tmpl__truth(const struct tv *v, bool *ok)
+bool gw_tmpl__truth(const struct tv *v)
 {
-	*ok = true;
 	switch (v->k) {
 	case TV_INVALID:
 	case TV_NIL:
@@ -64,8 +63,7 @@ bool gw_tmpl__truth(const struct tv *v, bool *ok)
 
 static int fn_not(struct tcall *c)
 {
-	bool ok;
-	c->ret = (struct tv){.k = TV_BOOL, .b = !gw_tmpl__truth(&c->args[0], &ok)};
+	c->ret = (struct tv){.k = TV_BOOL, .b = !gw_tmpl__truth(&c->args[0])};
 	return 0;
 }
 
@@ -129,6 +127,8 @@ static int fn_index(struct tcall *c)
 	for (size_t i = 1; i < c->n; i++) {
 		const struct tv *ix = &c->args[i];
 		int64_t k;
+		if (item.k == TV_NIL) /* a missing key of args, indexed further */
+			return fail(c, "index of nil pointer");
 		switch (item.k) {
 		case TV_STRING:
 		case TV_HTML:
@@ -145,8 +145,9 @@ static int fn_index(struct tcall *c)
 		case TV_ARGS: {
 			if (ix->k != TV_STRING)
 				return fail(c, "value has type %s; should be string", gw_tmpl__type_name(ix));
-			char key[64];
-			snprintf(key, sizeof(key), "%.*s", (int)ix->s.n, ix->s.p);
+			const char *key = gw_arena_strndup(c->arena, ix->s.p, ix->s.n);
+			if (!key)
+				return fail(c, "out of memory");
 			if (item.k == TV_LABELS) {
 				const char *v = gw_labels_get(&item.l, key);
 				item = v ? tv_str(v, strlen(v)) : tv_str("", 0);
@@ -166,6 +167,8 @@ static int fn_index(struct tcall *c)
 			if (!item.smp)
 				return fail(c, "index of nil pointer");
 			return fail(c, "can't index item of type template.sample");
+		case TV_TIME:
+			return fail(c, "can't index item of type time.Time");
 		default:
 			return fail(c, "can't index item of type %s", gw_tmpl__type_name(&item));
 		}
@@ -181,19 +184,25 @@ static int fn_slice(struct tcall *c)
 		return fail(c, "slice of untyped nil");
 	if (c->n > 4)
 		return fail(c, "too many slice indexes: %zu", c->n - 1);
-	size_t len = item.k == TV_STRING ? item.s.n : item.k == TV_RESULT ? item.r.n : 0;
-	if (item.k != TV_STRING && item.k != TV_RESULT)
+	bool str = item.k == TV_STRING || item.k == TV_HTML;
+	size_t len = str ? item.s.n : item.k == TV_RESULT ? item.r.n : 0;
+	if (!str && item.k != TV_RESULT)
 		return fail(c, "can't slice item of type %s", gw_tmpl__type_name(&item));
-	if (item.k == TV_STRING && c->n == 4)
+	if (str && c->n == 4)
 		return fail(c, "cannot 3-index slice a string");
 	int64_t ix[3] = {0, (int64_t)len, (int64_t)len};
-	for (size_t i = 1; i < c->n; i++)
+	for (size_t i = 1; i < c->n; i++) {
+		/* unlike index, slice does not look inside an interface{} */
+		if (c->args[i].k == TV_NIL)
+			return fail(c, "cannot index slice/array with type interface {}");
 		if (index_arg(c, &c->args[i], len + 1, &ix[i - 1]))
 			return -1;
+	}
 	if (c->n > 2 && ix[0] > ix[1])
 		return fail(c, "invalid slice index: %lld > %lld", (long long)ix[0], (long long)ix[1]);
-	if (item.k == TV_STRING) {
+	if (str) {
 		c->ret = tv_str(item.s.p + ix[0], (size_t)(ix[1] - ix[0]));
+		c->ret.k = item.k;
 	} else {
 		c->ret = item;
 		c->ret.r.p = item.r.p + ix[0];
@@ -202,186 +211,10 @@ static int fn_slice(struct tcall *c)
 	return 0;
 }
 
-enum bkind { K_INVALID, K_BOOL, K_INT, K_UINT, K_FLOAT, K_STRING };
-
-static enum bkind basic_kind(const struct tv *v)
-{
-	switch (v->k) {
-	case TV_BOOL:
-		return K_BOOL;
-	case TV_INT:
-		return K_INT;
-	case TV_UINT8:
-		return K_UINT;
-	case TV_FLOAT:
-		return K_FLOAT;
-	case TV_STRING:
-	case TV_HTML:
-		return K_STRING;
-	default:
-		return K_INVALID;
-	}
-}
-
-static bool comparable(const struct tv *v)
-{
-	return v->k != TV_LABELS && v->k != TV_ARGS && v->k != TV_RESULT && v->k != TV_DATA;
-}
-
-static int uncomparable(struct tcall *c, const struct tv *v)
-{
-	struct gw_buf b;
-	gw_buf_init(&b, 4096);
-	gw_tmpl__print_value(&b, v);
-	fail(c, "non-comparable type %s: %s", b.data ? b.data : "", gw_tmpl__type_name(v));
-	gw_buf_release(&b);
-	return -1;
-}
-
-/* eq(a, b...): a equals any b; -1 with c->msg on Go's errors. */
-static int eq_any(struct tcall *c, const struct tv *a, const struct tv *bs, size_t nb, bool *out)
-{
-	bool a_nil = a->k == TV_NIL || a->k == TV_INVALID;
-	if (!a_nil && !comparable(a))
-		return uncomparable(c, a);
-	if (nb == 0)
-		return fail(c, "missing argument for comparison");
-	enum bkind k1 = basic_kind(a);
-	for (size_t i = 0; i < nb; i++) {
-		const struct tv *b = &bs[i];
-		bool b_nil = b->k == TV_NIL || b->k == TV_INVALID;
-		enum bkind k2 = basic_kind(b);
-		bool t = false;
-		if (k1 != k2) {
-			if (k1 == K_INT && k2 == K_UINT)
-				t = a->i >= 0 && a->i == b->i;
-			else if (k1 == K_UINT && k2 == K_INT)
-				t = b->i >= 0 && a->i == b->i;
-			else if (!a_nil && !b_nil)
-				return fail(c, "incompatible types for comparison");
-		} else {
-			switch (k1) {
-			case K_BOOL:
-				t = a->b == b->b;
-				break;
-			case K_INT:
-			case K_UINT:
-				t = a->i == b->i;
-				break;
-			case K_FLOAT:
-				t = a->f == b->f;
-				break;
-			case K_STRING:
-				t = a->s.n == b->s.n && memcmp(a->s.p, b->s.p, a->s.n) == 0;
-				break;
-			default:
-				if (a_nil || b_nil) {
-					t = a_nil && b_nil;
-				} else if (!comparable(b)) {
-					return uncomparable(c, b);
-				} else if (a->k == b->k) {
-					t = (a->k == TV_SAMPLE && a->smp == b->smp) ||
-					    (a->k == TV_TIME && a->ns == b->ns);
-				}
-			}
-		}
-		if (t) {
-			*out = true;
-			return 0;
-		}
-	}
-	*out = false;
-	return 0;
-}
-
-static int less(struct tcall *c, const struct tv *a, const struct tv *b, bool *out)
-{
-	enum bkind k1 = basic_kind(a), k2 = basic_kind(b);
-	if (k1 == K_INVALID || k2 == K_INVALID)
-		return fail(c, "invalid type for comparison");
-	if (k1 != k2) {
-		if (k1 == K_INT && k2 == K_UINT)
-			*out = a->i < 0 || a->i < b->i;
-		else if (k1 == K_UINT && k2 == K_INT)
-			*out = b->i >= 0 && a->i < b->i;
-		else
-			return fail(c, "incompatible types for comparison");
-		return 0;
-	}
-	switch (k1) {
-	case K_BOOL:
-		return fail(c, "invalid type for comparison");
-	case K_FLOAT:
-		*out = a->f < b->f;
-		break;
-	case K_STRING: {
-		size_t n = a->s.n < b->s.n ? a->s.n : b->s.n;
-		int r = memcmp(a->s.p, b->s.p, n);
-		*out = r < 0 || (r == 0 && a->s.n < b->s.n);
-		break;
-	}
-	default:
-		*out = a->i < b->i;
-		break;
-	}
-	return 0;
-}
-
-static int ret_bool(struct tcall *c, bool b)
-{
-	c->ret = (struct tv){.k = TV_BOOL, .b = b};
-	return 0;
-}
-
-static int fn_eq(struct tcall *c)
-{
-	bool t;
-	return eq_any(c, &c->args[0], c->args + 1, c->n - 1, &t) ? -1 : ret_bool(c, t);
-}
-
-static int fn_ne(struct tcall *c)
-{
-	bool t;
-	return eq_any(c, &c->args[0], c->args + 1, 1, &t) ? -1 : ret_bool(c, !t);
-}
-
-static int fn_lt(struct tcall *c)
-{
-	bool t;
-	return less(c, &c->args[0], &c->args[1], &t) ? -1 : ret_bool(c, t);
-}
-
-static int le(struct tcall *c, bool *t)
-{
-	if (less(c, &c->args[0], &c->args[1], t))
-		return -1;
-	if (*t)
-		return 0;
-	return eq_any(c, &c->args[0], c->args + 1, 1, t);
-}
-
-static int fn_le(struct tcall *c)
-{
-	bool t;
-	return le(c, &t) ? -1 : ret_bool(c, t);
-}
-
-static int fn_gt(struct tcall *c)
-{
-	bool t;
-	return le(c, &t) ? -1 : ret_bool(c, !t);
-}
-
-static int fn_ge(struct tcall *c)
-{
-	bool t;
-	return less(c, &c->args[0], &c->args[1], &t) ? -1 : ret_bool(c, !t);
-}
-
 static int fn_print(struct tcall *c)
 {
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_tmpl__sprint(&b, c->args, c->n, false);
 	return ret_str(c, &b);
 }
@@ -389,7 +222,7 @@ static int fn_print(struct tcall *c)
 static int fn_println(struct tcall *c)
 {
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_tmpl__sprint(&b, c->args, c->n, true);
 	return ret_str(c, &b);
 }
@@ -397,7 +230,7 @@ static int fn_println(struct tcall *c)
 static int fn_printf(struct tcall *c)
 {
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_tmpl__sprintf(&b, c->args[0].s.p, c->args[0].s.n, c->args + 1, c->n - 1);
 	return ret_str(c, &b);
 }
@@ -405,17 +238,32 @@ static int fn_printf(struct tcall *c)
 /* The text html, js and urlquery escape: a lone string, else Sprint. */
 static void eval_args(struct tcall *c, struct gw_buf *b)
 {
-	if (c->n == 1 && c->args[0].k == TV_STRING)
+	if (c->n == 1 && c->args[0].k == TV_STRING) {
 		gw_buf_append(b, c->args[0].s.p, c->args[0].s.n);
-	else
-		gw_tmpl__sprint(b, c->args, c->n, false);
+		return;
+	}
+	/* Sprint of text/template's printable values: nil is "<no value>" (a string
+	 * then), a pointer is what it points to */
+	bool prev_string = false;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct tv *v = &c->args[i];
+		bool nil = v->k == TV_NIL || v->k == TV_INVALID;
+		bool str = nil || v->k == TV_STRING || v->k == TV_HTML;
+		if (i && !str && !prev_string)
+			gw_buf_putc(b, ' ');
+		if (nil)
+			gw_buf_puts(b, "<no value>");
+		else
+			gw_tmpl__print_value(b, v);
+		prev_string = str;
+	}
 }
 
 static int fn_html(struct tcall *c)
 {
 	struct gw_buf in, b;
-	gw_buf_init(&in, (size_t)1 << 20);
-	gw_buf_init(&b, (size_t)8 << 20);
+	gw_buf_init(&in, TMPL_VALUE_MAX);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	eval_args(c, &in);
 	for (size_t i = 0; i < in.len; i++) {
 		switch (in.data[i]) {
@@ -449,8 +297,8 @@ static int fn_html(struct tcall *c)
 static int fn_js(struct tcall *c)
 {
 	struct gw_buf in, b;
-	gw_buf_init(&in, (size_t)1 << 20);
-	gw_buf_init(&b, (size_t)8 << 20);
+	gw_buf_init(&in, TMPL_VALUE_MAX);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	eval_args(c, &in);
 	for (size_t i = 0; i < in.len; i++) {
 		unsigned char ch = (unsigned char)in.data[i];
@@ -500,8 +348,8 @@ static int fn_js(struct tcall *c)
 static int fn_urlquery(struct tcall *c)
 {
 	struct gw_buf in, b;
-	gw_buf_init(&in, (size_t)1 << 20);
-	gw_buf_init(&b, (size_t)8 << 20);
+	gw_buf_init(&in, TMPL_VALUE_MAX);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	eval_args(c, &in);
 	for (size_t i = 0; i < in.len; i++) {
 		unsigned char ch = (unsigned char)in.data[i];
@@ -517,13 +365,35 @@ static int fn_urlquery(struct tcall *c)
 	return ret_str(c, &b);
 }
 
+/* Templates here hold no function values: call can only fail, as Go's does. */
+static int fn_call(struct tcall *c)
+{
+	const struct tv *fn = &c->args[0];
+	if (fn->k == TV_INVALID || fn->k == TV_NIL)
+		return fail(c, "call of nil");
+	return fail(c, "non-function of type %s", gw_tmpl__type_name(fn));
+}
+
 static const struct tfunc builtins[] = {
-    {"and", "VV*", fn_unused}, {"or", "VV*", fn_unused},     {"not", "V", fn_not},
-    {"len", "V", fn_len},      {"index", "VV*", fn_index},   {"slice", "VV*", fn_slice},
-    {"eq", "VV*", fn_eq},      {"ne", "VV", fn_ne},	     {"lt", "VV", fn_lt},
-    {"le", "VV", fn_le},       {"gt", "VV", fn_gt},	     {"ge", "VV", fn_ge},
-    {"print", "v*", fn_print}, {"printf", "sv*", fn_printf}, {"println", "v*", fn_println},
-    {"html", "v*", fn_html},   {"js", "v*", fn_js},	     {"urlquery", "v*", fn_urlquery},
+    {"call", "VV*", fn_call},
+    {"and", "VV*", fn_unused},
+    {"or", "VV*", fn_unused},
+    {"not", "V", fn_not},
+    {"len", "V", fn_len},
+    {"index", "VV*", fn_index},
+    {"slice", "VV*", fn_slice},
+    {"eq", "VV*", gw_tmpl__fn_eq},
+    {"ne", "VV", gw_tmpl__fn_ne},
+    {"lt", "VV", gw_tmpl__fn_lt},
+    {"le", "VV", gw_tmpl__fn_le},
+    {"gt", "VV", gw_tmpl__fn_gt},
+    {"ge", "VV", gw_tmpl__fn_ge},
+    {"print", "v*", fn_print},
+    {"printf", "sv*", fn_printf},
+    {"println", "v*", fn_println},
+    {"html", "v*", fn_html},
+    {"js", "v*", fn_js},
+    {"urlquery", "v*", fn_urlquery},
 };
 
 extern const struct tfunc gw_tmpl__prom_funcs[];

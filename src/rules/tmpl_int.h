@@ -87,6 +87,11 @@ int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, 
 /* Go's node.String(), as error contexts quote it. */
 void gw_tmpl__node_str(struct gw_buf *b, const struct tnode *n);
 
+/* Most bytes one computed string (a printf, an escape, a replacement) may
+ * hold: Go has no bound, and a width or precision alone reaches 10 MB; the
+ * caller's output buffer is the real limit. */
+#define TMPL_VALUE_MAX ((size_t)64 << 20)
+
 /* Values: the Go types templates meet in Prometheus. */
 enum tv_kind {
 	TV_INVALID, /* no value ("<no value>") */
@@ -112,6 +117,8 @@ struct tsample {
 
 struct tv {
 	enum tv_kind k;
+	bool int64; /* TV_INT that Go types int64 (a time's Unix...), for type names */
+	bool boxed; /* still inside an interface{} (an args value), whose type errors name */
 	union {
 		bool b;
 		int64_t i;
@@ -171,6 +178,10 @@ int gw_tmpl__print_value(struct gw_buf *b, const struct tv *v);
 /* Go's %.4g (with NaN, +Inf, -Inf) and strconv.Quote. */
 void gw_tmpl__fmt_g4(struct gw_buf *b, double v);
 void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n);
+/* `s` where strconv.CanBackquote allows, else strconv.Quote (%#q, regexp's messages). */
+void gw_tmpl__quote_back(struct gw_buf *b, const char *s, size_t n);
+/* strconv.QuoteRune: 'x', '\\x00', '\\u200b'. */
+void gw_tmpl__quote_rune(struct gw_buf *b, int64_t r);
 /* The UTF-8 rune at s (U+FFFD, width 1, where invalid) and unicode.IsPrint. */
 uint32_t gw_tmpl__rune(const char *s, size_t n, size_t *width);
 bool gw_tmpl__rune_printable(uint32_t r);
@@ -182,7 +193,7 @@ struct tcall {
 	const struct tv *args;
 	size_t n;
 	struct tv ret;
-	char msg[384]; /* the error, as Go's err.Error() */
+	char msg[4096]; /* the error, as Go's err.Error() */
 };
 
 /* Parameter types, one letter each: s string, v interface{}, S *sample,
@@ -194,7 +205,23 @@ struct tfunc {
 };
 
 const struct tfunc *gw_tmpl__func_find(const char *name, size_t n);
-bool gw_tmpl__truth(const struct tv *v, bool *ok);
+/* A pcre2_code for Go's regexp syntax, or NULL with Go's message in msg. */
+void *gw_tmpl__regex_compile(const char *pat, size_t n, char *msg, size_t cap);
+/* A method of time.Time by name; args[0] of its call is the receiver. */
+const struct tfunc *gw_tmpl__time_method(const char *name);
+/* Prometheus' convertToFloat: float64, int, or a string strconv.ParseFloat reads. */
+int gw_tmpl__to_float(struct tcall *c, const struct tv *v, double *out);
+int gw_tmpl__fn_humanize_timestamp(struct tcall *c);
+int gw_tmpl__fn_to_time(struct tcall *c);
+/* Go's truth: false, 0, nil and empty strings, maps and slices are false. */
+bool gw_tmpl__truth(const struct tv *v);
+/* The comparison builtins (tmpl_compare.c). */
+int gw_tmpl__fn_eq(struct tcall *c);
+int gw_tmpl__fn_ne(struct tcall *c);
+int gw_tmpl__fn_lt(struct tcall *c);
+int gw_tmpl__fn_le(struct tcall *c);
+int gw_tmpl__fn_gt(struct tcall *c);
+int gw_tmpl__fn_ge(struct tcall *c);
 
 /* One execution: its output, arena, variable stack and error location. */
 enum { X_BREAK = 1, X_CONTINUE = 2 }; /* walk's signals, above 0 */
@@ -215,6 +242,7 @@ struct texec {
 	const char *name;	/* the template executing: the main one or a {{define}}d one */
 	int depth;		/* nested {{template}} invocations */
 	struct gw_buf scratch;	/* one action's printed value */
+	struct gw_buf *full;	/* NULL, or where the whole error message goes */
 	struct gw_err *err;
 };
 
@@ -222,5 +250,8 @@ int gw_tmpl__xerr(struct texec *x, int code, const char *fmt, ...) __attribute__
 int gw_tmpl__push_var(struct texec *x, const char *name, const struct tv *v);
 int gw_tmpl__set_var(struct texec *x, const char *name, const struct tv *v);
 int gw_tmpl__eval_pipeline(struct texec *x, const struct tv *dot, const struct tnode *pipe, struct tv *out);
+/* gw_tmpl_exec, with an error's whole message in full too (gw_err holds 512 bytes). */
+int gw_tmpl__exec(const struct gw_tmpl *t, const struct gw_tmpl_data *d, struct gw_buf *out,
+		  struct gw_err *err, struct gw_buf *full);
 
 #endif

@@ -5,6 +5,7 @@
  * string", ...).
  */
 #include "rules/tmpl_lex.h"
+#include "rules/tmpl_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -132,6 +133,13 @@ static size_t lex_number_len(const char *s, size_t i)
 	return j - i;
 }
 
+static bool at_terminator(const char *s, size_t j)
+{
+	bool trim;
+	return !s[j] || is_space(s[j]) || strchr(".,|:()", s[j]) || (s[j] == '}' && s[j + 1] == '}') ||
+	       (right_delim(s, j, &trim) && trim);
+}
+
 /* The tokens of one action, from just after its left delimiter. */
 static int lex_action(struct tlex *l, size_t *ip)
 {
@@ -197,7 +205,8 @@ static int lex_action(struct tlex *l, size_t *ip)
 			while (is_alnum((unsigned char)s[j]))
 				j++;
 			typ = TT_VAR;
-		} else if (c == '.' && !(s[j] >= '0' && s[j] <= '9')) {
+		} else if (c == '.' && s[j] &&
+			   !(s[j] >= '0' && s[j] <= '9')) { /* at the end, Go reads a number */
 			while (is_alnum((unsigned char)s[j]))
 				j++;
 			typ = j == i + 1 ? TT_DOT : TT_FIELD;
@@ -231,6 +240,19 @@ static int lex_action(struct tlex *l, size_t *ip)
 				 (unsigned char)c);
 			return lex_error(l, i, l->line, msg);
 		}
+		if ((typ == TT_VAR || typ == TT_FIELD || typ == TT_DOT || typ == TT_IDENT ||
+		     typ >= TT_KEYWORD || typ == TT_BOOL || typ == TT_NIL) &&
+		    !at_terminator(s, j)) {
+			/* Go's lexer wants a word to end at a space, . , | : ( ) or the delimiter */
+			size_t w;
+			uint32_t r = gw_tmpl__rune(s + j, strlen(s + j), &w);
+			char msg[64];
+			if (gw_tmpl__rune_printable(r))
+				snprintf(msg, sizeof(msg), "bad character U+%04X '%.*s'", r, (int)w, s + j);
+			else
+				snprintf(msg, sizeof(msg), "bad character U+%04X", r);
+			return lex_error(l, j, l->line, msg);
+		}
 		int rc = emit(l, typ, i, j - i);
 		if (rc)
 			return rc;
@@ -259,10 +281,9 @@ int gw_tmpl__lex(struct tlex *l)
 		l->line += count_lines(s + text_end, end - text_end);
 		if (!open)
 			break;
-		i = end + (ltrim ? 3 : 2);
+		/* "{{- " takes its space with it; a comment must follow at once */
+		i = end + (ltrim ? 4 : 2);
 		size_t k = i;
-		while (ltrim && is_space(s[k]))
-			k++;
 		if (s[k] == '/' && s[k + 1] == '*') {
 			const char *close = strstr(s + k + 2, "*/");
 			if (!close)

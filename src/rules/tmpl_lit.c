@@ -116,6 +116,9 @@ static int number_error(char *msg, size_t cap, const char *what, const char *s, 
 	return -1;
 }
 
+static int number_value(struct tnode *n, const char *s, size_t len, char *clean, size_t k, char *msg,
+			size_t cap);
+
 int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, char *msg, size_t cap)
 {
 	n->src = s;
@@ -133,12 +136,27 @@ int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, 
 		n->fval = r;
 		return 0;
 	}
-	char clean[64];
+	char small[64];
+	char *clean = len < sizeof(small) ? small : malloc(len + 1);
+	if (!clean) {
+		snprintf(msg, cap, "out of memory");
+		return -1;
+	}
 	size_t k = 0;
-	for (size_t i = 0; i < len && k + 1 < sizeof(clean); i++)
+	for (size_t i = 0; i < len; i++)
 		if (s[i] != '_')
 			clean[k++] = s[i];
 	clean[k] = 0;
+	int rc = number_value(n, s, len, clean, k, msg, cap);
+	if (clean != small)
+		free(clean);
+	return rc;
+}
+
+/* The values of a number token, clean of underscores (k bytes). */
+static int number_value(struct tnode *n, const char *s, size_t len, char *clean, size_t k, char *msg,
+			size_t cap)
+{
 	bool hex = k > 1 && clean[0] == '0' && (clean[1] == 'x' || clean[1] == 'X');
 	bool floaty = strpbrk(clean, ".eEpP") && !hex;
 	char *end;
@@ -157,7 +175,7 @@ int gw_tmpl__number(struct tnode *n, const char *s, size_t len, bool charconst, 
 		return number_error(msg, cap, "integer overflow", s, len);
 	n->is_float = true;
 	n->fval = fv;
-	if (fv == (double)(int64_t)fv && fv >= -9.2e18 && fv <= 9.2e18) {
+	if (fv >= -9.2e18 && fv <= 9.2e18 && fv == (double)(int64_t)fv) {
 		n->is_int = true;
 		n->ival = (int64_t)fv;
 	}
@@ -198,9 +216,9 @@ bool gw_tmpl__rune_printable(uint32_t r)
 	       !(r >= 0xfff9 && r <= 0xfffb) && r != 0x1680 && r != 0x180e;
 }
 
-void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
+static void quote_with(struct gw_buf *b, const char *s, size_t n, char q)
 {
-	gw_buf_putc(b, '"');
+	gw_buf_putc(b, q);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
 		if (c < 0x80) {
@@ -231,7 +249,8 @@ void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
 				esc = "\\\\";
 				break;
 			case '"':
-				esc = "\\\"";
+			case '\'':
+				esc = c == (unsigned char)q ? (q == '"' ? "\\\"" : "\\'") : NULL;
 				break;
 			default:
 				break;
@@ -269,5 +288,52 @@ void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
 			gw_buf_printf(b, "\\U%08x", r);
 		i += (size_t)len;
 	}
-	gw_buf_putc(b, '"');
+	gw_buf_putc(b, q);
+}
+
+void gw_tmpl__quote(struct gw_buf *b, const char *s, size_t n)
+{
+	quote_with(b, s, n, '"');
+}
+
+void gw_tmpl__quote_rune(struct gw_buf *b, int64_t r)
+{
+	char o[4];
+	size_t k = 0;
+	uint32_t u = r < 0 || r > 0x10ffff || (r >= 0xd800 && r < 0xe000) ? 0xfffd : (uint32_t)r;
+	if (u < 0x80) {
+		o[k++] = (char)u;
+	} else if (u < 0x800) {
+		o[k++] = (char)(0xc0 | u >> 6);
+		o[k++] = (char)(0x80 | (u & 0x3f));
+	} else if (u < 0x10000) {
+		o[k++] = (char)(0xe0 | u >> 12);
+		o[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
+		o[k++] = (char)(0x80 | (u & 0x3f));
+	} else {
+		o[k++] = (char)(0xf0 | u >> 18);
+		o[k++] = (char)(0x80 | ((u >> 12) & 0x3f));
+		o[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
+		o[k++] = (char)(0x80 | (u & 0x3f));
+	}
+	quote_with(b, o, k, '\'');
+}
+
+void gw_tmpl__quote_back(struct gw_buf *b, const char *s, size_t n)
+{
+	bool plain = true; /* strconv.CanBackquote */
+	for (size_t i = 0; i < n && plain;) {
+		size_t w;
+		uint32_t r = gw_tmpl__rune(s + i, n - i, &w);
+		if (r == '`' || r == 0xfeff || (r == 0xfffd && w == 1) || (r < ' ' && r != '\t') || r == 0x7f)
+			plain = false;
+		i += w;
+	}
+	if (plain) {
+		gw_buf_putc(b, '`');
+		gw_buf_append(b, s, n);
+		gw_buf_putc(b, '`');
+	} else {
+		gw_tmpl__quote(b, s, n);
+	}
 }

@@ -29,17 +29,27 @@ struct tnode *gw_tmpl__p_oom(struct parser *p)
 	return NULL;
 }
 
+/* Go's parser reports the line of the furthest token its lexer has handed over. */
+static void reach(struct parser *p, size_t j)
+{
+	if (j >= p->far) {
+		p->far = j;
+		p->line = p->tok[j].line;
+	}
+}
+
 const struct ttoken *gw_tmpl__p_next(struct parser *p)
 {
 	const struct ttoken *t = &p->tok[p->i];
+	reach(p, p->i);
 	if (t->typ != TT_EOF)
 		p->i++;
-	p->line = t->line;
 	return t;
 }
 
 const struct ttoken *gw_tmpl__p_peek(struct parser *p)
 {
+	reach(p, p->i);
 	return &p->tok[p->i];
 }
 
@@ -57,6 +67,7 @@ const struct ttoken *gw_tmpl__p_peek_nonspace(struct parser *p)
 	size_t j = p->i;
 	while (p->tok[j].typ == TT_SPACE)
 		j++;
+	reach(p, j);
 	return &p->tok[j];
 }
 
@@ -73,6 +84,9 @@ static void tok_desc(struct parser *p, const struct ttoken *t, char *out, size_t
 		snprintf(out, cap, "EOF");
 	} else if (t->typ == TT_ERROR) {
 		snprintf(out, cap, "%s", t->msg);
+	} else if (t->typ == TT_LEFT || t->typ == TT_RIGHT) {
+		snprintf(out, cap, "\"%s\"",
+			 t->typ == TT_LEFT ? "{{" : "}}"); /* trim markers are not the token's */
 	} else if (t->typ > TT_KEYWORD) {
 		snprintf(out, cap, "<%.*s>", (int)t->len, s);
 	} else {
@@ -97,6 +111,13 @@ struct tnode *gw_tmpl__p_unexpected(struct parser *p, const struct ttoken *t, co
 	tok_desc(p, t, d, sizeof(d));
 	if (t->typ == TT_ERROR) {
 		p->line = t->line;
+		if (p->action_line && p->action_line != t->line) {
+			/* "unclosed action started at NAME:1", "... in action started at NAME:1" */
+			size_t n = strlen(d);
+			bool action = n >= 7 && !strcmp(d + n - 7, " action");
+			return gw_tmpl__p_fail(p, "%s%s started at %s:%d", d, action ? "" : " in action",
+					       p->t->name, p->action_line);
+		}
 		return gw_tmpl__p_fail(p, "%s", d);
 	}
 	return gw_tmpl__p_fail(p, "unexpected %s in %s", d, context);

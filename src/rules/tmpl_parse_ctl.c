@@ -267,8 +267,12 @@ static struct tnode *text_or_action(struct parser *p)
 		n->n = t->len;
 		return n;
 	}
-	if (t->typ == TT_LEFT)
-		return action(p);
+	if (t->typ == TT_LEFT) {
+		p->action_line = t->line;
+		struct tnode *n = action(p);
+		p->action_line = 0;
+		return n;
+	}
 	return gw_tmpl__p_unexpected(p, t, "input");
 }
 

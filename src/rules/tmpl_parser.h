@@ -15,11 +15,13 @@ struct parser {
 	struct gw_arena *a;
 	const struct ttoken *tok;
 	size_t i;	   /* next token */
-	int line;	   /* the line of the last token read */
+	int line;	   /* the line of the furthest token read, which errors name */
+	size_t far;	   /* that token */
 	const char **vars; /* declared variables, innermost last */
 	size_t nvars, capvars;
 	int range_depth;
-	int depth; /* nested parentheses and control structures */
+	int action_line; /* where the action being parsed began; 0 between actions */
+	int depth;	 /* nested parentheses and control structures */
 	int rc;
 	struct gw_err *err;
 };

@@ -7,6 +7,7 @@
  */
 #include "rules/tmpl_int.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,10 +30,22 @@ static void bad_verb(struct gw_buf *b, const struct tspec *sp, const struct tv *
 
 static void quoted(struct gw_buf *b, const struct tspec *sp, const char *s, size_t n)
 {
+	if (sp->prec >= 0) { /* fmt cuts to the precision, in runes, before quoting */
+		size_t k = 0;
+		for (int r = 0; k < n && r < sp->prec; r++) {
+			size_t w;
+			gw_tmpl__rune(s + k, n - k, &w);
+			k += w;
+		}
+		n = k;
+	}
 	struct gw_buf t;
-	gw_buf_init(&t, (size_t)4 << 20);
-	gw_tmpl__quote(&t, s, n);
-	gw_tmpl__pad(b, sp, t.data, t.len, false);
+	gw_buf_init(&t, TMPL_VALUE_MAX);
+	if (sp->sharp)
+		gw_tmpl__quote_back(&t, s, n);
+	else
+		gw_tmpl__quote(&t, s, n);
+	gw_tmpl__pad(b, sp, t.data, t.len, true);
 	gw_buf_release(&t);
 }
 
@@ -45,15 +58,16 @@ static void print_string(struct gw_buf *b, const struct tspec *sp, const struct 
 		gw_tmpl__fmt_v(b, sp, v, 0);
 	} else if (c == 'x' || c == 'X') {
 		struct gw_buf t;
-		gw_buf_init(&t, (size_t)8 << 20);
-		for (size_t i = 0; i < v->s.n; i++) {
+		gw_buf_init(&t, TMPL_VALUE_MAX);
+		size_t n = sp->prec >= 0 && (size_t)sp->prec < v->s.n ? (size_t)sp->prec : v->s.n;
+		for (size_t i = 0; i < n; i++) {
 			if (i && sp->space)
 				gw_buf_putc(&t, ' ');
 			if (sp->sharp && (i == 0 || sp->space))
 				gw_buf_puts(&t, c == 'x' ? "0x" : "0X");
 			gw_buf_printf(&t, c == 'x' ? "%02x" : "%02X", (unsigned char)v->s.p[i]);
 		}
-		gw_tmpl__pad(b, sp, t.data ? t.data : "", t.len, false);
+		gw_tmpl__pad(b, sp, t.data ? t.data : "", t.len, true);
 		gw_buf_release(&t);
 	} else {
 		bad_verb(b, sp, v);
@@ -75,7 +89,6 @@ static void print_labels(struct gw_buf *b, const struct tspec *sp, const struct 
 		gw_buf_putc(b, '}');
 		return;
 	}
-	e.width = -1;
 	gw_buf_puts(b, "map[");
 	for (size_t i = 0; i < l->n; i++) {
 		struct tv k = tv_str(l->p[i].name, strlen(l->p[i].name));
@@ -85,6 +98,33 @@ static void print_labels(struct gw_buf *b, const struct tspec *sp, const struct 
 		gw_buf_putc(b, ':');
 		print_arg(b, &e, &v);
 	}
+	gw_buf_putc(b, ']');
+}
+
+/* args' map: keys in fmt's string order (arg0, arg1, arg10, ..., arg2), the verb on each. */
+static void print_args_from(struct gw_buf *b, const struct tspec *sp, const struct tv *v, size_t k,
+			    bool *first)
+{
+	char key[24];
+	int kn = snprintf(key, sizeof(key), "arg%zu", k);
+	struct tv kv = tv_str(key, (size_t)kn);
+	gw_buf_puts(b, *first ? "" : " ");
+	*first = false;
+	print_arg(b, sp, &kv);
+	gw_buf_putc(b, ':');
+	print_arg(b, sp, &v->a.p[k]);
+	for (size_t d = 0; k > 0 && d < 10 && k <= (v->a.n - d) / 10; d++)
+		if (k * 10 + d < v->a.n)
+			print_args_from(b, sp, v, k * 10 + d, first);
+}
+
+static void print_args(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
+{
+	struct tspec e = *sp;
+	bool first = true;
+	gw_buf_puts(b, "map[");
+	for (size_t k = 0; k < 10 && k < v->a.n; k++)
+		print_args_from(b, &e, v, k, &first);
 	gw_buf_putc(b, ']');
 }
 
@@ -98,7 +138,28 @@ static void print_float_field(struct gw_buf *b, const struct tspec *sp, double f
 static void print_struct(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
 {
 	struct tspec e = *sp;
-	e.width = -1;
+	if (sp->sharpv) { /* Go syntax: type, field names, Go-syntax values */
+		const struct gw_labels *l =
+		    v->k == TV_SAMPLE ? (v->smp ? &v->smp->labels : NULL) : &v->d->labels;
+		if (!l) {
+			gw_buf_puts(b, "(*template.sample)(nil)");
+			return;
+		}
+		gw_buf_printf(b,
+			      "%s{Labels:", v->k == TV_SAMPLE ? "&template.sample" : gw_tmpl__type_name(v));
+		print_labels(b, &e, l);
+		if (v->k == TV_DATA) {
+			const char *url = v->d->external_url ? v->d->external_url : "";
+			gw_buf_puts(b, ", ExternalLabels:");
+			print_labels(b, &e, &v->d->external);
+			gw_buf_puts(b, ", ExternalURL:");
+			gw_tmpl__quote(b, url, strlen(url));
+		}
+		gw_buf_puts(b, ", Value:");
+		print_float_field(b, &e, v->k == TV_SAMPLE ? v->smp->v : v->d->value);
+		gw_buf_putc(b, '}');
+		return;
+	}
 	if (v->k == TV_SAMPLE) {
 		if (!v->smp) {
 			gw_buf_puts(b, "<nil>");
@@ -124,20 +185,59 @@ static void print_struct(struct gw_buf *b, const struct tspec *sp, const struct 
 	gw_buf_putc(b, '}');
 }
 
+/* An integer field of a struct fmt walks into, with its Go type for complaints. */
+static void print_int_field(struct gw_buf *b, const struct tspec *sp, int64_t v, const char *type)
+{
+	if (strchr("vdbcoOxXqU", sp->verb)) {
+		struct tv t = {.k = TV_INT, .i = v};
+		print_arg(b, sp, &t);
+		return;
+	}
+	gw_buf_printf(b, "%%!%c(%s=%lld)", sp->verb, type, (long long)v);
+}
+
+/*
+ * A time under a verb that is not a string's: fmt prints the struct inside,
+ * {wall ext loc}: nanoseconds, seconds since year 1, and UTC's nil location.
+ */
+static void print_time_struct(struct gw_buf *b, const struct tspec *sp, int64_t ns)
+{
+	int64_t sec = ns / 1000000000, frac = ns % 1000000000;
+	if (frac < 0) {
+		frac += 1000000000;
+		sec--;
+	}
+	gw_buf_puts(b, "&{");
+	print_int_field(b, sp, frac, "uint64");
+	gw_buf_putc(b, ' ');
+	print_int_field(b, sp, sec + INT64_C(62135596800), "int64");
+	gw_buf_putc(b, ' ');
+	if (strchr("bodxX", sp->verb)) {
+		struct tv z = {.k = TV_INT, .i = 0};
+		print_arg(b, sp, &z);
+	} else if (sp->verb == 'v') {
+		gw_tmpl__pad(b, sp, "<nil>", 5, true);
+	} else {
+		gw_buf_printf(b, "%%!%c(*time.Location=<nil>)", sp->verb);
+	}
+	gw_buf_putc(b, '}');
+}
+
 /* fmt's printArg: the verb as the value's kind understands it. */
 static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv *v)
 {
 	char c = sp->verb;
 	if (c == 'T') {
 		const char *t = gw_tmpl__type_name(v);
-		gw_tmpl__pad(b, sp, t, strlen(t), false);
+		struct tv s = tv_str(t, strlen(t));
+		gw_tmpl__fmt_v(b, sp, &s, 0); /* a string: precision cuts it */
 		return;
 	}
 	switch (v->k) {
 	case TV_NIL:
 	case TV_INVALID:
 		if (c == 'v')
-			gw_tmpl__pad(b, sp, "<nil>", 5, false);
+			gw_tmpl__pad(b, sp, "<nil>", 5, true);
 		else
 			bad_verb(b, sp, v);
 		return;
@@ -150,13 +250,10 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 	case TV_INT:
 	case TV_UINT8:
 		if (c == 'q') {
-			struct tspec rs = {.width = -1, .prec = -1, .verb = 'c'};
 			struct gw_buf t;
 			gw_buf_init(&t, 64);
-			gw_buf_putc(&t, '\'');
-			gw_tmpl__fmt_int(&t, &rs, v->i);
-			gw_buf_putc(&t, '\'');
-			gw_tmpl__pad(b, sp, t.data, t.len, false);
+			gw_tmpl__quote_rune(&t, v->i);
+			gw_tmpl__pad(b, sp, t.data, t.len, true);
 			gw_buf_release(&t);
 		} else if (strchr("vdbcoOxXU", c)) {
 			gw_tmpl__fmt_int(b, sp, v->i);
@@ -165,7 +262,7 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 		}
 		return;
 	case TV_FLOAT:
-		if (strchr("vgGeEfFxX", c))
+		if (strchr("vbgGeEfFxX", c))
 			gw_tmpl__fmt_float(b, sp, v->f);
 		else
 			bad_verb(b, sp, v);
@@ -177,9 +274,62 @@ static void print_arg(struct gw_buf *b, const struct tspec *sp, const struct tv 
 	case TV_LABELS:
 		print_labels(b, sp, &v->l);
 		return;
+	case TV_ARGS:
+		/* fmt pads each key and value, not the map */
+		if (c == 'v' && !sp->sharpv && sp->width < 0)
+			gw_tmpl__fmt_v(b, sp, v, 0);
+		else
+			print_args(b, sp, v);
+		return;
 	case TV_DATA:
 	case TV_SAMPLE:
 		print_struct(b, sp, v);
+		return;
+	case TV_TIME:
+		if (c == 'v' && sp->sharpv) { /* time's GoString */
+			static const char *const months[] = {"January",	  "February", "March",	  "April",
+							     "May",	  "June",     "July",	  "August",
+							     "September", "October",  "November", "December"};
+			struct gw_buf t;
+			gw_buf_init(&t, 256);
+			gw_tmpl__fmt_time(&t, v->ns);
+			/* "2015-07-01 20:10:51.78 +0000 UTC": year, month, day, h, m, s from the text */
+			int y = 0, mo = 1, d = 1, h = 0, mi = 0, s = 0;
+			sscanf(t.data ? t.data : "", "%d-%d-%d %d:%d:%d", &y, &mo, &d, &h, &mi, &s);
+			int64_t frac = v->ns % 1000000000;
+			if (frac < 0)
+				frac += 1000000000;
+			gw_buf_printf(b, "time.Date(%d, time.%s, %d, %d, %d, %d, %lld, time.UTC)", y,
+				      months[(mo + 11) % 12], d, h, mi, s, (long long)frac);
+			gw_buf_release(&t);
+		} else if (strchr("vsqxX", c)) { /* a Stringer's verbs */
+			struct gw_buf t;
+			gw_buf_init(&t, 256);
+			gw_tmpl__fmt_time(&t, v->ns);
+			struct tv s = tv_str(t.data ? t.data : "", t.len);
+			print_string(b, sp, &s);
+			gw_buf_release(&t);
+		} else {
+			print_time_struct(b, sp, v->ns);
+		}
+		return;
+	case TV_RESULT:
+		/* elements are pointers: addresses under the pointer verbs, complaints under the rest */
+		gw_buf_putc(b, '[');
+		for (size_t i = 0; i < v->r.n; i++) {
+			struct tv e = {.k = TV_SAMPLE, .smp = v->r.p[i]};
+			gw_buf_puts(b, i ? " " : "");
+			if (strchr("vpbodxX", c)) {
+				gw_buf_printf(b, "%p", (const void *)v->r.p[i]);
+			} else {
+				struct tspec s = *sp; /* Go's complaint keeps the width and precision */
+				s.verb = 'v';
+				gw_buf_printf(b, "%%!%c(*template.sample=", c);
+				print_struct(b, &s, &e);
+				gw_buf_putc(b, ')');
+			}
+		}
+		gw_buf_putc(b, ']');
 		return;
 	default:
 		gw_tmpl__fmt_v(b, sp, v, 0);

@@ -174,12 +174,14 @@ static bool underscores_ok(const char *s, size_t n)
 /* strconv.ParseFloat's grammar: no spaces, Inf/NaN spelled Go's ways. */
 static int parse_float(struct tcall *c, const char *s, size_t n, double *out)
 {
-	char buf[128];
+	char *buf = gw_arena_alloc(c->arena, n + 1);
+	if (!buf)
+		return fail(c, "out of memory");
 	struct gw_buf q;
 	gw_buf_init(&q, 4096);
 	gw_tmpl__quote(&q, s, n);
 	int rc = -1;
-	if (n == 0 || n >= sizeof(buf) || memchr(s, 0, n) || strchr(" \t\n\v\f\r", s[0])) {
+	if (n == 0 || memchr(s, 0, n) || strchr(" \t\n\v\f\r", s[0])) {
 		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
 		goto out;
 	}
@@ -222,7 +224,7 @@ out:
 }
 
 /* Prometheus' convertToFloat: float64, numeric strings, ints. */
-static int to_float(struct tcall *c, const struct tv *v, double *out)
+int gw_tmpl__to_float(struct tcall *c, const struct tv *v, double *out)
 {
 	switch (v->k) {
 	case TV_FLOAT:
@@ -252,7 +254,7 @@ static int fn_humanize(struct tcall *c)
 	static const char *const big[] = {"k", "M", "G", "T", "P", "E", "Z", "Y"};
 	static const char *const small[] = {"m", "u", "n", "p", "f", "a", "z", "y"};
 	double v;
-	if (to_float(c, &c->args[0], &v))
+	if (gw_tmpl__to_float(c, &c->args[0], &v))
 		return -1;
 	if (v == 0 || isnan(v) || isinf(v))
 		return ret_g4(c, v, "");
@@ -275,7 +277,7 @@ static int fn_humanize1024(struct tcall *c)
 {
 	static const char *const big[] = {"ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi"};
 	double v;
-	if (to_float(c, &c->args[0], &v))
+	if (gw_tmpl__to_float(c, &c->args[0], &v))
 		return -1;
 	if (fabs(v) <= 1 || isnan(v) || isinf(v))
 		return ret_g4(c, v, "");
@@ -291,7 +293,7 @@ static int fn_humanize_duration(struct tcall *c)
 {
 	static const char *const small[] = {"m", "u", "n", "p", "f", "a", "z", "y"};
 	double v;
-	if (to_float(c, &c->args[0], &v))
+	if (gw_tmpl__to_float(c, &c->args[0], &v))
 		return -1;
 	if (isnan(v) || isinf(v))
 		return ret_g4(c, v, "");
@@ -336,59 +338,9 @@ static int fn_humanize_duration(struct tcall *c)
 static int fn_humanize_percentage(struct tcall *c)
 {
 	double v;
-	if (to_float(c, &c->args[0], &v))
+	if (gw_tmpl__to_float(c, &c->args[0], &v))
 		return -1;
 	return ret_g4(c, v * 100, "%");
-}
-
-/* floatToTime: seconds to a time with Prometheus' millisecond precision. */
-static int float_to_time(struct tcall *c, double v, int64_t *ns)
-{
-	double t = v * 1e9;
-	if (t >= 9223372036854775808.0 || t < -9223372036854775808.0) {
-		struct gw_buf b;
-		gw_buf_init(&b, 256);
-		struct tv f = {.k = TV_FLOAT, .f = v};
-		gw_tmpl__print_value(&b, &f);
-		fail(c, "%s cannot be represented as a nanoseconds timestamp since it overflows int64",
-		     b.data);
-		gw_buf_release(&b);
-		return -1;
-	}
-	int64_t ms = (int64_t)t / 1000000;
-	*ns = ms * 1000000;
-	return 0;
-}
-
-static int fn_humanize_timestamp(struct tcall *c)
-{
-	double v;
-	if (to_float(c, &c->args[0], &v))
-		return -1;
-	if (isnan(v) || isinf(v))
-		return ret_g4(c, v, "");
-	int64_t ns;
-	if (float_to_time(c, v, &ns))
-		return -1;
-	struct gw_buf b;
-	gw_buf_init(&b, 256);
-	struct tv t = {.k = TV_TIME, .ns = ns};
-	gw_tmpl__print_value(&b, &t);
-	return ret_buf(c, &b);
-}
-
-static int fn_to_time(struct tcall *c)
-{
-	double v;
-	if (to_float(c, &c->args[0], &v))
-		return -1;
-	if (isnan(v) || isinf(v))
-		return fail(c, "value is NaN or Inf");
-	int64_t ns;
-	if (float_to_time(c, v, &ns))
-		return -1;
-	c->ret = (struct tv){.k = TV_TIME, .ns = ns};
-	return 0;
 }
 
 static int fn_parse_duration(struct tcall *c)
@@ -538,7 +490,7 @@ static int fn_strip_domain(struct tcall *c)
 static int fn_graph_link(struct tcall *c, int tab)
 {
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_buf_puts(&b, "/graph?g0.expr=");
 	const struct tv *v = &c->args[0];
 	for (size_t i = 0; i < v->s.n; i++) {
@@ -591,8 +543,8 @@ const struct tfunc gw_tmpl__prom_funcs[] = {
     {"humanize1024", "v", fn_humanize1024},
     {"humanizeDuration", "v", fn_humanize_duration},
     {"humanizePercentage", "v", fn_humanize_percentage},
-    {"humanizeTimestamp", "v", fn_humanize_timestamp},
-    {"toTime", "v", fn_to_time},
+    {"humanizeTimestamp", "v", gw_tmpl__fn_humanize_timestamp},
+    {"toTime", "v", gw_tmpl__fn_to_time},
     {"pathPrefix", "", fn_path_prefix},
     {"externalURL", "", fn_external_url},
     {"parseDuration", "s", fn_parse_duration},

@@ -31,47 +31,14 @@ static int ret_buf(struct tcall *c, struct gw_buf *b)
 	return 0;
 }
 
-/* Go's message for a regexp PCRE2 refuses, as near as PCRE2's code allows. */
-static void regex_error(char *out, size_t cap, int code, const struct tv *re)
+static pcre2_code *compile(struct tcall *c, const struct tv *re)
 {
-	char pat[128];
-	snprintf(pat, sizeof(pat), "`%.*s`", (int)re->s.n, re->s.p);
-	switch (code) {
-	case 114: /* missing closing parenthesis */
-		snprintf(out, cap, "error parsing regexp: missing closing ): %s", pat);
-		break;
-	case 122: /* unmatched closing parenthesis */
-		snprintf(out, cap, "error parsing regexp: unexpected ): %s", pat);
-		break;
-	case 106: /* missing terminating ] */
-		snprintf(out, cap, "error parsing regexp: missing closing ]: %s", pat);
-		break;
-	case 109: /* quantifier does not follow a repeatable item */
-		snprintf(out, cap, "error parsing regexp: missing argument to repetition operator: %s", pat);
-		break;
-	default: {
-		PCRE2_UCHAR msg[160];
-		pcre2_get_error_message(code, msg, sizeof(msg));
-		snprintf(out, cap, "error parsing regexp: %.100s: %s", (const char *)msg, pat);
-	}
-	}
-}
-
-static pcre2_code *compile(struct tcall *c, const struct tv *re, char *msg, size_t cap)
-{
-	int code;
-	PCRE2_SIZE off;
-	pcre2_code *p = pcre2_compile((PCRE2_SPTR)re->s.p, re->s.n, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
-				      &code, &off, NULL);
-	if (!p)
-		regex_error(msg, cap, code, re);
-	(void)c;
-	return p;
+	return gw_tmpl__regex_compile(re->s.p, re->s.n, c->msg, sizeof(c->msg));
 }
 
 int gw_tmpl__fn_match(struct tcall *c)
 {
-	pcre2_code *re = compile(c, &c->args[0], c->msg, sizeof(c->msg));
+	pcre2_code *re = compile(c, &c->args[0]);
 	if (!re)
 		return -1;
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
@@ -148,12 +115,16 @@ static size_t rune_width(const char *s, size_t n, size_t i)
 
 int gw_tmpl__fn_re_replace_all(struct tcall *c)
 {
-	pcre2_code *re = compile(c, &c->args[0], c->msg, sizeof(c->msg));
+	pcre2_code *re = compile(c, &c->args[0]);
 	if (!re) {
+		/* regexp.MustCompile panics; text/template reports the panic's text */
 		char inner[sizeof(c->msg)];
 		memcpy(inner, c->msg, sizeof(inner));
-		snprintf(c->msg, sizeof(c->msg), "regexp: Compile(`%.*s`): %.250s",
-			 (int)(c->args[0].s.n > 100 ? 100 : c->args[0].s.n), c->args[0].s.p, inner);
+		struct gw_buf q;
+		gw_buf_init(&q, 4096);
+		gw_tmpl__quote_back(&q, c->args[0].s.p, c->args[0].s.n > 200 ? 200 : c->args[0].s.n);
+		snprintf(c->msg, sizeof(c->msg), "regexp: Compile(%s): %.250s", q.data, inner);
+		gw_buf_release(&q);
 		return -1;
 	}
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
@@ -165,7 +136,7 @@ int gw_tmpl__fn_re_replace_all(struct tcall *c)
 	const char *src = c->args[2].s.p, *repl = c->args[1].s.p;
 	size_t n = c->args[2].s.n, rn = c->args[1].s.n;
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)16 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	size_t search = 0, last_end = 0;
 	/* Go's ReplaceAll: no replacement for an empty match right after a match */
 	while (search <= n) {
@@ -312,7 +283,7 @@ static int map_string(struct tcall *c, enum casing how)
 	const char *s = c->args[0].s.p;
 	size_t n = c->args[0].s.n;
 	struct gw_buf b;
-	gw_buf_init(&b, (size_t)16 << 20);
+	gw_buf_init(&b, TMPL_VALUE_MAX);
 	uint32_t prev = ' ';
 	for (size_t i = 0; i < n;) {
 		uint32_t r = next_rune(s, n, &i);

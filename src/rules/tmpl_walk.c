@@ -28,10 +28,10 @@ static int walk_list(struct texec *x, const struct tv *dot, const struct tnode *
 static int range_one(struct texec *x, const struct tnode *r, const struct tv *index, const struct tv *elem)
 {
 	size_t mark = x->nvars;
+	/* "$i, $e :=" pushed both (lexically second on top); "=" assigns index, element in order */
 	if (r->pipe->ndecl > 0) {
 		if (r->pipe->assign)
-			TRY(gw_tmpl__set_var(x, r->pipe->decl[r->pipe->ndecl > 1 ? 0 : 0]->s,
-					     r->pipe->ndecl > 1 ? index : elem));
+			TRY(gw_tmpl__set_var(x, r->pipe->decl[0]->s, r->pipe->ndecl > 1 ? index : elem));
 		else
 			x->vars[x->nvars - 1].v = *elem;
 	}
@@ -78,7 +78,9 @@ static int walk_range(struct texec *x, const struct tv *dot, const struct tnode 
 				return gw_err_set(x->err, GW_ENOMEM, "out of memory");
 			snprintf(key, 24, "arg%zu", i);
 			struct tv k = tv_str(key, strlen(key));
-			rc = range_one(x, r, &k, &v.a.p[i]);
+			struct tv e = v.a.p[i];
+			e.boxed = true; /* range hands out the interface{} as it is */
+			rc = range_one(x, r, &k, &e);
 			any = true;
 		}
 		break;
@@ -171,8 +173,7 @@ static int walk(struct texec *x, const struct tv *dot, const struct tnode *n)
 		x->at = n;
 		struct tv v;
 		TRY(gw_tmpl__eval_pipeline(x, dot, n->pipe, &v));
-		bool ok;
-		bool t = gw_tmpl__truth(&v, &ok);
+		bool t = gw_tmpl__truth(&v);
 		int rc;
 		if (t)
 			rc = walk_list(x, n->k == TN_WITH ? &v : dot, n->list);
@@ -199,9 +200,15 @@ static int walk(struct texec *x, const struct tv *dot, const struct tnode *n)
 int gw_tmpl_exec(const struct gw_tmpl *t, const struct gw_tmpl_data *d, struct gw_buf *out,
 		 struct gw_err *err)
 {
+	return gw_tmpl__exec(t, d, out, err, NULL);
+}
+
+int gw_tmpl__exec(const struct gw_tmpl *t, const struct gw_tmpl_data *d, struct gw_buf *out,
+		  struct gw_err *err, struct gw_buf *full)
+{
 	struct gw_arena a;
 	gw_arena_init(&a, (size_t)64 << 20);
-	struct texec x = {.t = t, .d = d, .out = out, .a = &a, .err = err, .name = t->name};
+	struct texec x = {.t = t, .d = d, .out = out, .a = &a, .err = err, .name = t->name, .full = full};
 	gw_buf_init(&x.scratch, (size_t)64 << 20);
 	struct tv data = {.k = TV_DATA, .d = d};
 	size_t start = out->len;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `gpuwatch rules check` and `gpuwatch rules test` against promtool 2.42 on
 # the same files: our fixtures (tests/data/rules), the rule pack
-# (deploy/rules) and randomised unit-test files (random series in the
+# (deploy/rules), the article's gpu_alerts.yml (when ../shared is there) and
+# randomised unit-test files (random series in the
 # values notation, random alerting and recording rules, random
 # expectations, so most fail and print what they got). Exit codes,
 # standard output and standard error must be the same, byte for byte,
@@ -64,6 +65,21 @@ if [ -d "$SRC/deploy/rules" ]; then
 		[ -e "$f" ] && compare test "$(dirname "$f")" "$(basename "$f")"
 	done
 fi
+# The article's own rule file (../shared/reference/gpu_alerts.yml), checked, and
+# the pack's unit tests of those four alerts run against it unchanged.
+ref="$SRC/../shared/reference/gpu_alerts.yml"
+if [ -f "$ref" ]; then
+	mkdir -p "$tmp/ref/tests"
+	cp "$ref" "$tmp/ref/gpu_alerts.yml"
+	compare check "$tmp/ref" gpu_alerts.yml
+	sed 's#^  - ../gpuwatch-alerts.yml$#  - ../gpu_alerts.yml#' "$SRC/deploy/rules/tests/article.yml" >"$tmp/ref/tests/article.yml"
+	grep -q 'gpu_alerts.yml' "$tmp/ref/tests/article.yml" || { echo "FAIL: could not point article.yml at the reference"; fails=$((fails + 1)); }
+	compare test "$tmp/ref/tests" article.yml
+	grep -q '^  SUCCESS$' "$tmp/g.out" || { echo "FAIL: the pack's article tests fail on the reference rules"; fails=$((fails + 1)); }
+else
+	echo "note: $ref absent (../shared is not beside the repository): the reference rules are not compared"
+fi
+
 # Usage errors: promtool exits 1 for them, and so does gpuwatch.
 for args in "check $tmp/missing.yml" "test $tmp/missing.yml" "check" "test" "test --bogus"; do
 	set -- $args

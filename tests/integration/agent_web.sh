@@ -2,8 +2,8 @@
 # --web.config.file with real clients: curl over TLS (a self-signed
 # certificate made here with the openssl CLI) and basic auth (a bcrypt hash
 # made here), 401 with WWW-Authenticate for missing or wrong credentials,
-# auth without TLS, relative paths, and bad files refused at start with the
-# file and the problem named.
+# auth without TLS (POST /-/reload behind it too), relative paths, and bad
+# files refused at start with the file and the problem named.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 command -v curl >/dev/null && command -v openssl >/dev/null || {
@@ -75,6 +75,11 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port2/health")
 [ "$code" = 401 ] || fail "auth-only agent answered $code without credentials"
 code=$(curl -s -u 'bob:s3cret pw' -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port2/health")
 [ "$code" = 200 ] || fail "auth-only agent answered $code with credentials"
+# POST /-/reload (counters and rule files) is behind the same credentials.
+code=$(curl -s -X POST -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port2/-/reload")
+[ "$code" = 401 ] || fail "/-/reload answered $code without credentials"
+code=$(curl -s -X POST -u 'bob:s3cret pw' -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port2/-/reload")
+[ "$code" = 200 ] || fail "/-/reload answered $code with credentials"
 
 # Bad files: the agent exits non-zero at start, naming the file and the problem.
 bad() { # name yaml expected-message

@@ -36,13 +36,28 @@ static pcre2_code *compile(struct tcall *c, const struct tv *re)
 	return gw_tmpl__regex_compile(re->s.p, re->s.n, c->msg, sizeof(c->msg));
 }
 
+/*
+ * RE2 matches in linear time; PCRE2 backtracks, exponentially on patterns
+ * like (a+)+$. A bound on its work keeps an expansion in milliseconds; past
+ * it the pattern reads as not matching.
+ */
+static pcre2_match_context *bounded(void)
+{
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	if (mc)
+		pcre2_set_match_limit(mc, 1000000);
+	return mc;
+}
+
 int gw_tmpl__fn_match(struct tcall *c)
 {
 	pcre2_code *re = compile(c, &c->args[0]);
 	if (!re)
 		return -1;
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-	int rc = md ? pcre2_match(re, (PCRE2_SPTR)c->args[1].s.p, c->args[1].s.n, 0, 0, md, NULL) : -1;
+	pcre2_match_context *mc = bounded();
+	int rc = md ? pcre2_match(re, (PCRE2_SPTR)c->args[1].s.p, c->args[1].s.n, 0, 0, md, mc) : -1;
+	pcre2_match_context_free(mc);
 	pcre2_match_data_free(md);
 	pcre2_code_free(re);
 	c->ret = (struct tv){.k = TV_BOOL, .b = rc >= 0};
@@ -138,9 +153,10 @@ int gw_tmpl__fn_re_replace_all(struct tcall *c)
 	struct gw_buf b;
 	gw_buf_init(&b, TMPL_VALUE_MAX);
 	size_t search = 0, last_end = 0;
+	pcre2_match_context *mc = bounded();
 	/* Go's ReplaceAll: no replacement for an empty match right after a match */
 	while (search <= n) {
-		int rc = pcre2_match(re, (PCRE2_SPTR)src, n, search, 0, md, NULL);
+		int rc = pcre2_match(re, (PCRE2_SPTR)src, n, search, 0, md, mc);
 		if (rc < 0)
 			break;
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
@@ -157,6 +173,7 @@ int gw_tmpl__fn_re_replace_all(struct tcall *c)
 			search = ov[1];
 	}
 	gw_buf_append(&b, src + last_end, n - last_end);
+	pcre2_match_context_free(mc);
 	pcre2_match_data_free(md);
 	pcre2_code_free(re);
 	return ret_buf(c, &b);

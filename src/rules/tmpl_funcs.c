@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int fail(struct tcall *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(struct tcall *c, const char *fmt, ...)
+int gw_tmpl__fail(struct tcall *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -21,13 +19,13 @@ static int fail(struct tcall *c, const char *fmt, ...)
 	return -1;
 }
 
-static int ret_str(struct tcall *c, struct gw_buf *b)
+int gw_tmpl__ret_buf(struct tcall *c, struct gw_buf *b)
 {
 	char *s = gw_arena_strndup(c->arena, b->data ? b->data : "", b->len);
 	size_t n = b->len;
 	gw_buf_release(b);
 	if (!s)
-		return fail(c, "out of memory");
+		return gw_tmpl__fail(c, "out of memory");
 	c->ret = tv_str(s, n);
 	return 0;
 }
@@ -69,7 +67,7 @@ static int fn_not(struct tcall *c)
 
 static int fn_unused(struct tcall *c)
 {
-	return fail(c, "not callable");
+	return gw_tmpl__fail(c, "not callable");
 }
 
 static int fn_len(struct tcall *c)
@@ -92,16 +90,16 @@ static int fn_len(struct tcall *c)
 		break;
 	case TV_SAMPLE:
 		if (!v->smp)
-			return fail(c, "len of nil pointer");
-		return fail(c, "len of type template.sample");
+			return gw_tmpl__fail(c, "len of nil pointer");
+		return gw_tmpl__fail(c, "len of type template.sample");
 	case TV_TIME:
-		return fail(c, "len of type time.Time");
+		return gw_tmpl__fail(c, "len of type time.Time");
 	case TV_INVALID:
-		return fail(c, "reflect: call of reflect.Value.Type on zero Value");
+		return gw_tmpl__fail(c, "reflect: call of reflect.Value.Type on zero Value");
 	case TV_NIL:
-		return fail(c, "len of nil pointer");
+		return gw_tmpl__fail(c, "len of nil pointer");
 	default:
-		return fail(c, "len of type %s", gw_tmpl__type_name(v));
+		return gw_tmpl__fail(c, "len of type %s", gw_tmpl__type_name(v));
 	}
 	c->ret = (struct tv){.k = TV_INT, .i = (int64_t)n};
 	return 0;
@@ -110,11 +108,11 @@ static int fn_len(struct tcall *c)
 static int index_arg(struct tcall *c, const struct tv *ix, size_t len, int64_t *out)
 {
 	if (ix->k == TV_NIL || ix->k == TV_INVALID)
-		return fail(c, "cannot index slice/array with nil");
+		return gw_tmpl__fail(c, "cannot index slice/array with nil");
 	if (ix->k != TV_INT && ix->k != TV_UINT8)
-		return fail(c, "cannot index slice/array with type %s", gw_tmpl__type_name(ix));
+		return gw_tmpl__fail(c, "cannot index slice/array with type %s", gw_tmpl__type_name(ix));
 	if (ix->i < 0 || (uint64_t)ix->i >= len)
-		return fail(c, "index out of range: %lld", (long long)ix->i);
+		return gw_tmpl__fail(c, "index out of range: %lld", (long long)ix->i);
 	*out = ix->i;
 	return 0;
 }
@@ -123,12 +121,12 @@ static int fn_index(struct tcall *c)
 {
 	struct tv item = c->args[0];
 	if (item.k == TV_NIL || item.k == TV_INVALID)
-		return fail(c, "index of untyped nil");
+		return gw_tmpl__fail(c, "index of untyped nil");
 	for (size_t i = 1; i < c->n; i++) {
 		const struct tv *ix = &c->args[i];
 		int64_t k;
 		if (item.k == TV_NIL) /* a missing key of args, indexed further */
-			return fail(c, "index of nil pointer");
+			return gw_tmpl__fail(c, "index of nil pointer");
 		switch (item.k) {
 		case TV_STRING:
 		case TV_HTML:
@@ -144,10 +142,10 @@ static int fn_index(struct tcall *c)
 		case TV_LABELS:
 		case TV_ARGS: {
 			if (ix->k != TV_STRING)
-				return fail(c, "value has type %s; should be string", gw_tmpl__type_name(ix));
+				return gw_tmpl__fail(c, "value has type %s; should be string", gw_tmpl__type_name(ix));
 			const char *key = gw_arena_strndup(c->arena, ix->s.p, ix->s.n);
 			if (!key)
-				return fail(c, "out of memory");
+				return gw_tmpl__fail(c, "out of memory");
 			if (item.k == TV_LABELS) {
 				const char *v = gw_labels_get(&item.l, key);
 				item = v ? tv_str(v, strlen(v)) : tv_str("", 0);
@@ -165,12 +163,12 @@ static int fn_index(struct tcall *c)
 		}
 		case TV_SAMPLE:
 			if (!item.smp)
-				return fail(c, "index of nil pointer");
-			return fail(c, "can't index item of type template.sample");
+				return gw_tmpl__fail(c, "index of nil pointer");
+			return gw_tmpl__fail(c, "can't index item of type template.sample");
 		case TV_TIME:
-			return fail(c, "can't index item of type time.Time");
+			return gw_tmpl__fail(c, "can't index item of type time.Time");
 		default:
-			return fail(c, "can't index item of type %s", gw_tmpl__type_name(&item));
+			return gw_tmpl__fail(c, "can't index item of type %s", gw_tmpl__type_name(&item));
 		}
 	}
 	c->ret = item;
@@ -181,25 +179,25 @@ static int fn_slice(struct tcall *c)
 {
 	struct tv item = c->args[0];
 	if (item.k == TV_NIL || item.k == TV_INVALID)
-		return fail(c, "slice of untyped nil");
+		return gw_tmpl__fail(c, "slice of untyped nil");
 	if (c->n > 4)
-		return fail(c, "too many slice indexes: %zu", c->n - 1);
+		return gw_tmpl__fail(c, "too many slice indexes: %zu", c->n - 1);
 	bool str = item.k == TV_STRING || item.k == TV_HTML;
 	size_t len = str ? item.s.n : item.k == TV_RESULT ? item.r.n : 0;
 	if (!str && item.k != TV_RESULT)
-		return fail(c, "can't slice item of type %s", gw_tmpl__type_name(&item));
+		return gw_tmpl__fail(c, "can't slice item of type %s", gw_tmpl__type_name(&item));
 	if (str && c->n == 4)
-		return fail(c, "cannot 3-index slice a string");
+		return gw_tmpl__fail(c, "cannot 3-index slice a string");
 	int64_t ix[3] = {0, (int64_t)len, (int64_t)len};
 	for (size_t i = 1; i < c->n; i++) {
 		/* unlike index, slice does not look inside an interface{} */
 		if (c->args[i].k == TV_NIL)
-			return fail(c, "cannot index slice/array with type interface {}");
+			return gw_tmpl__fail(c, "cannot index slice/array with type interface {}");
 		if (index_arg(c, &c->args[i], len + 1, &ix[i - 1]))
 			return -1;
 	}
 	if (c->n > 2 && ix[0] > ix[1])
-		return fail(c, "invalid slice index: %lld > %lld", (long long)ix[0], (long long)ix[1]);
+		return gw_tmpl__fail(c, "invalid slice index: %lld > %lld", (long long)ix[0], (long long)ix[1]);
 	if (str) {
 		c->ret = tv_str(item.s.p + ix[0], (size_t)(ix[1] - ix[0]));
 		c->ret.k = item.k;
@@ -216,7 +214,7 @@ static int fn_print(struct tcall *c)
 	struct gw_buf b;
 	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_tmpl__sprint(&b, c->args, c->n, false);
-	return ret_str(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 static int fn_println(struct tcall *c)
@@ -224,7 +222,7 @@ static int fn_println(struct tcall *c)
 	struct gw_buf b;
 	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_tmpl__sprint(&b, c->args, c->n, true);
-	return ret_str(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 static int fn_printf(struct tcall *c)
@@ -232,7 +230,7 @@ static int fn_printf(struct tcall *c)
 	struct gw_buf b;
 	gw_buf_init(&b, TMPL_VALUE_MAX);
 	gw_tmpl__sprintf(&b, c->args[0].s.p, c->args[0].s.n, c->args + 1, c->n - 1);
-	return ret_str(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 /* The text html, js and urlquery escape: a lone string, else Sprint. */
@@ -291,7 +289,7 @@ static int fn_html(struct tcall *c)
 		}
 	}
 	gw_buf_release(&in);
-	return ret_str(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 static int fn_js(struct tcall *c)
@@ -342,7 +340,7 @@ static int fn_js(struct tcall *c)
 		}
 	}
 	gw_buf_release(&in);
-	return ret_str(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 static int fn_urlquery(struct tcall *c)
@@ -362,7 +360,7 @@ static int fn_urlquery(struct tcall *c)
 			gw_buf_printf(&b, "%%%02X", ch);
 	}
 	gw_buf_release(&in);
-	return ret_str(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 /* Templates here hold no function values: call can only fail, as Go's does. */
@@ -370,8 +368,8 @@ static int fn_call(struct tcall *c)
 {
 	const struct tv *fn = &c->args[0];
 	if (fn->k == TV_INVALID || fn->k == TV_NIL)
-		return fail(c, "call of nil");
-	return fail(c, "non-function of type %s", gw_tmpl__type_name(fn));
+		return gw_tmpl__fail(c, "call of nil");
+	return gw_tmpl__fail(c, "non-function of type %s", gw_tmpl__type_name(fn));
 }
 
 static const struct tfunc builtins[] = {

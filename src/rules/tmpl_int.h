@@ -196,6 +196,11 @@ struct tcall {
 	char msg[4096]; /* the error, as Go's err.Error() */
 };
 
+/* A function call's failure: its message in c->msg, -1 returned (tmpl_funcs.c). */
+int gw_tmpl__fail(struct tcall *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A call's string result from a buffer (released here), copied into the call's arena. */
+int gw_tmpl__ret_buf(struct tcall *c, struct gw_buf *b);
+
 /* Parameter types, one letter each: s string, v interface{}, S *sample,
  * R queryResult; a '*' after the last one makes it variadic. */
 struct tfunc {

@@ -17,28 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(struct tcall *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(struct tcall *c, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int ret_buf(struct tcall *c, struct gw_buf *b)
-{
-	char *s = gw_arena_strndup(c->arena, b->data ? b->data : "", b->len);
-	size_t n = b->len;
-	gw_buf_release(b);
-	if (!s)
-		return fail(c, "out of memory");
-	c->ret = tv_str(s, n);
-	return 0;
-}
-
 /* The string argument i, NUL-terminated. */
 static const char *arg_str(struct tcall *c, size_t i)
 {
@@ -54,15 +32,15 @@ static const char nil_deref[] = "runtime error: invalid memory address or nil po
 static int fn_query(struct tcall *c)
 {
 	if (!c->d->query)
-		return fail(c, "query not available");
+		return gw_tmpl__fail(c, "query not available");
 	struct gw_vector vec = {0};
 	struct gw_err e = {0};
 	if (c->d->query(c->d->query_ctx, arg_str(c, 0), c->arena, &vec, &e) < 0)
-		return fail(c, "%s", e.msg[0] ? e.msg : "query failed");
+		return gw_tmpl__fail(c, "%s", e.msg[0] ? e.msg : "query failed");
 	const struct tsample **p = gw_arena_alloc(c->arena, (vec.n + 1) * sizeof(*p));
 	struct tsample *s = gw_arena_alloc(c->arena, (vec.n + 1) * sizeof(*s));
 	if (!p || !s)
-		return fail(c, "out of memory");
+		return gw_tmpl__fail(c, "out of memory");
 	for (size_t i = 0; i < vec.n; i++) {
 		s[i].labels = vec.s[i].labels;
 		s[i].v = vec.s[i].v;
@@ -77,7 +55,7 @@ static int fn_query(struct tcall *c)
 static int fn_first(struct tcall *c)
 {
 	if (c->args[0].r.n == 0)
-		return fail(c, "first() called on vector with no elements");
+		return gw_tmpl__fail(c, "first() called on vector with no elements");
 	c->ret = (struct tv){.k = TV_SAMPLE, .smp = c->args[0].r.p[0]};
 	return 0;
 }
@@ -86,7 +64,7 @@ static int fn_label(struct tcall *c)
 {
 	const struct tsample *s = c->args[1].smp;
 	if (!s)
-		return fail(c, nil_deref);
+		return gw_tmpl__fail(c, nil_deref);
 	const char *v = gw_labels_get(&s->labels, arg_str(c, 0));
 	c->ret = v ? tv_str(v, strlen(v)) : tv_str("", 0);
 	return 0;
@@ -95,7 +73,7 @@ static int fn_label(struct tcall *c)
 static int fn_value(struct tcall *c)
 {
 	if (!c->args[0].smp)
-		return fail(c, nil_deref);
+		return gw_tmpl__fail(c, nil_deref);
 	c->ret = (struct tv){.k = TV_FLOAT, .f = c->args[0].smp->v};
 	return 0;
 }
@@ -103,7 +81,7 @@ static int fn_value(struct tcall *c)
 static int fn_strvalue(struct tcall *c)
 {
 	if (!c->args[0].smp)
-		return fail(c, nil_deref);
+		return gw_tmpl__fail(c, nil_deref);
 	const char *v = gw_labels_get(&c->args[0].smp->labels, "__value__");
 	c->ret = v ? tv_str(v, strlen(v)) : tv_str("", 0);
 	return 0;
@@ -113,7 +91,7 @@ static int fn_args(struct tcall *c)
 {
 	struct tv *a = gw_arena_alloc(c->arena, (c->n + 1) * sizeof(*a));
 	if (!a)
-		return fail(c, "out of memory");
+		return gw_tmpl__fail(c, "out of memory");
 	memcpy(a, c->args, c->n * sizeof(*a));
 	c->ret = (struct tv){.k = TV_ARGS};
 	c->ret.a.p = a;
@@ -176,13 +154,13 @@ static int parse_float(struct tcall *c, const char *s, size_t n, double *out)
 {
 	char *buf = gw_arena_alloc(c->arena, n + 1);
 	if (!buf)
-		return fail(c, "out of memory");
+		return gw_tmpl__fail(c, "out of memory");
 	struct gw_buf q;
 	gw_buf_init(&q, 4096);
 	gw_tmpl__quote(&q, s, n);
 	int rc = -1;
 	if (n == 0 || memchr(s, 0, n) || strchr(" \t\n\v\f\r", s[0])) {
-		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
+		gw_tmpl__fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
 		goto out;
 	}
 	/* Go takes underscores between digits and drops them */
@@ -192,28 +170,28 @@ static int parse_float(struct tcall *c, const char *s, size_t n, double *out)
 			buf[k++] = s[i];
 	buf[k] = 0;
 	if (k != n && !underscores_ok(s, n)) {
-		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
+		gw_tmpl__fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
 		goto out;
 	}
 	const char *body = buf + (buf[0] == '+' || buf[0] == '-');
 	bool special = !strcasecmp(body, "inf") || !strcasecmp(body, "infinity") || !strcasecmp(body, "nan");
 	if (!special && (strpbrk(body, "nNiI") ||
 			 ((body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) && !strpbrk(body, "pP")))) {
-		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
+		gw_tmpl__fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
 		goto out;
 	}
 	if (!strcasecmp(body, "nan") && body != buf) {
-		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
+		gw_tmpl__fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
 		goto out;
 	}
 	char *end;
 	double v = strtod(buf, &end);
 	if (*end) {
-		fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
+		gw_tmpl__fail(c, "strconv.ParseFloat: parsing %s: invalid syntax", q.data);
 		goto out;
 	}
 	if (isinf(v) && !special) {
-		fail(c, "strconv.ParseFloat: parsing %s: value out of range", q.data);
+		gw_tmpl__fail(c, "strconv.ParseFloat: parsing %s: value out of range", q.data);
 		goto out;
 	}
 	*out = v;
@@ -236,7 +214,7 @@ int gw_tmpl__to_float(struct tcall *c, const struct tv *v, double *out)
 	case TV_STRING:
 		return parse_float(c, v->s.p, v->s.n, out);
 	default:
-		return fail(c, "can't convert %s to float", gw_tmpl__type_name(v));
+		return gw_tmpl__fail(c, "can't convert %s to float", gw_tmpl__type_name(v));
 	}
 }
 
@@ -246,7 +224,7 @@ static int ret_g4(struct tcall *c, double v, const char *suffix)
 	gw_buf_init(&b, 256);
 	gw_tmpl__fmt_g4(&b, v);
 	gw_buf_puts(&b, suffix);
-	return ret_buf(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 static int fn_humanize(struct tcall *c)
@@ -323,7 +301,7 @@ static int fn_humanize_duration(struct tcall *c)
 			gw_tmpl__fmt_g4(&b, v);
 			gw_buf_putc(&b, 's');
 		}
-		return ret_buf(c, &b);
+		return gw_tmpl__ret_buf(c, &b);
 	}
 	const char *prefix = "";
 	for (size_t i = 0; i < 8 && fabs(v) < 1; i++) {
@@ -348,12 +326,12 @@ static int fn_parse_duration(struct tcall *c)
 	const char *s = arg_str(c, 0);
 	int64_t ms;
 	if (!*s)
-		return fail(c, "empty duration string");
+		return gw_tmpl__fail(c, "empty duration string");
 	if (strcmp(s, "0") != 0 && gw_promql_duration(s, strlen(s), &ms) < 0) {
 		struct gw_buf q;
 		gw_buf_init(&q, 4096);
 		gw_tmpl__quote(&q, s, strlen(s));
-		fail(c, "not a valid duration string: %s", q.data);
+		gw_tmpl__fail(c, "not a valid duration string: %s", q.data);
 		gw_buf_release(&q);
 		return -1;
 	}
@@ -374,7 +352,7 @@ static int fn_path_prefix(struct tcall *c)
 {
 	const char *u = c->d->external_url;
 	if (!u)
-		return fail(c, nil_deref);
+		return gw_tmpl__fail(c, nil_deref);
 	const char *p = strstr(u, "://");
 	p = p ? strchr(p + 3, '/') : u;
 	if (!p)
@@ -388,7 +366,7 @@ static int fn_external_url(struct tcall *c)
 {
 	const char *u = c->d->external_url;
 	if (!u)
-		return fail(c, nil_deref);
+		return gw_tmpl__fail(c, nil_deref);
 	c->ret = tv_str(u, strlen(u));
 	return 0;
 }
@@ -484,7 +462,7 @@ static int fn_strip_domain(struct tcall *c)
 	bool colon = memchr(v->s.p + hs, ':', short_len) != NULL;
 	gw_buf_printf(&b, "%s%.*s%s:%.*s", colon ? "[" : "", (int)short_len, v->s.p + hs, colon ? "]" : "",
 		      (int)(v->s.n - ps), v->s.p + ps);
-	return ret_buf(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 static int fn_graph_link(struct tcall *c, int tab)
@@ -504,7 +482,7 @@ static int fn_graph_link(struct tcall *c, int tab)
 			gw_buf_printf(&b, "%%%02X", ch);
 	}
 	gw_buf_printf(&b, "&g0.tab=%d", tab);
-	return ret_buf(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 static int fn_graph(struct tcall *c)

@@ -13,28 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-static int fail(struct tcall *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(struct tcall *c, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int ret_buf(struct tcall *c, struct gw_buf *b)
-{
-	char *s = gw_arena_strndup(c->arena, b->data ? b->data : "", b->len);
-	size_t n = b->len;
-	gw_buf_release(b);
-	if (!s)
-		return fail(c, "out of memory");
-	c->ret = tv_str(s, n);
-	return 0;
-}
-
 static const char *const months[] = {"January", "February", "March",	 "April",   "May",	"June",
 				     "July",	"August",   "September", "October", "November", "December"};
 static const char *const days[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
@@ -186,7 +164,7 @@ static int float_to_time(struct tcall *c, double v, int64_t *ns)
 		gw_buf_init(&b, 256);
 		struct tv f = {.k = TV_FLOAT, .f = v};
 		gw_tmpl__print_value(&b, &f);
-		fail(c, "%s cannot be represented as a nanoseconds timestamp since it overflows int64",
+		gw_tmpl__fail(c, "%s cannot be represented as a nanoseconds timestamp since it overflows int64",
 		     b.data);
 		gw_buf_release(&b);
 		return -1;
@@ -205,7 +183,7 @@ int gw_tmpl__fn_humanize_timestamp(struct tcall *c)
 	gw_buf_init(&b, 256);
 	if (isnan(v) || isinf(v)) {
 		gw_tmpl__fmt_g4(&b, v);
-		return ret_buf(c, &b);
+		return gw_tmpl__ret_buf(c, &b);
 	}
 	int64_t ns;
 	if (float_to_time(c, v, &ns)) {
@@ -213,7 +191,7 @@ int gw_tmpl__fn_humanize_timestamp(struct tcall *c)
 		return -1;
 	}
 	gw_tmpl__fmt_time(&b, ns);
-	return ret_buf(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 int gw_tmpl__fn_to_time(struct tcall *c)
@@ -222,7 +200,7 @@ int gw_tmpl__fn_to_time(struct tcall *c)
 	if (gw_tmpl__to_float(c, &c->args[0], &v))
 		return -1;
 	if (isnan(v) || isinf(v))
-		return fail(c, "value is NaN or Inf");
+		return gw_tmpl__fail(c, "value is NaN or Inf");
 	int64_t ns;
 	if (float_to_time(c, v, &ns))
 		return -1;
@@ -333,7 +311,7 @@ static int m_string(struct tcall *c)
 	struct gw_buf b;
 	gw_buf_init(&b, 256);
 	gw_tmpl__fmt_time(&b, c->args[0].ns);
-	return ret_buf(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 static int m_same(struct tcall *c)
@@ -354,7 +332,7 @@ static int m_format(struct tcall *c)
 	struct gw_buf b;
 	gw_buf_init(&b, TMPL_VALUE_MAX);
 	format(&b, c->args[0].ns, c->args[1].s.p, c->args[1].s.n);
-	return ret_buf(c, &b);
+	return gw_tmpl__ret_buf(c, &b);
 }
 
 static const struct tfunc methods[] = {

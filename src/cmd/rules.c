@@ -57,6 +57,23 @@ static void collect_dup(void *ctx, const char *msg)
 	gw_buf_printf(&l->text, "%s\n", msg);
 }
 
+/* Files to read after the options; like promtool, none, or a path that does not exist, is a usage error. */
+static int files_given(const char *sub, const char *what, int first, int argc, char **argv)
+{
+	if (first >= argc) {
+		fprintf(stderr, "gpuwatch rules %s: no %s given; see 'gpuwatch rules --help'\n", sub, what);
+		return -1;
+	}
+	for (int i = first; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) != 0) {
+			fprintf(stderr, "gpuwatch rules %s: path '%s' does not exist\n", sub, argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int check(int argc, char **argv)
 {
 	bool lint = true, lint_fatal = false;
@@ -89,18 +106,8 @@ static int check(int argc, char **argv)
 			break;
 		}
 	}
-	if (first >= argc) {
-		fprintf(stderr, "gpuwatch rules check: no rule files given; see 'gpuwatch rules --help'\n");
+	if (files_given("check", "rule files", first, argc, argv) != 0)
 		return EXIT_USAGE;
-	}
-	/* Like promtool, a path that does not exist is a usage error before anything is checked. */
-	for (int i = first; i < argc; i++) {
-		struct stat st;
-		if (stat(argv[i], &st) != 0) {
-			fprintf(stderr, "gpuwatch rules check: path '%s' does not exist\n", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
 	int rc = 0;
 	for (int i = first; i < argc; i++) {
 		printf("Checking %s\n", argv[i]);
@@ -154,17 +161,8 @@ static int test(int argc, char **argv)
 			break;
 		}
 	}
-	if (first >= argc) {
-		fprintf(stderr, "gpuwatch rules test: no unit-test files given; see 'gpuwatch rules --help'\n");
+	if (files_given("test", "unit-test files", first, argc, argv) != 0)
 		return EXIT_USAGE;
-	}
-	for (int i = first; i < argc; i++) {
-		struct stat st;
-		if (stat(argv[i], &st) != 0) {
-			fprintf(stderr, "gpuwatch rules test: path '%s' does not exist\n", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
 	int rc = gw_rules_unittest((const char *const *)argv + first, (size_t)(argc - first), stdout, stderr);
 	int out = gw_cli_finish_stdout();
 	return out ? out : rc;

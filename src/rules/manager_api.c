@@ -43,20 +43,27 @@ void gw_rules_time_json(struct gw_buf *b, int64_t ms)
 	gw_buf_puts(b, out);
 }
 
-/* Go's strconv.FormatFloat(v, 'e', -1, 64): the shortest digits that read back as v. */
+void gw_rules_format_e(char out[40], double v, bool upper)
+{
+	if (isnan(v)) {
+		snprintf(out, 40, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(out, 40, v > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	for (int p = 0; p < 17; p++) {
+		snprintf(out, 40, upper ? "%.*E" : "%.*e", p, v);
+		if (strtod(out, NULL) == v)
+			break;
+	}
+}
+
 static void value_e(struct gw_buf *b, double v)
 {
 	char out[40];
-	if (isnan(v))
-		snprintf(out, sizeof(out), "NaN");
-	else if (isinf(v))
-		snprintf(out, sizeof(out), v > 0 ? "+Inf" : "-Inf");
-	else
-		for (int p = 0; p < 17; p++) {
-			snprintf(out, sizeof(out), "%.*e", p, v);
-			if (strtod(out, NULL) == v)
-				break;
-		}
+	gw_rules_format_e(out, v, false);
 	gw_json_str(b, out);
 }
 

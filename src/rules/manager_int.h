@@ -96,6 +96,9 @@ int gw_rules_write(struct gw_rules *r, struct gw_rule_state *rs, const struct gw
 
 void gw_rule_state_release(struct gw_rule_state *rs);
 
+/* Go's strconv.FormatFloat(v, 'e' or 'E', -1, 64): the shortest digits that read back as v. */
+void gw_rules_format_e(char out[40], double v, bool upper);
+
 /* RFC 3339 with nanoseconds trimmed, as Go marshals a time.Time ("2026-12-04T11:00:00.123Z"). */
 void gw_rules_time_json(struct gw_buf *b, int64_t ms);
 

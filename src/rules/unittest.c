@@ -163,23 +163,10 @@ static void labels_string(struct gw_buf *b, const struct gw_labels *l)
 	gw_buf_putc(b, '}');
 }
 
-/* strconv.FormatFloat(v, 'E', -1, 64). */
 static void float_E(struct gw_buf *b, double v)
 {
-	if (isnan(v)) {
-		gw_buf_puts(b, "NaN");
-		return;
-	}
-	if (isinf(v)) {
-		gw_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
-		return;
-	}
 	char out[40];
-	for (int p = 0; p < 17; p++) {
-		snprintf(out, sizeof(out), "%.*E", p, v);
-		if (strtod(out, NULL) == v)
-			break;
-	}
+	gw_rules_format_e(out, v, true);
 	gw_buf_puts(b, out);
 }
 

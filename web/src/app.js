@@ -1,0 +1,189 @@
+/*
+ * app.js - the agent's overview page: one tile per GPU (data-gpu="INDEX",
+ * data-uuid="UUID") with its utilisation, memory, temperature, power,
+ * clock and XIDs from the agent's own query API, a sparkline of the last
+ * ten minutes (uPlot), and the alerts of /api/v1/alerts. Every request goes
+ * to the agent that served the page.
+ */
+"use strict";
+(function () {
+	const FIELDS = {
+		DCGM_FI_DEV_GPU_UTIL: "util",
+		DCGM_FI_DEV_FB_USED: "fbUsed",
+		DCGM_FI_DEV_FB_FREE: "fbFree",
+		DCGM_FI_DEV_GPU_TEMP: "temp",
+		DCGM_FI_DEV_POWER_USAGE: "power",
+		DCGM_FI_DEV_POWER_LIMIT: "powerLimit",
+		DCGM_FI_DEV_SM_CLOCK: "smClock",
+		DCGM_FI_DEV_XID_ERRORS: "xid",
+	};
+	const SELECTOR = '{__name__=~"' + Object.keys(FIELDS).join("|") + '"}';
+	const REFRESH_MS = 2000;
+	const SPARK_MS = 10000;
+	const SPARK_RANGE_S = 600;
+	const tiles = new Map(); /* gpu index -> {el, plot, fields} */
+
+	async function api(path, params) {
+		const url = path + (params ? "?" + new URLSearchParams(params) : "");
+		let r;
+		try {
+			r = await fetch(url, { headers: { Accept: "application/json" } });
+		} catch (e) {
+			throw new Error("the agent is unreachable (" + url + ")");
+		}
+		let body = null;
+		try {
+			body = await r.json();
+		} catch (e) {
+			throw new Error(path + ": HTTP " + r.status + " without a JSON answer");
+		}
+		if (!r.ok || body.status !== "success")
+			throw new Error(path + ": " + (body.error || "HTTP " + r.status));
+		return body.data;
+	}
+
+	function showError(msg) {
+		const el = document.getElementById("error");
+		el.textContent = msg || "";
+		el.hidden = !msg;
+	}
+
+	function el(tag, cls, text) {
+		const e = document.createElement(tag);
+		if (cls)
+			e.className = cls;
+		if (text !== undefined)
+			e.textContent = text;
+		return e;
+	}
+
+	function fmt(v, digits, unit) {
+		if (v === undefined || !isFinite(v))
+			return "–";
+		return v.toFixed(digits) + (unit ? " " + unit : "");
+	}
+
+	function tileFor(gpu, labels) {
+		let t = tiles.get(gpu);
+		if (t)
+			return t;
+		const root = el("article", "tile");
+		root.dataset.gpu = gpu;
+		root.dataset.uuid = labels.UUID || "";
+		const h = el("h3");
+		h.append(el("span", "", "GPU " + gpu), el("small", "", labels.modelName || ""));
+		const dl = el("dl");
+		const rows = {};
+		for (const [key, name] of [["util", "utilisation"], ["mem", "memory"], ["temp", "temperature"],
+			["power", "power"], ["smClock", "SM clock"], ["xid", "last XID"]]) {
+			dl.append(el("dt", "", name));
+			rows[key] = el("dd");
+			rows[key].dataset.field = key;
+			dl.append(rows[key]);
+		}
+		const bar = el("div", "bar");
+		const fill = el("span");
+		bar.append(fill);
+		const spark = el("div", "spark");
+		root.append(h, dl, bar, spark);
+		t = { el: root, rows, fill, spark, plot: null };
+		tiles.set(gpu, t);
+		const main = document.getElementById("tiles");
+		const after = [...main.children].find((c) => Number(c.dataset.gpu) > Number(gpu));
+		main.insertBefore(root, after || null);
+		return t;
+	}
+
+	async function refresh() {
+		const data = await api("/api/v1/query", { query: SELECTOR });
+		const byGpu = new Map();
+		for (const s of data.result) {
+			const gpu = s.metric.gpu;
+			if (gpu === undefined)
+				continue;
+			const f = byGpu.get(gpu) || { labels: s.metric };
+			const key = FIELDS[s.metric.__name__];
+			if (key && f[key] === undefined)
+				f[key] = Number(s.value[1]);
+			byGpu.set(gpu, f);
+		}
+		for (const [gpu, f] of byGpu) {
+			const t = tileFor(gpu, f.labels);
+			const total = (f.fbUsed || 0) + (f.fbFree || 0);
+			t.rows.util.textContent = fmt(f.util, 0, "%");
+			t.rows.mem.textContent = total ? fmt(f.fbUsed / 1024, 1) + " / " + fmt(total / 1024, 1, "GiB") : "–";
+			t.rows.temp.textContent = fmt(f.temp, 0, "°C");
+			t.rows.temp.classList.toggle("hot", f.temp >= 85);
+			t.rows.power.textContent = fmt(f.power, 0) + (f.powerLimit ? " / " + fmt(f.powerLimit, 0) : "") + " W";
+			t.rows.smClock.textContent = fmt(f.smClock, 0, "MHz");
+			t.rows.xid.textContent = f.xid ? String(f.xid) : "none";
+			t.fill.style.width = Math.max(0, Math.min(100, f.util || 0)) + "%";
+		}
+	}
+
+	async function sparklines() {
+		const end = Date.now() / 1000;
+		const data = await api("/api/v1/query_range", {
+			query: "DCGM_FI_DEV_GPU_UTIL",
+			start: (end - SPARK_RANGE_S).toFixed(3),
+			end: end.toFixed(3),
+			step: "5",
+		});
+		for (const s of data.result) {
+			const t = tiles.get(s.metric.gpu);
+			if (!t || typeof uPlot === "undefined")
+				continue;
+			const xs = s.values.map((p) => p[0]);
+			const ys = s.values.map((p) => Number(p[1]));
+			if (t.plot) {
+				t.plot.setData([xs, ys]);
+				continue;
+			}
+			t.plot = new uPlot({
+				width: 230, height: 40, legend: { show: false }, cursor: { show: false },
+				axes: [{ show: false }, { show: false }],
+				scales: { x: { time: true }, y: { range: [0, 100] } },
+				series: [{}, { stroke: getComputedStyle(document.body).getPropertyValue("--accent").trim() || "#1565c0", width: 1, points: { show: false } }],
+			}, [xs, ys], t.spark);
+		}
+	}
+
+	async function alerts() {
+		const data = await api("/api/v1/alerts");
+		const list = document.getElementById("alert-list");
+		list.replaceChildren(...data.alerts.map((a) => {
+			const li = el("li", a.state, a.labels.alertname + (a.labels.gpu !== undefined ? " (GPU " + a.labels.gpu + ")" : "") +
+				": " + a.state + (a.annotations.summary ? " – " + a.annotations.summary : ""));
+			return li;
+		}));
+		document.getElementById("alerts").hidden = data.alerts.length === 0;
+	}
+
+	async function loop() {
+		try {
+			await refresh();
+			showError("");
+		} catch (e) {
+			showError(e.message);
+		}
+		try {
+			await alerts();
+		} catch (e) {
+			/* without a history there is no rules API: the tiles still work */
+		}
+	}
+
+	async function sparkLoop() {
+		try {
+			await sparklines();
+		} catch (e) {
+			/* the tiles' own errors are shown; a missing history only leaves the sparklines empty */
+		}
+	}
+
+	document.getElementById("host").textContent = location.host;
+	loop();
+	sparkLoop();
+	setInterval(loop, REFRESH_MS);
+	setInterval(sparkLoop, SPARK_MS);
+})();

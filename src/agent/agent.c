@@ -7,6 +7,7 @@
 #include "agent/agent_int.h"
 
 #include "api/json.h"
+#include "web/assets.h"
 #include "version.h"
 
 #include <dlfcn.h>
@@ -123,17 +124,45 @@ static void h_health(void *ctx, const struct gw_http_request *req, struct gw_htt
 		gw_http_reply_text(resp, 503, all ? msg : "sampling stalled\n");
 }
 
+/* Built-in files live as long as the program: nothing to release after sending one. */
+static void keep(void *cls)
+{
+	(void)cls;
+}
+
+/* The page (web/src/index.html, built in), with the simulated banner when the GPUs are. */
 static void h_root(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
 {
 	struct gw_agent *a = ctx;
-	resp->content_type = "text/html; charset=utf-8";
-	gw_buf_printf(&resp->body,
-		      "<!doctype html><html><head><meta charset=\"utf-8\"><title>gpuwatch agent</title></head>"
-		      "<body><h1>gpuwatch agent %s</h1>%s"
-		      "<ul><li><a href=\"/metrics\">/metrics</a> (dcgm-exporter compatible and native metrics)</li>"
-		      "<li><a href=\"/health\">/health</a></li></ul></body></html>\n",
-		      GW_VERSION,
-		      a->nv->simulated ? "<p><strong>SIMULATED GPUs</strong> (--sim): not real hardware.</p>" : "");
+	(void)req;
+	const struct gw_asset *page = gw_web_asset("/");
+	static const char mark[] = "<!--gw:banner-->";
+	const char *text = (const char *)page->data;
+	const char *at = strstr(text, mark);
+	resp->content_type = page->content_type;
+	if (!at) {
+		gw_http_reply_shared(resp, text, page->len, keep, NULL);
+		return;
+	}
+	gw_buf_append(&resp->body, text, (size_t)(at - text));
+	if (a->nv->simulated)
+		gw_buf_puts(&resp->body, "<div class=\"banner\" id=\"simulated\">SIMULATED GPUs (--sim): not real "
+					 "hardware</div>");
+	gw_buf_puts(&resp->body, at + sizeof(mark) - 1);
+}
+
+/* /static/NAME: the page's script, style and charting library, built in. */
+static void h_static(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
+{
+	(void)ctx;
+	const struct gw_asset *f = gw_web_asset(req->path);
+	if (!f || !strcmp(req->path, "/")) {
+		gw_http_reply_text(resp, 404, "404 page not found\n");
+		return;
+	}
+	resp->content_type = f->content_type;
+	gw_http_add_header(resp, "Cache-Control", "max-age=300");
+	gw_http_reply_shared(resp, (const char *)f->data, f->len, keep, NULL);
 }
 
 /*
@@ -176,6 +205,7 @@ static const struct gw_http_route own_routes[] = {
 	{"/metrics", GW_HTTP_GET, false, agent_expose_metrics, NULL},
 	{"/health", GW_HTTP_GET, false, h_health, NULL},
 	{"/", GW_HTTP_GET, false, h_root, NULL},
+	{"/static/", GW_HTTP_GET | GW_HTTP_HEAD, true, h_static, NULL},
 	{"/-/healthy", GW_HTTP_GET | GW_HTTP_HEAD, false, agent_h_healthy, NULL},
 	{"/-/ready", GW_HTTP_GET | GW_HTTP_HEAD, false, agent_h_ready, NULL},
 };

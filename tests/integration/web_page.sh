@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The agent's page in a real headless Chromium: served from the binary,
+# one tile per GPU (data-gpu, data-uuid) whose values are the scenario's
+# pinned ones as /metrics shows them, the simulated banner, no console
+# error, no request to any host but the agent (every other request goes to
+# a recording proxy, which must see none), and an API error shown on the
+# page rather than swallowed. A screenshot is kept next to the binary
+# (web-overview.png) for docs/WEB.md.
+set -u
+BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
+for c in chromium curl python3; do
+	command -v $c >/dev/null || { echo "skipped: $c not installed (scripts/deps.sh test installs it)"; exit 77; }
+done
+. "$(dirname "$0")/../lib/common.sh"
+
+# Every request Chromium sends elsewhere than loopback lands here and is recorded.
+proxy=$(free_port)
+python3 - "$proxy" "$tmp/proxy.log" >/dev/null 2>&1 <<'PY' &
+import socketserver, sys
+port, log = int(sys.argv[1]), sys.argv[2]
+class H(socketserver.StreamRequestHandler):
+    def handle(self):
+        line = self.rfile.readline().decode("latin-1").strip()
+        with open(log, "a") as f:
+            f.write(line + "\n")
+        self.wfile.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+socketserver.ThreadingTCPServer(("127.0.0.1", port), H).serve_forever()
+PY
+pids+=($!)
+: >"$tmp/proxy.log"
+
+browse() { # URL OUT [extra chromium args]: the DOM after the page's scripts ran, console on stderr
+	local url=$1 out=$2
+	shift 2
+	timeout 90 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --disable-default-apps --user-data-dir="$tmp/profile" \
+		--disable-features=NetworkTimeServiceQuerying \
+		--proxy-server="http://127.0.0.1:$proxy" --enable-logging=stderr --v=0 \
+		--virtual-time-budget=10000 "$@" "$url" >"$out" 2>"$out.console"
+}
+
+cat >"$tmp/fleet.scn" <<'SCN'
+[sim]
+fleet = 4xH200:training
+[gpu *]
+util_gpu = 37
+temp_c = 61
+SCN
+port=$(free_port)
+"$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$port" --storage.path "$tmp/data" 2>"$tmp/agent.err" &
+pids+=($!)
+wait_http "http://127.0.0.1:$port/health" 10 || { echo "FAIL: agent did not start: $(cat "$tmp/agent.err")"; exit 1; }
+sleep 2
+
+browse "http://127.0.0.1:$port/" "$tmp/dom.html" --dump-dom
+n=$(grep -o '<article class="tile" data-gpu="[0-9]*" data-uuid="GPU-[0-9a-f-]*"' "$tmp/dom.html" | wc -l)
+[ "$n" = 4 ] || fail "tiles: $n, want 4: $(head -c 600 "$tmp/dom.html")"
+curl -s "http://127.0.0.1:$port/metrics" >"$tmp/metrics"
+for g in 0 1 2 3; do
+	uuid=$(sed -n "s/^DCGM_FI_DEV_GPU_TEMP{gpu=\"$g\",UUID=\"\\([^\"]*\\)\".*/\\1/p" "$tmp/metrics" | head -1)
+	grep -q "data-gpu=\"$g\" data-uuid=\"$uuid\"" "$tmp/dom.html" || fail "GPU $g's tile lacks its UUID $uuid"
+done
+grep -q '^DCGM_FI_DEV_GPU_TEMP{gpu="0",.* 61$' "$tmp/metrics" || fail "the pinned temperature is not 61 in /metrics"
+python3 - "$tmp/dom.html" >"$tmp/tiles.out" 2>&1 <<'PY' || fail "tile values: $(cat "$tmp/tiles.out")"
+import re, sys
+dom = open(sys.argv[1]).read()
+tiles = re.findall(r'<article class="tile" data-gpu="(\d+)"(.*?)</article>', dom, re.S)
+assert len(tiles) == 4, len(tiles)
+for gpu, body in tiles:
+    vals = dict(re.findall(r'<dd data-field="(\w+)"[^>]*>([^<]*)</dd>', body))
+    assert vals.get("util") == "37 %", (gpu, vals)
+    assert vals.get("temp") == "61 °C", (gpu, vals)
+    assert vals.get("mem", "–") != "–" and vals.get("power", "–").endswith(" W"), (gpu, vals)
+print("ok")
+PY
+grep -q 'id="simulated"' "$tmp/dom.html" || fail "no simulated banner"
+grep -q '<div id="error" role="alert" hidden=""></div>' "$tmp/dom.html" || fail "an error is shown: $(grep -o '<div id="error"[^<]*<' "$tmp/dom.html")"
+grep -Eq 'Uncaught|ERROR:CONSOLE' "$tmp/dom.html.console" && fail "console errors: $(grep -E 'Uncaught|CONSOLE' "$tmp/dom.html.console" | head -3)"
+# Chromium's own calls (network time, component updates, accounts) are the browser's, not the page's.
+grep -Ev '(clients[0-9]*|accounts)\.google\.com|[a-z0-9.-]*\.googleapis\.com|\.gvt1\.com' "$tmp/proxy.log" >"$tmp/page-requests"
+[ -s "$tmp/page-requests" ] && fail "requests to other hosts: $(head -3 "$tmp/page-requests")"
+# Every file the page loads is built in and served by the agent.
+for f in app.js style.css uPlot.iife.min.js uPlot.min.css; do
+	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/static/$f")
+	[ "$code" = 200 ] || fail "/static/$f answered $code"
+done
+shot="$(dirname "$BIN")/web-overview.png"
+browse "http://127.0.0.1:$port/" "$tmp/shot.out" --hide-scrollbars --window-size=1200,600 --screenshot="$shot"
+[ -s "$shot" ] || fail "no screenshot at $shot"
+
+# An agent without a query API: the page says why it has no tiles.
+port2=$(free_port)
+"$BIN" --sim 1xH200 agent -a "127.0.0.1:$port2" --no-history 2>"$tmp/agent2.err" &
+pids+=($!)
+wait_http "http://127.0.0.1:$port2/health" 10 || fail "second agent did not start"
+browse "http://127.0.0.1:$port2/" "$tmp/dom2.html" --dump-dom
+grep -q '<div id="error" role="alert">/api/v1/query: HTTP 404' "$tmp/dom2.html" ||
+	fail "no error shown for a missing query API: $(grep -o '<div id="error"[^<]*<' "$tmp/dom2.html")"
+
+[ "$fails" = 0 ] || exit 1
+echo "PASS: the page shows every GPU from the agent alone; screenshot at $shot"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build gpuwatch and run the agent on this machine's GPUs, or on the
-# simulated fleet (clearly labelled) when no NVIDIA driver is present.
+# Build gpuwatch and run the agent with its page and the rule pack on this
+# machine's GPUs, or on the simulated fleet (clearly labelled) when no
+# NVIDIA driver is present.
 # Usage: scripts/quickstart.sh [agent options], e.g. -a :9400
 # GPUWATCH_SKIP_BUILD=1 uses build/ as it is (tests/integration/readme_steps.sh,
 # whose tree is built already); GPUWATCH_ADDRESS sets the listen address.
@@ -17,5 +18,5 @@ else
 fi
 addr=${GPUWATCH_ADDRESS:-:9400}
 echo
-echo "agent: http://localhost:${addr##*:}/ (metrics at /metrics); Ctrl-C to stop"
-exec build/gpuwatch "${sim[@]}" agent -a "$addr" "$@"
+echo "agent: http://localhost:${addr##*:}/ (metrics at /metrics, alerts of deploy/rules at /api/v1/alerts); Ctrl-C to stop"
+exec build/gpuwatch "${sim[@]}" agent -a "$addr" --rules 'deploy/rules/*.yml' "$@"

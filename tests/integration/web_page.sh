@@ -84,8 +84,20 @@ for f in app.js style.css uPlot.iife.min.js uPlot.min.css; do
 	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/static/$f")
 	[ "$code" = 200 ] || fail "/static/$f answered $code"
 done
+# History: the range in the URL picks query_range's range and step (about 300 points), one chart per field
+# with a series per GPU.
+for r in 300:1 86400:288; do
+	range=${r%%:*} step=${r##*:}
+	browse "http://127.0.0.1:$port/#range=$range" "$tmp/hist.html" --dump-dom
+	grep -q "<section id=\"history\" data-range=\"$range\" data-step=\"$step\" data-drawn=" "$tmp/hist.html" ||
+		fail "range $range: $(grep -o '<section id="history"[^>]*>' "$tmp/hist.html")"
+	n=$(grep -o "<div class=\"chart\" data-chart=\"[a-z]*\" data-series=\"4\" data-points=\"$((range / step + 1))\">" "$tmp/hist.html" | wc -l)
+	[ "$n" = 4 ] || fail "range $range: $n charts of 4 GPUs and $((range / step + 1)) points, want 4: $(grep -o '<div class="chart"[^>]*>' "$tmp/hist.html")"
+done
+grep -Eq 'Uncaught|ERROR:CONSOLE' "$tmp/hist.html.console" && fail "console errors: $(grep -E 'Uncaught|CONSOLE' "$tmp/hist.html.console" | head -3)"
+
 shot="$(dirname "$BIN")/web-overview.png"
-browse "http://127.0.0.1:$port/" "$tmp/shot.out" --hide-scrollbars --window-size=1200,600 --screenshot="$shot"
+browse "http://127.0.0.1:$port/#range=300" "$tmp/shot.out" --hide-scrollbars --window-size=1200,1100 --screenshot="$shot"
 [ -s "$shot" ] || fail "no screenshot at $shot"
 
 # An agent without a query API: the page says why it has no tiles.

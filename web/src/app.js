@@ -2,8 +2,9 @@
  * app.js - the agent's overview page: one tile per GPU (data-gpu="INDEX",
  * data-uuid="UUID") with its utilisation, memory, temperature, power,
  * clock and XIDs from the agent's own query API, a sparkline of the last
- * ten minutes (uPlot), and the alerts of /api/v1/alerts. Every request goes
- * to the agent that served the page.
+ * ten minutes (uPlot), the alerts of /api/v1/alerts, and history charts
+ * (query_range over a chosen range, 5 m to 30 d, in the URL as #range=S;
+ * drag to zoom). Every request goes to the agent that served the page.
  */
 "use strict";
 (function () {
@@ -181,9 +182,115 @@
 		}
 	}
 
+	/* ---- history ---------------------------------------------------------- */
+
+	const CHARTS = [
+		{ id: "util", title: "Utilisation (%)", query: "DCGM_FI_DEV_GPU_UTIL", range: [0, 100] },
+		{ id: "mem", title: "Memory used (GiB)", query: "DCGM_FI_DEV_FB_USED / 1024" },
+		{ id: "temp", title: "Temperature (°C)", query: "DCGM_FI_DEV_GPU_TEMP" },
+		{ id: "power", title: "Power (W)", query: "DCGM_FI_DEV_POWER_USAGE" },
+	];
+	const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#ad1457", "#4e342e"];
+	const HISTORY_MS = 30000;
+	const charts = new Map(); /* id -> {box, plot, gpus} */
+
+	function rangeSeconds() {
+		const m = /range=(\d+)/.exec(location.hash);
+		const sel = document.getElementById("range");
+		const v = m ? m[1] : sel.value;
+		if ([...sel.options].some((o) => o.value === v))
+			sel.value = v;
+		return Number(sel.value);
+	}
+
+	/* One chart: a series per GPU on a common time axis (query_range's steps; gaps as nulls). */
+	function draw(def, data, start, end, step) {
+		let c = charts.get(def.id);
+		if (!c) {
+			const box = el("div", "chart");
+			box.dataset.chart = def.id;
+			box.append(el("h3", "", def.title));
+			document.getElementById("charts").append(box);
+			c = { box, plot: null, gpus: "" };
+			charts.set(def.id, c);
+		}
+		const xs = [];
+		for (let t = start; t <= end + 1e-9; t += step)
+			xs.push(Math.round(t * 1000) / 1000);
+		const result = data.result.slice().sort((a, b) => Number(a.metric.gpu) - Number(b.metric.gpu));
+		const ys = result.map((s) => {
+			const byT = new Map(s.values.map((p) => [Math.round(p[0] * 1000) / 1000, Number(p[1])]));
+			return xs.map((t) => (byT.has(t) ? byT.get(t) : null));
+		});
+		const gpus = result.map((s) => s.metric.gpu).join(",");
+		c.box.dataset.series = String(result.length);
+		c.box.dataset.points = String(xs.length);
+		if (c.plot && c.gpus === gpus) {
+			c.plot.setData([xs, ...ys]);
+			return;
+		}
+		if (c.plot)
+			c.plot.destroy();
+		c.gpus = gpus;
+		const width = Math.max(300, c.box.clientWidth - 12);
+		c.plot = new uPlot({
+			width, height: 180,
+			cursor: { drag: { x: true, y: false, setScale: true } },
+			scales: { x: { time: true }, y: def.range ? { range: def.range } : {} },
+			series: [{}, ...result.map((s, i) => ({
+				label: "GPU " + s.metric.gpu, stroke: COLORS[i % COLORS.length], width: 1, spanGaps: false,
+				points: { show: false },
+			}))],
+			hooks: { setSelect: [(u) => {
+				if (u.select.width > 0)
+					document.getElementById("reset-zoom").hidden = false;
+			}] },
+		}, [xs, ...ys], c.box);
+	}
+
+	async function history() {
+		const range = rangeSeconds();
+		const step = Math.max(1, Math.ceil(range / 300));
+		const end = Math.floor(Date.now() / 1000); /* the newest data, not the last whole step */
+		const start = end - range;
+		const section = document.getElementById("history");
+		section.dataset.range = String(range);
+		section.dataset.step = String(step);
+		await Promise.all(CHARTS.map(async (def) => {
+			const data = await api("/api/v1/query_range", { query: def.query, start, end, step });
+			draw(def, data, start, end, step);
+		}));
+		section.dataset.drawn = String(Date.now());
+	}
+
+	async function historyLoop() {
+		try {
+			await history();
+		} catch (e) {
+			showError(e.message);
+		}
+	}
+
+	document.getElementById("range").addEventListener("change", (e) => {
+		location.hash = "range=" + e.target.value;
+	});
+	window.addEventListener("hashchange", () => {
+		for (const c of charts.values())
+			c.plot && c.plot.destroy();
+		charts.clear();
+		document.getElementById("charts").replaceChildren();
+		document.getElementById("reset-zoom").hidden = true;
+		historyLoop();
+	});
+	document.getElementById("reset-zoom").addEventListener("click", () => {
+		window.dispatchEvent(new HashChangeEvent("hashchange"));
+	});
+
 	document.getElementById("host").textContent = location.host;
 	loop();
 	sparkLoop();
+	historyLoop();
 	setInterval(loop, REFRESH_MS);
 	setInterval(sparkLoop, SPARK_MS);
+	setInterval(historyLoop, HISTORY_MS);
 })();

@@ -21,6 +21,8 @@ port, log = int(sys.argv[1]), sys.argv[2]
 class H(socketserver.StreamRequestHandler):
     def handle(self):
         line = self.rfile.readline().decode("latin-1").strip()
+        if not line:  # a connection opened ahead of need and closed unused: no request
+            return
         with open(log, "a") as f:
             f.write(line + "\n")
         self.wfile.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")

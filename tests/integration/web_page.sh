@@ -98,6 +98,17 @@ for r in 300:1 86400:288; do
 done
 grep -Eq 'Uncaught|ERROR:CONSOLE' "$tmp/hist.html.console" && fail "console errors: $(grep -E 'Uncaught|CONSOLE' "$tmp/hist.html.console" | head -3)"
 
+# One GPU in detail (#gpu=1): every series the history has for it, and its processes from /metrics.
+browse "http://127.0.0.1:$port/#gpu=1" "$tmp/detail.html" --dump-dom
+fields=$(sed -n 's/.*<section id="detail" data-gpu="1" data-fields="\([0-9]*\)" data-processes="[0-9]*">.*/\1/p' "$tmp/detail.html")
+want=$(curl -s "http://127.0.0.1:$port/api/v1/query" --data-urlencode 'query=count({gpu="1"})' |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["result"][0]["value"][1])')
+[ -n "$fields" ] && [ "$fields" -ge 50 ] && [ "$fields" -le "$want" ] ||
+	fail "detail of GPU 1: '$fields' fields (the store has $want): $(grep -o '<section id="detail"[^>]*>' "$tmp/detail.html")"
+pid=$(sed -n 's/^gpuwatch_process_memory_used_bytes{gpu="1",.*pid="\([0-9]*\)".*/\1/p' "$tmp/metrics" | head -1)
+[ -n "$pid" ] && grep -q "<tr data-pid=\"$pid\">" "$tmp/detail.html" || fail "GPU 1's process $pid is not in its detail"
+grep -q '<article class="tile selected" data-gpu="1"' "$tmp/detail.html" || fail "GPU 1's tile is not marked selected"
+
 shot="$(dirname "$BIN")/web-overview.png"
 browse "http://127.0.0.1:$port/#range=300" "$tmp/shot.out" --hide-scrollbars --window-size=1200,1100 --screenshot="$shot"
 [ -s "$shot" ] || fail "no screenshot at $shot"

@@ -194,10 +194,23 @@
 	const HISTORY_MS = 30000;
 	const charts = new Map(); /* id -> {box, plot, gpus} */
 
+	/* The view's state lives in the URL's hash: range=SECONDS&gpu=INDEX. */
+	function hashParams() {
+		return new URLSearchParams(location.hash.slice(1));
+	}
+
+	function setHash(key, value) {
+		const p = hashParams();
+		if (value === null)
+			p.delete(key);
+		else
+			p.set(key, value);
+		location.hash = p.toString();
+	}
+
 	function rangeSeconds() {
-		const m = /range=(\d+)/.exec(location.hash);
 		const sel = document.getElementById("range");
-		const v = m ? m[1] : sel.value;
+		const v = hashParams().get("range") || sel.value;
 		if ([...sel.options].some((o) => o.value === v))
 			sel.value = v;
 		return Number(sel.value);
@@ -271,8 +284,97 @@
 		}
 	}
 
+	/* ---- one GPU in detail: every series it has, and its processes ------------ */
+
+	const COMMON = new Set(["__name__", "gpu", "UUID", "uuid", "device", "modelName", "model", "Hostname",
+		"pci_bus_id", "DCGM_FI_DRIVER_VERSION", "instance", "job"]);
+
+	function fmtValue(v) {
+		const n = Number(v);
+		if (!isFinite(n))
+			return v;
+		return Math.abs(n) >= 1e6 || (n !== 0 && Math.abs(n) < 1e-3) ? n.toExponential(3) : String(Math.round(n * 1000) / 1000);
+	}
+
+	/* The process lines of the exposition for one GPU: pid -> labels and values (the history keeps no processes). */
+	function processes(text, gpu) {
+		const byPid = new Map();
+		const re = /^(gpuwatch_process_(?:memory_used_bytes|sm_utilization_ratio))\{(.*)\} (\S+)$/;
+		for (const line of text.split("\n")) {
+			const m = re.exec(line);
+			if (!m)
+				continue;
+			const labels = {};
+			for (const l of m[2].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+				labels[l[1]] = l[2].replace(/\\(.)/g, (x, c) => (c === "n" ? "\n" : c));
+			if (labels.gpu !== gpu)
+				continue;
+			const p = byPid.get(labels.pid) || { labels };
+			p[m[1].endsWith("bytes") ? "mem" : "sm"] = Number(m[3]);
+			byPid.set(labels.pid, p);
+		}
+		return [...byPid.values()].sort((a, b) => Number(a.labels.pid) - Number(b.labels.pid));
+	}
+
+	async function detail() {
+		const gpu = hashParams().get("gpu");
+		const section = document.getElementById("detail");
+		for (const t of tiles.values())
+			t.el.classList.toggle("selected", t.el.dataset.gpu === gpu);
+		if (gpu === null || !/^\d+$/.test(gpu)) {
+			section.hidden = true;
+			return;
+		}
+		section.hidden = false;
+		section.dataset.gpu = gpu;
+		document.getElementById("detail-title").textContent = "GPU " + gpu;
+		const [data, text] = await Promise.all([
+			api("/api/v1/query", { query: '{gpu="' + gpu + '"}' }),
+			fetch("/metrics").then((r) => (r.ok ? r.text() : "")),
+		]);
+		const rows = data.result.map((s) => {
+			const extra = Object.entries(s.metric).filter(([k]) => !COMMON.has(k)).map(([k, v]) => k + '="' + v + '"');
+			return [s.metric.__name__ + (extra.length ? "{" + extra.join(",") + "}" : ""), s.value[1]];
+		}).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+		document.querySelector("#fields tbody").replaceChildren(...rows.map(([name, v]) => {
+			const tr = el("tr");
+			tr.append(el("td", "", name), el("td", "num", fmtValue(v)));
+			return tr;
+		}));
+		section.dataset.fields = String(rows.length);
+		const procs = processes(text, gpu);
+		document.querySelector("#procs tbody").replaceChildren(...procs.map((p) => {
+			const tr = el("tr");
+			tr.dataset.pid = p.labels.pid;
+			const who = ["container", "pod", "namespace", "slurm_job", "hpc_job", "user"].filter((k) => p.labels[k])
+				.map((k) => k + " " + p.labels[k]).join(", ");
+			tr.append(el("td", "num", p.labels.pid), el("td", "", p.labels.process || ""), el("td", "", p.labels.type || ""),
+				el("td", "num", p.mem !== undefined ? fmt(p.mem / 1048576, 0, "MiB") : "–"),
+				el("td", "num", p.sm !== undefined ? fmt(p.sm * 100, 0, "%") : "–"), el("td", "", who));
+			return tr;
+		}));
+		section.dataset.processes = String(procs.length);
+	}
+
+	async function detailLoop() {
+		try {
+			await detail();
+		} catch (e) {
+			showError(e.message);
+		}
+	}
+
+	document.getElementById("tiles").addEventListener("click", (e) => {
+		const tile = e.target.closest(".tile");
+		if (tile)
+			setHash("gpu", tile.dataset.gpu);
+	});
+	document.getElementById("detail-close").addEventListener("click", (e) => {
+		e.preventDefault();
+		setHash("gpu", null);
+	});
 	document.getElementById("range").addEventListener("change", (e) => {
-		location.hash = "range=" + e.target.value;
+		setHash("range", e.target.value);
 	});
 	window.addEventListener("hashchange", () => {
 		for (const c of charts.values())
@@ -281,6 +383,7 @@
 		document.getElementById("charts").replaceChildren();
 		document.getElementById("reset-zoom").hidden = true;
 		historyLoop();
+		detailLoop();
 	});
 	document.getElementById("reset-zoom").addEventListener("click", () => {
 		window.dispatchEvent(new HashChangeEvent("hashchange"));
@@ -290,7 +393,9 @@
 	loop();
 	sparkLoop();
 	historyLoop();
+	setTimeout(detailLoop, 500); /* after the first tiles */
 	setInterval(loop, REFRESH_MS);
+	setInterval(detailLoop, SPARK_MS);
 	setInterval(sparkLoop, SPARK_MS);
 	setInterval(historyLoop, HISTORY_MS);
 })();

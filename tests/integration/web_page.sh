@@ -3,9 +3,11 @@
 # one tile per GPU (data-gpu, data-uuid) whose values are the scenario's
 # pinned ones as /metrics shows them, the simulated banner, no console
 # error, no request to any host but the agent (every other request goes to
-# a recording proxy, which must see none), and an API error shown on the
-# page rather than swallowed. A screenshot is kept next to the binary
-# (web-overview.png) for docs/WEB.md.
+# a recording proxy, which must see none), history charts whose range and
+# step follow the URL's #range, a GPU's detail (#gpu=N: every stored series
+# and its processes), and an API error shown on the page rather than
+# swallowed. A screenshot is kept next to the binary (web-overview.png) for
+# docs/WEB.md.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 for c in chromium curl python3; do

@@ -7,6 +7,7 @@
 #include "agent/agent_int.h"
 
 #include "api/json.h"
+#include "core/logq.h"
 #include "web/assets.h"
 #include "version.h"
 
@@ -46,26 +47,12 @@ static void log_nvml(void *arg, const struct gw_nvml_log_line *l)
 			 gw_nvml_strerror(a->nv, l->ret), l->ret);
 }
 
-/* s for a quoted log value: quotes and backslashes escaped, other unprintable bytes as '?'. */
-static const char *logq(char *dst, size_t n, const char *s)
-{
-	size_t w = 0;
-	for (; s && *s && w + 3 < n; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			dst[w++] = '\\';
-		dst[w++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	dst[w] = '\0';
-	return dst;
-}
-
 /* What the HPC job mapping reports (collect/hpcjob.h: each problem once, when it appears). */
 static void log_hpcjob(void *arg, const struct gw_hpcjob_event *e)
 {
 	const struct gw_agent *a = arg;
 	char path[512], q[GW_HPCJOB_MAX_JOBS * (GW_HPCJOB_ID_MAX + 1) * 2 + 8];
-	logq(path, sizeof(path), e->path);
+	gw_logq(path, sizeof(path), e->path);
 	switch (e->kind) {
 	case GW_HPCJOB_DIR_DOWN:
 		a->o.log("warn", "msg=\"hpc job mapping directory unavailable; no hpc_job labels until it is back\" "
@@ -92,14 +79,14 @@ static void log_hpcjob(void *arg, const struct gw_hpcjob_event *e)
 		size_t w = 0;
 		for (unsigned int i = 0; e->jobs && i < e->jobs->n && w < sizeof(ids); i++)
 			w += (size_t)snprintf(ids + w, sizeof(ids) - w, "%s%s", i ? "," : "", e->jobs->id[i]);
-		a->o.log("info", "msg=\"hpc jobs changed\" gpu=%d hpc_jobs=\"%s\"", e->gpu, logq(q, sizeof(q), ids));
+		a->o.log("info", "msg=\"hpc jobs changed\" gpu=%d hpc_jobs=\"%s\"", e->gpu, gw_logq(q, sizeof(q), ids));
 		break;
 	}
 	case GW_HPCJOB_IGNORED:
 		a->o.log("info", "msg=\"hpc job mapping: files that name no GPU here are ignored\" dir=\"%s\" count=%u "
 				 "first=\"%s\" hint=\"files are named by GPU index (the gpu label); MIG GPU.INSTANCE "
 				 "files do not apply to whole GPUs\"",
-			 path, e->ignored, logq(q, sizeof(q), e->first_ignored));
+			 path, e->ignored, gw_logq(q, sizeof(q), e->first_ignored));
 		break;
 	}
 }
@@ -265,7 +252,7 @@ static int open_hpcjob(struct gw_agent *a, struct gw_err *err)
 		     : gw_err_set(err, GW_ENOMEM, "out of memory");
 	free(idx);
 	char q[512];
-	logq(q, sizeof(q), dir);
+	gw_logq(q, sizeof(q), dir);
 	if (rc) {
 		char what[600];
 		snprintf(what, sizeof(what), "cannot watch the hpc job mapping directory %s", q);

@@ -10,6 +10,8 @@
  */
 #include "rules/notify_int.h"
 
+#include "core/logq.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,20 +48,6 @@ static int64_t real_ms(void)
 		if ((n)->logf)                                                                               \
 			(n)->logf(level, __VA_ARGS__);                                                       \
 	} while (0)
-
-/* s for a quoted log value: quotes and backslashes escaped, other unprintable bytes as '?'. */
-static const char *logq(char *dst, size_t n, const char *s)
-{
-	size_t w = 0;
-	for (; s && *s && w + 3 < n; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			dst[w++] = '\\';
-		dst[w++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	dst[w] = '\0';
-	return dst;
-}
 
 /* The alerts q .. q+k-1 into the sink's body. 0, or the body's error (the batch is lost). */
 static int build(struct gw_notifier *n, struct notify_sink *s, uint64_t q, size_t k, int64_t now_ms)
@@ -156,7 +144,7 @@ static void finish(struct gw_notifier *n, struct notify_sink *s, CURLcode cc)
 		if (refused) /* Prometheus does not send a body again that the receiver refused */
 			LOG(n, "error",
 			    "msg=\"alerts refused; not sent again\" alertmanager=%s count=%zu err=\"%s\"",
-			    s->url, s->nbatch, logq(q, sizeof(q), why));
+			    s->url, s->nbatch, gw_logq(q, sizeof(q), why));
 		s->nbatch = 0;
 		s->backoff_ms = 0;
 		return;
@@ -167,7 +155,7 @@ static void finish(struct gw_notifier *n, struct notify_sink *s, CURLcode cc)
 	s->retry_at_ms = notify_mono_ms() + s->backoff_ms;
 	LOG(n, "error",
 	    "msg=\"error sending alerts; retrying\" alertmanager=%s count=%zu err=\"%s\" retry_in_ms=%lld",
-	    s->url, s->nbatch, logq(q, sizeof(q), why), (long long)s->backoff_ms);
+	    s->url, s->nbatch, gw_logq(q, sizeof(q), why), (long long)s->backoff_ms);
 }
 
 /* Run the transfers; returns how many ended. */

@@ -6,6 +6,7 @@
  * alerts for `rules test` and the dashboard, and the rule metrics.
  */
 #include "rules/manager_int.h"
+#include "rules/notify_int.h"
 
 #include "api/json.h"
 
@@ -17,30 +18,12 @@
 
 void gw_rules_time_json(struct gw_buf *b, int64_t ms)
 {
-	if (ms == GW_RULES_NEVER) {
-		gw_buf_puts(b, "\"0001-01-01T00:00:00Z\"");
-		return;
-	}
-	int64_t s = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
-	int frac = (int)(ms - s * 1000);
-	time_t tt = (time_t)s;
-	struct tm tm;
-	if (!gmtime_r(&tt, &tm)) {
-		gw_buf_puts(b, "\"0001-01-01T00:00:00Z\"");
-		return;
-	}
-	char out[48];
-	size_t n = strftime(out, sizeof(out), "\"%Y-%m-%dT%H:%M:%S", &tm);
-	if (frac) {
-		int digits = 3;
-		while (frac % 10 == 0) {
-			frac /= 10;
-			digits--;
-		}
-		n += (size_t)snprintf(out + n, sizeof(out) - n, ".%0*d", digits, frac);
-	}
-	snprintf(out + n, sizeof(out) - n, "Z\"");
-	gw_buf_puts(b, out);
+	char t[NOTIFY_TIME_MAX];
+	if (ms == GW_RULES_NEVER)
+		snprintf(t, sizeof(t), "0001-01-01T00:00:00Z");
+	else
+		notify_time_rfc3339nano(t, ms);
+	gw_json_str(b, t);
 }
 
 void gw_rules_format_e(char out[40], double v, bool upper)

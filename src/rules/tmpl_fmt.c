@@ -248,7 +248,7 @@ void gw_tmpl__fmt_float(struct gw_buf *b, const struct tspec *sp, double v)
 	pad_release(b, sp, &t, true);
 }
 
-static void put_rune(struct gw_buf *t, uint32_t r)
+void gw_tmpl__put_rune(struct gw_buf *t, uint32_t r)
 {
 	char o[4];
 	size_t k = 0;
@@ -278,7 +278,7 @@ void gw_tmpl__fmt_int(struct gw_buf *b, const struct tspec *sp, int64_t v)
 	struct gw_buf t;
 	gw_buf_init(&t, TMP_LIMIT);
 	if (verb == 'c') {
-		put_rune(&t, v < 0 || v > 0x10ffff ? 0xfffd : (uint32_t)v);
+		gw_tmpl__put_rune(&t, v < 0 || v > 0x10ffff ? 0xfffd : (uint32_t)v);
 		pad_release(b, sp, &t, true);
 		return;
 	}
@@ -286,7 +286,7 @@ void gw_tmpl__fmt_int(struct gw_buf *b, const struct tspec *sp, int64_t v)
 		gw_buf_printf(&t, "U+%04llX", (unsigned long long)v);
 		if (sp->sharp && v >= 0 && v <= 0x10ffff) {
 			gw_buf_puts(&t, " '");
-			put_rune(&t, (uint32_t)v);
+			gw_tmpl__put_rune(&t, (uint32_t)v);
 			gw_buf_putc(&t, '\'');
 		}
 		pad_release(b, sp, &t, false);

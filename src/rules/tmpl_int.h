@@ -196,6 +196,9 @@ struct tcall {
 	char msg[4096]; /* the error, as Go's err.Error() */
 };
 
+/* Append rune r as UTF-8 (U+FFFD for a surrogate or past U+10FFFF), as Go's utf8.AppendRune (tmpl_fmt.c). */
+void gw_tmpl__put_rune(struct gw_buf *b, uint32_t r);
+
 /* A function call's failure: its message in c->msg, -1 returned (tmpl_funcs.c). */
 int gw_tmpl__fail(struct tcall *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A call's string result from a buffer (released here), copied into the call's arena. */

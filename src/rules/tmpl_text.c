@@ -261,28 +261,6 @@ static uint32_t next_rune(const char *s, size_t n, size_t *i)
 	return r;
 }
 
-static void put_rune(struct gw_buf *b, uint32_t r)
-{
-	char o[4];
-	size_t k = 0;
-	if (r < 0x80) {
-		o[k++] = (char)r;
-	} else if (r < 0x800) {
-		o[k++] = (char)(0xc0 | r >> 6);
-		o[k++] = (char)(0x80 | (r & 0x3f));
-	} else if (r < 0x10000) {
-		o[k++] = (char)(0xe0 | r >> 12);
-		o[k++] = (char)(0x80 | ((r >> 6) & 0x3f));
-		o[k++] = (char)(0x80 | (r & 0x3f));
-	} else {
-		o[k++] = (char)(0xf0 | r >> 18);
-		o[k++] = (char)(0x80 | ((r >> 12) & 0x3f));
-		o[k++] = (char)(0x80 | ((r >> 6) & 0x3f));
-		o[k++] = (char)(0x80 | (r & 0x3f));
-	}
-	gw_buf_append(b, o, k);
-}
-
 /* strings.Title's word boundary: ASCII non-alphanumerics and Unicode spaces. */
 static bool separator(uint32_t r)
 {
@@ -310,7 +288,7 @@ static int map_string(struct tcall *c, enum casing how)
 		else
 			m = map_case(r, how == C_UPPER);
 		prev = r;
-		put_rune(&b, m);
+		gw_tmpl__put_rune(&b, m);
 	}
 	return ret_buf(c, &b);
 }

@@ -21,7 +21,7 @@
 
 #define FILE_MAX (64u << 20) /* a rule file larger than this is a mistake */
 
-static int read_all(const char *path, char **out, size_t *len, struct gw_err *err)
+int gw_rf_read(const char *path, char **out, size_t *len, struct gw_err *err)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -270,7 +270,7 @@ int gw_rules_load_file_each(struct gw_ruleset *set, const char *path, gw_rules_e
 {
 	char *text;
 	size_t len;
-	int rc = read_all(path, &text, &len, err);
+	int rc = gw_rf_read(path, &text, &len, err);
 	if (rc)
 		return rc;
 	rc = gw_rules_load_text(set, path, text, len, each, ctx, err);

@@ -46,6 +46,9 @@ struct gw_rf {
 	size_t ngroups;
 };
 
+/* A whole file (at most 64 MiB) into a heap string of *len bytes; errors name the path. */
+int gw_rf_read(const char *path, char **out, size_t *len, struct gw_err *err);
+
 /* Report one error of the file ("PATH: " is prefixed when path is not NULL). */
 void gw_rf_report(struct gw_rf *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

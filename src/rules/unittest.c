@@ -70,330 +70,6 @@ static void errs_free(struct errs *e)
 	free(e->s);
 }
 
-/* Prometheus' model.Duration: "1h30m", "5m", "0s", "1d", years and weeks only when exact. */
-static void model_duration(struct gw_buf *b, int64_t ms)
-{
-	if (ms == 0) {
-		gw_buf_puts(b, "0s");
-		return;
-	}
-	static const struct {
-		const char *unit;
-		int64_t mult;
-		bool exact;
-	} u[] = {{"y", 365LL * 86400000, true}, {"w", 7LL * 86400000, true}, {"d", 86400000, false},
-		 {"h", 3600000, false},	     {"m", 60000, false},	     {"s", 1000, false},
-		 {"ms", 1, false}};
-	if (ms < 0) {
-		gw_buf_putc(b, '-');
-		ms = -ms;
-	}
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (u[i].exact && ms % u[i].mult)
-			continue;
-		if (ms / u[i].mult > 0) {
-			gw_buf_printf(b, "%lld%s", (long long)(ms / u[i].mult), u[i].unit);
-			ms %= u[i].mult;
-		}
-	}
-}
-
-/* Go's time.Duration.String() for whole milliseconds: "0s", "500ms", "1.5s", "1m0s", "1h0m0s". */
-static void go_duration(struct gw_buf *b, int64_t ms)
-{
-	if (ms < 0) {
-		gw_buf_putc(b, '-');
-		ms = -ms;
-	}
-	if (ms == 0) {
-		gw_buf_puts(b, "0s");
-		return;
-	}
-	if (ms < 1000) {
-		gw_buf_printf(b, "%lldms", (long long)ms);
-		return;
-	}
-	int64_t h = ms / 3600000, m = ms / 60000 % 60, s = ms / 1000 % 60, frac = ms % 1000;
-	if (h)
-		gw_buf_printf(b, "%lldh", (long long)h);
-	if (h || m)
-		gw_buf_printf(b, "%lldm", (long long)m);
-	gw_buf_printf(b, "%lld", (long long)s);
-	if (frac) {
-		char f[8];
-		snprintf(f, sizeof(f), ".%03lld", (long long)frac);
-		size_t n = strlen(f);
-		while (f[n - 1] == '0')
-			f[--n] = '\0';
-		gw_buf_puts(b, f);
-	}
-	gw_buf_putc(b, 's');
-}
-
-/* Go's strconv.Quote for the text people write (printable UTF-8 kept). */
-static void go_quote(struct gw_buf *b, const char *s)
-{
-	gw_buf_putc(b, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			gw_buf_printf(b, "\\%c", c);
-		else if (c == '\n')
-			gw_buf_puts(b, "\\n");
-		else if (c == '\t')
-			gw_buf_puts(b, "\\t");
-		else if (c == '\r')
-			gw_buf_puts(b, "\\r");
-		else if (c < 0x20 || c == 0x7f)
-			gw_buf_printf(b, "\\x%02x", c);
-		else
-			gw_buf_putc(b, (char)c);
-	}
-	gw_buf_putc(b, '"');
-}
-
-/* labels.Labels.String(): {a="b", c="d"}. */
-static void labels_string(struct gw_buf *b, const struct gw_labels *l)
-{
-	gw_buf_putc(b, '{');
-	for (size_t i = 0; i < l->n; i++) {
-		gw_buf_printf(b, "%s%s=", i ? ", " : "", l->p[i].name);
-		go_quote(b, l->p[i].value);
-	}
-	gw_buf_putc(b, '}');
-}
-
-static void float_E(struct gw_buf *b, double v)
-{
-	char out[40];
-	gw_rules_format_e(out, v, true);
-	gw_buf_puts(b, out);
-}
-
-/* A series notation ("name{a=\"b\"}") into sorted labels, as ParseMetric reads it. */
-static int parse_metric(const char *text, struct gw_arena *a, struct gw_labels *out, struct gw_err *err)
-{
-	const char *t = text;
-	while (*t == ' ')
-		t++;
-	if (t[0] == '{') {
-		/* "{}": no labels at all, which a selector may not be but a metric may */
-		const char *q = t + 1;
-		while (*q == ' ')
-			q++;
-		if (*q == '}' && !q[1 + strspn(q + 1, " ")]) {
-			*out = (struct gw_labels){0};
-			return 0;
-		}
-	}
-	struct gw_pq_node *n;
-	int rc = gw_promql_parse_selector(text, &n, err);
-	if (rc == GW_EINVAL) /* {} or only empty matchers: a metric with no labels is fine here */
-		rc = gw_promql_parse(text, &n, err);
-	if (rc)
-		return rc;
-	if (n->kind != GW_PQ_VECTOR_SEL) {
-		gw_promql_free(n);
-		return gw_err_set(err, GW_EPARSE, "1:1: parse error: not a series: %s", text);
-	}
-	struct gw_lpair *p = gw_arena_alloc(a, (n->u.sel.nmatchers + 1) * sizeof(*p));
-	size_t k = 0;
-	if (p && n->u.sel.name)
-		p[k++] = (struct gw_lpair){GW_METRIC_NAME, gw_arena_strdup(a, n->u.sel.name)};
-	for (size_t i = 0; p && i < n->u.sel.nmatchers; i++) {
-		const struct gw_pq_matcher *m = &n->u.sel.matchers[i];
-		if (m->op != GW_MATCH_EQ) {
-			gw_promql_free(n);
-			return gw_err_set(err, GW_EPARSE, "1:1: parse error: unexpected matcher in a series: %s", m->name);
-		}
-		if (*m->value)
-			p[k++] = (struct gw_lpair){gw_arena_strdup(a, m->name), gw_arena_strdup(a, m->value)};
-	}
-	gw_promql_free(n);
-	if (!p || a->err)
-		return gw_err_set(err, GW_ENOMEM, "out of memory");
-	*out = gw_labels_from(a, p, k);
-	return 0;
-}
-
-/* One value of a series' notation: omitted ("_") or a value (maybe the staleness marker). */
-struct seqval {
-	bool omitted;
-	double v;
-};
-
-struct seq {
-	struct seqval *v;
-	size_t n, cap;
-};
-
-static int seq_add(struct seq *s, bool omitted, double v)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		if (cap > (size_t)1 << 26)
-			return GW_ERANGE;
-		struct seqval *p = realloc(s->v, cap * sizeof(*p));
-		if (!p)
-			return GW_ENOMEM;
-		s->v = p;
-		s->cap = cap;
-	}
-	s->v[s->n++] = (struct seqval){omitted, v};
-	return 0;
-}
-
-/* A number as PromQL's lexer reads one in series values: decimal (no hex: "0x5" is 0 five times), Inf, NaN, signed. */
-static const char *number(const char *s, double *v)
-{
-	const char *p = s;
-	if (*p == '+' || *p == '-')
-		p++;
-	if (!strncasecmp(p, "inf", 3) || !strncasecmp(p, "nan", 3)) {
-		bool neg = *s == '-';
-		*v = (p[0] == 'i' || p[0] == 'I') ? (neg ? -INFINITY : INFINITY) : NAN;
-		return p + 3;
-	}
-	const char *digits = p;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			;
-	if (p == digits || (p == digits + 1 && *digits == '.'))
-		return NULL;
-	if ((*p == 'e' || *p == 'E') && ((p[1] >= '0' && p[1] <= '9') ||
-					 ((p[1] == '+' || p[1] == '-') && p[2] >= '0' && p[2] <= '9'))) {
-		p += 2;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	char buf[128];
-	size_t n = (size_t)(p - s) < sizeof(buf) - 1 ? (size_t)(p - s) : sizeof(buf) - 1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	*v = strtod(buf, NULL);
-	return p;
-}
-
-static bool parse_count(const char *s, const char **end, uint64_t *n)
-{
-	if (*s < '0' || *s > '9')
-		return false;
-	char *e;
-	unsigned long long x = strtoull(s, &e, 10);
-	*n = x;
-	*end = e;
-	return true;
-}
-
-/* The values notation of promtool's input_series: "1 2 _ 3+4x5 _x3 stale". */
-static int parse_values(const char *line, size_t col0, const char *text, struct seq *out, struct gw_err *err)
-{
-	const char *s = text;
-	while (*s) {
-		while (*s == ' ' || *s == '\t' || *s == '\n')
-			s++;
-		if (!*s)
-			break;
-		size_t col = col0 + (size_t)(s - text) + 1;
-		const char *tok = s;
-		while (*s && *s != ' ' && *s != '\t' && *s != '\n')
-			s++;
-		size_t len = (size_t)(s - tok);
-		char buf[256];
-		if (len >= sizeof(buf))
-			return gw_err_set(err, GW_EPARSE, "1:%zu: parse error: series value too long", col);
-		memcpy(buf, tok, len);
-		buf[len] = '\0';
-		const char *e;
-		uint64_t times = 0;
-		int rc = 0;
-		if (buf[0] == '_') {
-			if (!buf[1]) {
-				rc = seq_add(out, true, 0);
-			} else if (buf[1] == 'x' && parse_count(buf + 2, &e, &times) && !*e) {
-				for (uint64_t i = 0; i < times && rc == 0; i++)
-					rc = seq_add(out, true, 0);
-			} else {
-				return gw_err_set(err, GW_EPARSE, "1:%zu: parse error: unexpected \"%s\" in series values",
-						  col, buf);
-			}
-		} else if (!strcmp(buf, "stale")) {
-			rc = seq_add(out, false, gw_stale_nan());
-		} else {
-			double v, d = 0;
-			const char *p = number(buf, &v);
-			if (!p) {
-				const char *kind = (buf[0] >= 'a' && buf[0] <= 'z') || (buf[0] >= 'A' && buf[0] <= 'Z')
-							   ? "identifier"
-							   : "character";
-				return gw_err_set(
-					err, GW_EPARSE,
-					"1:%zu: parse error: unexpected %s \"%s\" in series values, expected number or \"stale\"",
-					col, kind, buf);
-			}
-			if (*p == '+' || *p == '-') {
-				p = number(p, &d);
-				if (!p || *p != 'x')
-					return gw_err_set(err, GW_EPARSE,
-							  "1:%zu: parse error: unexpected \"%s\" in series values", col, buf);
-			}
-			if (*p == 'x') {
-				if (!parse_count(p + 1, &e, &times) || *e)
-					return gw_err_set(err, GW_EPARSE,
-							  "1:%zu: parse error: unexpected \"%s\" in series values", col, buf);
-				/* NxK is K+1 values: the first and K more */
-				for (uint64_t i = 0; i <= times && rc == 0; i++, v += d)
-					rc = seq_add(out, false, v);
-			} else if (*p) {
-				return gw_err_set(err, GW_EPARSE, "1:%zu: parse error: unexpected \"%s\" in series values",
-						  col, buf);
-			} else {
-				rc = seq_add(out, false, v);
-			}
-		}
-		if (rc == GW_ERANGE)
-			return gw_err_set(err, rc, "%s: too many values", line);
-		if (rc)
-			return gw_err_set(err, rc, "out of memory");
-	}
-	return 0;
-}
-
-/*
- * Load the input series at multiples of interval from time 0, up to until:
- * promtool loads samples only as far as its last evaluation, so a query
- * between evaluations does not see the samples after it.
- */
-static int load_series(struct gw_memstore *m, const struct gw_ut_group *g, int64_t interval, int64_t until,
-		       struct gw_err *err)
-{
-	for (size_t i = 0; i < g->ninput; i++) {
-		const struct gw_ut_series *in = &g->input[i];
-		struct gw_arena a;
-		gw_arena_init(&a, ARENA_MAX);
-		struct gw_labels l;
-		const char *series = in->series ? in->series : "";
-		int rc = parse_metric(series, &a, &l, err);
-		struct seq seq = {0};
-		if (rc == 0)
-			rc = parse_values(series, strlen(series) + 1, in->values ? in->values : "", &seq, err);
-		long id = rc == 0 ? gw_memstore_series(m, l.p, l.n) : 0;
-		if (rc == 0 && id < 0)
-			rc = gw_err_set(err, (int)id, "out of memory");
-		for (size_t k = 0; rc == 0 && k < seq.n; k++)
-			if (!seq.v[k].omitted && (int64_t)k * interval <= until &&
-			    gw_memstore_append(m, id, (int64_t)k * interval, seq.v[k].v) != 0)
-				rc = gw_err_set(err, GW_EINVAL, "series %s: out of order or duplicate samples", series);
-		free(seq.v);
-		gw_arena_release(&a);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* The rules' writes into the memory store; refused samples are dropped, as Prometheus' appender logs them. */
 static int mem_append(void *ctx, const struct gw_labels *labels, int64_t t, double v, struct gw_err *err)
 {
@@ -436,9 +112,9 @@ static void la_string(struct gw_buf *b, const struct la *v, size_t n)
 	gw_buf_puts(b, "[\n");
 	for (size_t i = 0; i < n; i++) {
 		gw_buf_printf(b, "%s            %zu:\n              Labels:", i ? ",\n" : "", i);
-		labels_string(b, &v[i].labels);
+		gw_ut_labels_string(b, &v[i].labels);
 		gw_buf_puts(b, "\n              Annotations:");
-		labels_string(b, &v[i].annotations);
+		gw_ut_labels_string(b, &v[i].annotations);
 	}
 	gw_buf_puts(b, "\n            ]");
 }
@@ -503,7 +179,7 @@ static void check_alerts(struct gw_rules *r, const struct gw_ut_group *g, const 
 		if (g->name && *g->name)
 			gw_buf_printf(&b, "    name: %s,\n", g->name);
 		gw_buf_printf(&b, "    alertname: %s, time: ", t->alertname);
-		model_duration(&b, t->eval_ms);
+		gw_ut_model_duration(&b, t->eval_ms);
 		gw_buf_puts(&b, ", \n        exp:");
 		la_string(&b, exp, t->nexp);
 		gw_buf_puts(&b, ", \n        got:");
@@ -531,18 +207,18 @@ static void samples_string(struct gw_buf *b, const struct psample *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			gw_buf_puts(b, ", ");
-		labels_string(b, &s[i].l);
+		gw_ut_labels_string(b, &s[i].l);
 		gw_buf_putc(b, ' ');
-		float_E(b, s[i].v);
+		gw_ut_float_E(b, s[i].v);
 	}
 }
 
 static void expr_head(struct gw_buf *b, const struct gw_ut_expr_test *t)
 {
 	gw_buf_puts(b, "    expr: ");
-	go_quote(b, t->expr ? t->expr : "");
+	gw_ut_go_quote(b, t->expr ? t->expr : "");
 	gw_buf_puts(b, ", time: ");
-	model_duration(b, t->eval_ms);
+	gw_ut_model_duration(b, t->eval_ms);
 }
 
 static void check_expr(const struct gw_querier *q, const struct gw_pq_opts *po, const struct gw_ut_expr_test *t,
@@ -580,9 +256,9 @@ static void check_expr(const struct gw_querier *q, const struct gw_pq_opts *po, 
 		got[i] = (struct psample){res.vector.s[i].labels, res.vector.s[i].v};
 	for (size_t i = 0; i < t->nexp; i++) {
 		const char *text = t->exp[i].labels ? t->exp[i].labels : "";
-		if (parse_metric(text, &a, &exp[i].l, &err)) {
+		if (gw_ut_parse_metric(text, &a, &exp[i].l, &err)) {
 			gw_buf_puts(&b, ", err: labels ");
-			go_quote(&b, text);
+			gw_ut_go_quote(&b, text);
 			gw_buf_printf(&b, ": %s", err.msg);
 			goto fail;
 		}
@@ -671,7 +347,7 @@ static void run_group(const struct gw_ut *ut, const struct gw_ut_group *g, char 
 		maxt = g->alerts[i].eval_ms > maxt ? g->alerts[i].eval_ms : maxt;
 	for (size_t i = 0; i < g->nexprs; i++)
 		maxt = g->exprs[i].eval_ms > maxt ? g->exprs[i].eval_ms : maxt;
-	if (load_series(m, g, interval, maxt - maxt % eval, &err)) {
+	if (gw_ut_load_series(m, g, interval, maxt - maxt % eval, &err)) {
 		errs_add(e, "%s", err.msg);
 		goto out;
 	}
@@ -701,7 +377,7 @@ static void run_group(const struct gw_ut *ut, const struct gw_ut_group *g, char 
 		if (!t->alertname || !*t->alertname) {
 			struct gw_buf b;
 			gw_buf_init(&b, 4096);
-			model_duration(&b, t->eval_ms);
+			gw_ut_model_duration(&b, t->eval_ms);
 			errs_add(e, "an item under alert_rule_test misses required attribute alertname at eval_time %s%s%s%s",
 				 b.data ? b.data : "", g->name && *g->name ? " (in TestGroup " : "",
 				 g->name && *g->name ? g->name : "", g->name && *g->name ? ")" : "");
@@ -726,7 +402,7 @@ static void run_group(const struct gw_ut *ut, const struct gw_ut_group *g, char 
 					continue;
 				struct gw_buf b;
 				gw_buf_init(&b, 4096);
-				go_duration(&b, ts);
+				gw_ut_go_duration(&b, ts);
 				errs_add(e, "    rule: %s, time: %s, err: %s", rs->rule->name, b.data ? b.data : "",
 					 rs->last_error);
 				gw_buf_release(&b);
@@ -749,31 +425,6 @@ out:
 	gw_ruleset_release(&set);
 	gw_memstore_free(m);
 	gw_arena_release(&a);
-}
-
-static char *read_file(const char *path, size_t *len, struct gw_err *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		gw_err_set(err, GW_EIO, "open %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	struct gw_buf b;
-	gw_buf_init(&b, (size_t)1 << 30);
-	char chunk[65536];
-	size_t n;
-	int rc = 0;
-	while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		rc = gw_buf_append(&b, chunk, n);
-	bool bad = ferror(f) || rc;
-	fclose(f);
-	if (bad || gw_buf_putc(&b, '\0')) {
-		gw_buf_release(&b);
-		gw_err_set(err, GW_EIO, "read %s: %s", path, rc ? "too large" : strerror(errno));
-		return NULL;
-	}
-	*len = b.len - 1;
-	return b.data;
 }
 
 /* rule_files relative to the test file's folder, each a glob; a pattern matching nothing is a warning. */
@@ -815,8 +466,8 @@ static void run_file(const char *path, FILE *err, struct errs *e)
 {
 	struct gw_err ge = {0};
 	size_t len;
-	char *text = read_file(path, &len, &ge);
-	if (!text) {
+	char *text;
+	if (gw_rf_read(path, &text, &len, &ge) != 0) {
 		errs_add(e, "%s", ge.msg);
 		return;
 	}

@@ -1,14 +1,19 @@
 /*
  * unittest_int.h - a unit-test file as unittest_yaml.c decodes it and
  * unittest.c runs it (the fields of promtool's unitTestFile, testGroup,
- * alertTestCase and promqlTestCase). Ownership: struct gw_ut owns all of
+ * alertTestCase and promqlTestCase), and the helpers its files share
+ * (unittest_fmt.c, unittest_load.c). Ownership: struct gw_ut owns all of
  * it; gw_ut_release frees it.
  */
 #ifndef GW_RULES_UNITTEST_INT_H
 #define GW_RULES_UNITTEST_INT_H
 
+#include "core/arena.h"
+#include "core/buf.h"
+#include "model/labels.h"
 #include "rules/rulefile.h"
 #include "rules/unittest.h"
+#include "store/memstore.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,6 +71,19 @@ struct gw_ut {
 	struct gw_ut_group *tests;
 	size_t ntests;
 };
+
+/* unittest_fmt.c: Go's formats as promtool prints failures. */
+void gw_ut_model_duration(struct gw_buf *b, int64_t ms); /* "1h30m", "0s" */
+void gw_ut_go_duration(struct gw_buf *b, int64_t ms);    /* "1m0s", "500ms" */
+void gw_ut_go_quote(struct gw_buf *b, const char *s);    /* strconv.Quote */
+void gw_ut_labels_string(struct gw_buf *b, const struct gw_labels *l); /* {a="b", c="d"} */
+void gw_ut_float_E(struct gw_buf *b, double v);          /* FormatFloat(v, 'E', -1, 64) */
+
+/* unittest_load.c: a series notation into sorted labels, as ParseMetric ("{}" is no labels). */
+int gw_ut_parse_metric(const char *text, struct gw_arena *a, struct gw_labels *out, struct gw_err *err);
+/* The group's input series at multiples of interval from 0, up to until (promtool's last evaluation). */
+int gw_ut_load_series(struct gw_memstore *m, const struct gw_ut_group *g, int64_t interval, int64_t until,
+		      struct gw_err *err);
 
 /* Decode a unit-test file strictly (errors reported to c, without the path, as promtool prints them). */
 int gw_ut_decode(struct gw_rf *c, struct gw_ut *ut, const char *text, size_t len);

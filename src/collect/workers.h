@@ -46,6 +46,12 @@ struct gw_workers_cfg {
 	const struct gw_cgroup_src *attr; /* attribute processes; NULL: do not */
 };
 
+/* A GW_FL_KIB_RATE row's counter at its last read. */
+struct gw_kib_prev {
+	int64_t kib, t_ms;
+	bool have;
+};
+
 struct gw_worker {
 	struct gw_gpu *gpu; /* borrowed; its fields are the worker's while it reads */
 	struct gw_workers *pool;
@@ -72,6 +78,7 @@ struct gw_worker {
 	struct gw_nvml_tally tally;
 	struct gw_read_memo memo;
 	bool *reading; /* per field: read this time (else kept from the last read) */
+	struct gw_kib_prev *kib; /* per field: GW_FL_KIB_RATE rows' last counter, for DCGM's rate */
 	int64_t last_slow_ms, last_proc_ms;
 	unsigned long long proc_util_seen_us; /* newest per-process sample read */
 };

@@ -122,5 +122,9 @@ const struct gw_field gw_fields_ecc[] = {
 	NVLINK_ERR("recovery", GW_NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL,
 		   DCGM(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, 439), "NVLink recovery errors, all links."),
 #undef NVLINK_ERR
+	/* DCGM's NVLink bandwidth: data received plus sent over every link, as DCGM's rate of the KiB counters */
+	{F("nvlink.bandwidth.total"), FMT(UINT), RD(nvlink_kib, -1), CU(COUNT), FLAGS(GW_FL_NOSMI | GW_FL_KIB_RATE),
+	 DCGM(DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL, 449),
+	 DESC("NVLink data received and sent over all links since the previous sample: KiB per second / 1000, as DCGM computes it.")},
 };
 const size_t gw_fields_ecc_n = sizeof(gw_fields_ecc) / sizeof(gw_fields_ecc[0]);

@@ -437,6 +437,31 @@ typedef int nvmlGpuVirtualizationMode_t;
 #define NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU 3
 #define NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA 4
 
+/* vGPU software licensing (nvmlDeviceGetGridLicensableFeatures_v4's layout) */
+#define NVML_GRID_LICENSE_BUFFER_SIZE 128
+#define NVML_GRID_LICENSE_FEATURE_MAX_COUNT 3
+#define NVML_GRID_LICENSE_FEATURE_CODE_UNKNOWN 0
+#define NVML_GRID_LICENSE_FEATURE_CODE_VGPU 1
+typedef int nvmlGridLicenseFeatureCode_t;
+typedef struct {
+	unsigned int year;
+	unsigned short month, day, hour, min, sec;
+	unsigned char status;
+} nvmlGridLicenseExpiry_t;
+typedef struct {
+	nvmlGridLicenseFeatureCode_t featureCode;
+	unsigned int featureState; /* non-zero: licensed now */
+	char licenseInfo[NVML_GRID_LICENSE_BUFFER_SIZE];
+	char productName[NVML_GRID_LICENSE_BUFFER_SIZE];
+	unsigned int featureEnabled;
+	nvmlGridLicenseExpiry_t licenseExpiry;
+} nvmlGridLicensableFeature_t;
+typedef struct {
+	int isGridLicenseSupported; /* non-zero on a vGPU guest */
+	unsigned int licensableFeaturesCount;
+	nvmlGridLicensableFeature_t gridLicensableFeatures[NVML_GRID_LICENSE_FEATURE_MAX_COUNT];
+} nvmlGridLicensableFeatures_t;
+
 #define NVML_DEVICE_ADDRESSING_MODE_NONE 0
 #define NVML_DEVICE_ADDRESSING_MODE_HMM 1
 #define NVML_DEVICE_ADDRESSING_MODE_ATS 2
@@ -751,6 +776,7 @@ typedef struct {
 	X(OPT, nvmlDeviceGetAddressingMode, (nvmlDevice_t d, nvmlDeviceAddressingMode_t *mode), NULL)       \
 	X(OPT, nvmlDeviceGetC2cModeInfoV, (nvmlDevice_t d, nvmlC2cModeInfo_v1_t *c2c), NULL)                \
 	X(OPT, nvmlDeviceGetVirtualizationMode, (nvmlDevice_t d, nvmlGpuVirtualizationMode_t *mode), NULL)  \
+	X(OPT, nvmlDeviceGetGridLicensableFeatures_v4, (nvmlDevice_t d, nvmlGridLicensableFeatures_t *f), NULL) \
 	X(OPT, nvmlDeviceGetGspFirmwareVersion, (nvmlDevice_t d, char *version), NULL)                      \
 	X(OPT, nvmlDeviceGetPciInfoExt, (nvmlDevice_t d, nvmlPciInfoExt_t *pci), NULL)                      \
 	X(OPT, nvmlDeviceGetMarginTemperature, (nvmlDevice_t d, nvmlMarginTemperature_t *margin), NULL)     \

@@ -175,7 +175,7 @@ check "$tmp/all-uncommented.csv" all "$tmp/capped.scn"
 grep -q '^dcgm_sm_clock{gpu="0",UUID=' "$tmp/legacy.prom" || fail "legacy: no dcgm_sm_clock"
 grep -q '^DCGM_FI_' "$tmp/legacy.prom" && fail "legacy: a DCGM_FI_ name where the file gives a 1.x one"
 # every label row of the uncommented file that the simulated H200 answers, in file order
-grep -Eq '^DCGM_FI_DEV_GPU_TEMP\{gpu="0",UUID="[^"]+",pci_bus_id="[^"]+",device="nvidia0",modelName="NVIDIA H200",Hostname="[^"]+",DCGM_FI_DRIVER_VERSION="[^"]+",DCGM_FI_NVML_VERSION="[^"]+",DCGM_FI_DEV_SERIAL="[^"]+",DCGM_FI_DEV_OEM_INFOROM_VER="[^"]+",DCGM_FI_DEV_ECC_INFOROM_VER="[^"]+",(DCGM_FI_DEV_POWER_INFOROM_VER="[^"]+",)?DCGM_FI_DEV_INFOROM_IMAGE_VER="[^"]+",DCGM_FI_DEV_VBIOS_VERSION="[^"]+"\} [0-9]+$' "$tmp/all.prom" ||
+grep -Eq '^DCGM_FI_DEV_GPU_TEMP\{gpu="0",UUID="[^"]+",pci_bus_id="[^"]+",device="nvidia0",modelName="NVIDIA H200",Hostname="[^"]+",DCGM_FI_DRIVER_VERSION="[^"]+",DCGM_FI_NVML_VERSION="[^"]+",DCGM_FI_DEV_BRAND="NVIDIA",DCGM_FI_DEV_SERIAL="[^"]+",DCGM_FI_DEV_OEM_INFOROM_VER="[^"]+",DCGM_FI_DEV_ECC_INFOROM_VER="[^"]+",(DCGM_FI_DEV_POWER_INFOROM_VER="[^"]+",)?DCGM_FI_DEV_INFOROM_IMAGE_VER="[^"]+",DCGM_FI_DEV_VBIOS_VERSION="[^"]+"\} [0-9]+$' "$tmp/all.prom" ||
 	fail "all: label rows: $(grep '^DCGM_FI_DEV_GPU_TEMP{' "$tmp/all.prom" | head -1)"
 # what NVML answers on an H200 is exported: violations, ECC and NVLink error totals, profiling ratios
 for f in POWER THERMAL SYNC_BOOST BOARD_LIMIT LOW_UTIL RELIABILITY; do
@@ -189,7 +189,12 @@ for f in DEV_ECC_SBE_VOL_TOTAL DEV_ECC_DBE_VOL_TOTAL DEV_ECC_SBE_AGG_TOTAL DEV_E
 done
 grep -Eq '^DCGM_EXP_CLOCK_EVENTS_COUNT\{gpu="0",.*,DCGM_FI_DEV_VBIOS_VERSION="[^"]+",clock_event="[a-z_]+"\} [1-9][0-9]*$' "$tmp/all.prom" ||
 	fail "all: no DCGM_EXP_CLOCK_EVENTS_COUNT: $(grep '^DCGM_EXP' "$tmp/all.prom" | head -2)"
-grep -q 'DCGM_FI_DEV_BRAND left out' "$tmp/all.err" || fail "all: DCGM_FI_DEV_BRAND not logged as left out"
+# the default file's NVLink bandwidth (DCGM's rate: a whole number) and vGPU licence (0 on bare metal)
+grep -Eq '^DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL\{gpu="0",.*\} [0-9]+$' "$tmp/default.prom" ||
+	fail "default: DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: $(grep '^DCGM_FI_DEV_NVLINK_BANDWIDTH' "$tmp/default.prom" | head -1)"
+grep -Eq '^DCGM_FI_DEV_VGPU_LICENSE_STATUS\{gpu="0",.*\} 0$' "$tmp/default.prom" ||
+	fail "default: DCGM_FI_DEV_VGPU_LICENSE_STATUS: $(grep '^DCGM_FI_DEV_VGPU' "$tmp/default.prom" | head -1)"
+grep -q 'DCGM_FI_DEV_NVLINK_BANDWIDTH_L0 left out' "$tmp/all.err" || fail "all: the per-link bandwidth not logged as left out"
 
 [ "$fails" = 0 ] || exit 1
 echo "ok"

@@ -79,6 +79,8 @@ struct gw_frame_gpu {
 	bool clock_window_valid; /* the GPU reports clock event reasons */
 };
 
+#define GW_P2P_UNREAD 0xff
+
 struct gw_frame {
 	int64_t t_ms;  /* scheduled tick time, ms since the epoch */
 	uint64_t seq;  /* 1, 2, ... */
@@ -92,6 +94,9 @@ struct gw_frame {
 	unsigned int stalled_gpus;   /* GPUs stalled in this frame */
 	uint64_t nvml_errors_total;  /* failed NVML calls, all functions and GPUs */
 	uint64_t nvml_errors[GW_NVML_FN__COUNT]; /* failed NVML calls on no GPU (system, events), by function */
+	/* [i * ngpus + j]: nvmlDeviceGetP2PStatus over NVLink from GPU i to GPU j (NVML_P2P_STATUS_*),
+	 * read once at start (the topology holds while the driver is loaded); GW_P2P_UNREAD: no answer */
+	const uint8_t *p2p_nvlink;
 	int refs;                    /* private to the sampler */
 };
 

@@ -236,6 +236,21 @@ typedef int nvmlDeviceArchitecture_t; /* unsigned int in NVML; same size */
 
 /* Topology and NVLink. */
 typedef int nvmlGpuTopologyLevel_t;
+/* nvmlDeviceGetP2PStatus: what a GPU-to-GPU path supports */
+typedef int nvmlGpuP2PCapsIndex_t;
+#define NVML_P2P_CAPS_INDEX_READ 0
+#define NVML_P2P_CAPS_INDEX_WRITE 1
+#define NVML_P2P_CAPS_INDEX_NVLINK 2
+#define NVML_P2P_CAPS_INDEX_ATOMICS 3
+#define NVML_P2P_CAPS_INDEX_PCI 4
+typedef int nvmlGpuP2PStatus_t;
+#define NVML_P2P_STATUS_OK 0
+#define NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED 1
+#define NVML_P2P_STATUS_GPU_NOT_SUPPORTED 2
+#define NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED 3
+#define NVML_P2P_STATUS_DISABLED_BY_REGKEY 4
+#define NVML_P2P_STATUS_NOT_SUPPORTED 5
+#define NVML_P2P_STATUS_UNKNOWN 6
 #define NVML_TOPOLOGY_INTERNAL 0   /* the same board */
 #define NVML_TOPOLOGY_SINGLE 10    /* one PCIe switch between them */
 #define NVML_TOPOLOGY_MULTIPLE 20  /* several PCIe switches, no host bridge */
@@ -755,6 +770,8 @@ typedef struct {
 	/* topology, affinity and NVLink */                                                                 \
 	X(OPT, nvmlDeviceGetTopologyCommonAncestor,                                                         \
 	  (nvmlDevice_t d, nvmlDevice_t d2, nvmlGpuTopologyLevel_t *pathInfo), NULL)                        \
+	X(OPT, nvmlDeviceGetP2PStatus,                                                                      \
+	  (nvmlDevice_t d, nvmlDevice_t d2, nvmlGpuP2PCapsIndex_t index, nvmlGpuP2PStatus_t *status), NULL) \
 	X(OPT, nvmlDeviceGetCpuAffinity, (nvmlDevice_t d, unsigned int cpuSetSize, unsigned long *cpuSet), NULL) \
 	X(OPT, nvmlDeviceGetMemoryAffinity,                                                                 \
 	  (nvmlDevice_t d, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope), NULL) \

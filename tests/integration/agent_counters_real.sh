@@ -91,7 +91,7 @@ for n, name, typ, help_ in rows:
     if not re.search(r'^%s\{' % re.escape(name), text, re.M):
         bad.append('%s: TYPE without samples' % name)
     if name.startswith('DCGM_EXP_'):
-        continue  # window counts: /metrics only, not stored
+        continue  # window counts and P2P status: /metrics only, not stored
     if name not in md:
         bad.append('%s: not in /api/v1/metadata' % name)
     elif md[name][0]['help'] != help_ or md[name][0]['type'] != typ:
@@ -106,7 +106,11 @@ for m in re.finditer(r'^((?:DCGM|dcgm)[A-Za-z_0-9]*)\{([^}]*)\} (\S+)$', text, r
     if keys[:6] != std:
         bad.append('%s: labels start %s' % (m.group(1), keys[:6])); break
     extra = keys[6:]
-    if m.group(1).startswith('DCGM_EXP_'):  # dcgm-exporter's window counts: what was counted last
+    if m.group(1) == 'DCGM_EXP_P2P_STATUS':  # the status in words and the peer last
+        if extra[-2:] != ['link_status', 'peer_gpu']:
+            bad.append('%s: no link_status, peer_gpu at the end: %s' % (m.group(1), extra)); break
+        extra = extra[:-2]
+    elif m.group(1).startswith('DCGM_EXP_'):  # dcgm-exporter's window counts: what was counted last
         if extra[-1:] not in (['xid'], ['clock_event']):
             bad.append('%s: no xid or clock_event at the end: %s' % (m.group(1), extra)); break
         extra = extra[:-1]
@@ -194,6 +198,13 @@ grep -Eq '^DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL\{gpu="0",.*\} [0-9]+$' "$tmp/defau
 	fail "default: DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: $(grep '^DCGM_FI_DEV_NVLINK_BANDWIDTH' "$tmp/default.prom" | head -1)"
 grep -Eq '^DCGM_FI_DEV_VGPU_LICENSE_STATUS\{gpu="0",.*\} 0$' "$tmp/default.prom" ||
 	fail "default: DCGM_FI_DEV_VGPU_LICENSE_STATUS: $(grep '^DCGM_FI_DEV_VGPU' "$tmp/default.prom" | head -1)"
+# dcgm-exporter's P2P status: each GPU towards each other one, over NVLink (both H200s have links)
+for pair in '0 1' '1 0'; do
+	set -- $pair
+	grep -Eq "^DCGM_EXP_P2P_STATUS\{gpu=\"$1\",.*,DCGM_FI_DEV_VBIOS_VERSION=\"[^\"]+\",link_status=\"OK\",peer_gpu=\"$2\"\} 0\$" "$tmp/all.prom" ||
+		fail "all: no DCGM_EXP_P2P_STATUS from $1 to $2: $(grep '^DCGM_EXP_P2P' "$tmp/all.prom" | head -2)"
+done
+[ "$(grep -c '^DCGM_EXP_P2P_STATUS{' "$tmp/all.prom")" = 2 ] || fail "all: DCGM_EXP_P2P_STATUS has a GPU towards itself"
 grep -q 'DCGM_FI_DEV_NVLINK_BANDWIDTH_L0 left out' "$tmp/all.err" || fail "all: the per-link bandwidth not logged as left out"
 
 [ "$fails" = 0 ] || exit 1

@@ -126,7 +126,8 @@ void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct g
 	size_t len;
 	void *ref;
 	pthread_rwlock_rdlock(&a->lock);
-	int rc = gw_expo_cache_get(&a->expo, &a->metrics, f, kind, &data, &len, &ref);
+	bool gzip = gw_http_accepts_coding(gw_http_header(req, "Accept-Encoding"), "gzip");
+	int rc = gw_expo_cache_get(&a->expo, &a->metrics, f, kind, gzip, &data, &len, &ref);
 	pthread_rwlock_unlock(&a->lock);
 	gw_sampler_release(a->sampler, f);
 	if (rc) {
@@ -134,6 +135,9 @@ void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct g
 		return;
 	}
 	gw_http_reply_shared(resp, data, len, gw_expo_body_unref, ref);
+	if (gzip)
+		gw_http_add_header(resp, "Content-Encoding", "gzip");
+	gw_http_add_header(resp, "Vary", "Accept-Encoding");
 	resp->content_type = kind == GW_EXPFMT_OPENMETRICS ? GW_EXPFMT_CONTENT_TYPE_OPENMETRICS
 							   : GW_EXPFMT_CONTENT_TYPE_TEXT;
 }

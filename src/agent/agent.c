@@ -149,6 +149,12 @@ static void h_static(void *ctx, const struct gw_http_request *req, struct gw_htt
 	}
 	resp->content_type = f->content_type;
 	gw_http_add_header(resp, "Cache-Control", "max-age=300");
+	gw_http_add_header(resp, "Vary", "Accept-Encoding");
+	if (f->gz && gw_http_accepts_coding(gw_http_header(req, "Accept-Encoding"), "gzip")) {
+		gw_http_add_header(resp, "Content-Encoding", "gzip");
+		gw_http_reply_shared(resp, (const char *)f->gz, f->gz_len, keep, NULL);
+		return;
+	}
 	gw_http_reply_shared(resp, (const char *)f->data, f->len, keep, NULL);
 }
 

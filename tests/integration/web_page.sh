@@ -88,10 +88,19 @@ grep -Eq 'Uncaught|ERROR:CONSOLE' "$tmp/dom.html.console" && fail "console error
 grep -Ev '(clients[0-9]*|accounts)\.google\.com|[a-z0-9.-]*\.googleapis\.com|\.gvt1\.com' "$tmp/proxy.log" >"$tmp/page-requests"
 [ -s "$tmp/page-requests" ] && fail "requests to other hosts: $(head -3 "$tmp/page-requests")"
 # Every file the page loads is built in and served by the agent.
+# A browser that takes gzip gets each compressed at build time, the same bytes once decompressed; the
+# page's weight on the wire stays under 200 KB.
+weight=$(curl -s -H 'Accept-Encoding: gzip' -o /dev/null -w '%{size_download}' "http://127.0.0.1:$port/")
 for f in app.js style.css uPlot.iife.min.js uPlot.min.css; do
-	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/static/$f")
+	code=$(curl -s -o "$tmp/plain.$f" -w '%{http_code}' "http://127.0.0.1:$port/static/$f")
 	[ "$code" = 200 ] || fail "/static/$f answered $code"
+	curl -s -D "$tmp/gzh" -H 'Accept-Encoding: gzip' -o "$tmp/gz.$f" "http://127.0.0.1:$port/static/$f"
+	grep -qi '^Content-Encoding: gzip' "$tmp/gzh" || fail "/static/$f: not gzip'd for a browser that takes it"
+	gzip -dc "$tmp/gz.$f" | cmp -s - "$tmp/plain.$f" || fail "/static/$f: the gzip'd file differs from the plain one"
+	weight=$((weight + $(stat -c %s "$tmp/gz.$f")))
 done
+[ "$weight" -lt 204800 ] || fail "the page weighs $weight bytes compressed"
+echo "page weight on the wire (gzip): $weight bytes"
 # History: the range in the URL picks query_range's range and step (about 300 points), one chart per field
 # with a series per GPU.
 for r in 300:1 86400:288; do

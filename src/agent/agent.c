@@ -335,8 +335,9 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 	if ((rc = open_hpcjob(a, err)) != 0)
 		return rc;
 	a->o.so.hpcjob = a->hpc;
-	if ((rc = gw_sampler_new(&a->sampler, nv, a->gpus, a->ngpus, &a->o.so, err)) != 0 ||
-	    (rc = gw_sampler_start(a->sampler, err)) != 0)
+	if ((rc = gw_sampler_new(&a->sampler, nv, a->gpus, a->ngpus, &a->o.so, err)) == 0)
+		agent_expose_want(a);
+	if (rc != 0 || (rc = gw_sampler_start(a->sampler, err)) != 0)
 		return fail(err, rc, "cannot start sampling", NULL);
 	a->interval_ms = a->o.so.interval_ms ? a->o.so.interval_ms : 1000;
 	a->o.log("info", "msg=sampling gpus=%u", a->ngpus);

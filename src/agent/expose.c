@@ -54,6 +54,26 @@ static void render_extra(void *arg, struct gw_expfmt *w)
 	}
 }
 
+/* The on-demand rows (GW_FL_ON_DEMAND) the counters list, asked of the sampler; the others it reads anyway. */
+void agent_expose_want(struct gw_agent *a)
+{
+	if (!a->sampler)
+		return;
+	size_t n = gw_fields_count();
+	bool *want = calloc(n ? n : 1, sizeof(*want));
+	if (!want)
+		return; /* the rows stay as they were */
+	pthread_rwlock_rdlock(&a->lock);
+	for (size_t i = 0; a->counters && i < a->counters->n; i++) {
+		int f = a->metrics.field_of[i];
+		if (f >= 0 && !a->counters->v[i].label)
+			want[f] = true;
+	}
+	pthread_rwlock_unlock(&a->lock);
+	gw_sampler_want(a->sampler, want);
+	free(want);
+}
+
 /* Build the new counters and metrics aside, then swap them in under the lock. */
 int agent_expose_load(struct gw_agent *a, struct gw_err *err)
 {
@@ -95,6 +115,7 @@ int agent_expose_load(struct gw_agent *a, struct gw_err *err)
 	pthread_rwlock_unlock(&a->lock);
 	/* the history keeps what /metrics now shows (nothing before it opens) */
 	agent_history_reconfigure(&a->history, c);
+	agent_expose_want(a);
 	if (old_c) {
 		gw_metrics_release(&old_m);
 		gw_counters_release(old_c);

@@ -129,6 +129,11 @@ void gw_sampler_free(struct gw_sampler *s);
 /* Take one tick now, on the caller's thread (tests, benchmarks, one-shot tools). */
 int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms);
 
+/*
+ * Which GW_FL_ON_DEMAND rows to read from the next tick on: want[i] for
+ * table index i (NULL: none); other rows are always read. Any thread.
+ */
+void gw_sampler_want(struct gw_sampler *s, const bool *want);
 const struct gw_frame *gw_sampler_acquire(struct gw_sampler *s);
 void gw_sampler_release(struct gw_sampler *s, const struct gw_frame *f);
 

@@ -5,6 +5,7 @@
 #include "fields/fields_table.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +22,13 @@ static void plan(const struct gw_workers *p, struct gw_worker *w, bool slow)
 {
 	for (size_t i = 0; i < p->nfields; i++) {
 		const struct gw_field *f = gw_field_at(i);
+		if ((f->flags & GW_FL_ON_DEMAND) &&
+		    !(p->cfg.want && atomic_load_explicit(&p->cfg.want[i], memory_order_relaxed))) {
+			w->reading[i] = false; /* nobody asks: no value */
+			w->v[i] = (struct gw_value){.state = GW_V_NA};
+			w->kib[i].have = false;
+			continue;
+		}
 		bool carry = w->have && (f->flags & GW_FL_SLOW) && !slow;
 		if (w->have && w->v[i].state == GW_V_OK && (f->flags & GW_FL_STATIC))
 			carry = true;

@@ -34,6 +34,7 @@
 #include "nvml/tally.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -44,6 +45,7 @@ struct gw_workers_cfg {
 	unsigned int slow_interval_ms;	  /* GW_FL_SLOW fields */
 	unsigned int proc_interval_ms;	  /* process lists */
 	const struct gw_cgroup_src *attr; /* attribute processes; NULL: do not */
+	const _Atomic unsigned char *want; /* per field: a GW_FL_ON_DEMAND row is read while its byte is 1 */
 };
 
 /* A GW_FL_KIB_RATE row's counter at its last read. */

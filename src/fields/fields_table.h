@@ -71,6 +71,9 @@ enum gw_ptype {
 /* The reader gives a KiB counter; the sampler publishes DCGM's rate of it instead: KiB per second / 1000
  * between two reads, 0 on the first read and when the counter is 0 (DCGM's NVLink bandwidth fields) */
 #define GW_FL_KIB_RATE 0x10
+/* Read only while a consumer asks for it (gw_sampler_want): a row most users never list, whose read
+ * would cost every GPU a driver call per sample (DCGM's per-link NVLink fields) */
+#define GW_FL_ON_DEMAND 0x20
 
 struct gw_field;
 typedef void (*gw_field_reader)(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
@@ -192,6 +195,9 @@ unsigned int gw_rd_nvlink_scope(const struct gw_field *f);
  * failure of the call or of the value is counted in the tally.
  */
 nvmlReturn_t gw_read_field_value(const struct gw_read_ctx *c, unsigned int id, unsigned int scope, nvmlFieldValue_t *fv);
+/* The same, the value's own answer (fv->nvmlReturn) left to the caller to judge and count. */
+nvmlReturn_t gw_read_field_value_raw(const struct gw_read_ctx *c, unsigned int id, unsigned int scope,
+				     nvmlFieldValue_t *fv);
 void gw_rd_dsample(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_ecc(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_ecc_total(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);

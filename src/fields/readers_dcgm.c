@@ -86,13 +86,25 @@ unsigned int gw_rd_nvlink_scope(const struct gw_field *f)
  * (the sampler turns rows flagged GW_FL_KIB_RATE into it). Both counters
  * come with the round's other field values (gw_read_prefetch).
  */
+/* One counter; a link the GPU does not have (a per-link scope NVML refuses) is no value, not a failure. */
+static nvmlReturn_t nvlink_counter(const struct gw_read_ctx *c, unsigned int id, unsigned int scope, nvmlFieldValue_t *fv)
+{
+	nvmlReturn_t r = gw_read_field_value_raw(c, id, scope, fv);
+	if (r != NVML_SUCCESS)
+		return r;
+	r = fv->nvmlReturn;
+	if (scope != UINT_MAX && (r == NVML_ERROR_INVALID_ARGUMENT || r == NVML_ERROR_NOT_FOUND))
+		return NVML_ERROR_NOT_SUPPORTED;
+	return gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceGetFieldValues, r);
+}
+
 void gw_rd_nvlink_kib(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	nvmlFieldValue_t rx, tx;
 	unsigned int scope = gw_rd_nvlink_scope(f);
-	nvmlReturn_t r = gw_read_field_value(c, NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, scope, &rx);
+	nvmlReturn_t r = nvlink_counter(c, NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, scope, &rx);
 	if (r == NVML_SUCCESS)
-		r = gw_read_field_value(c, NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, scope, &tx);
+		r = nvlink_counter(c, NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, scope, &tx);
 	gw_field_set_nvml(c, v, r);
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, (int64_t)(rx.value.ullVal + tx.value.ullVal));

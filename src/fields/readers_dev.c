@@ -315,6 +315,15 @@ void gw_read_prefetch(const struct gw_read_ctx *c, const bool *reading)
 
 nvmlReturn_t gw_read_field_value(const struct gw_read_ctx *c, unsigned int id, unsigned int scope, nvmlFieldValue_t *fv)
 {
+	nvmlReturn_t r = gw_read_field_value_raw(c, id, scope, fv);
+	if (r == NVML_SUCCESS) /* the value's own answer: a failure there counts against the call too */
+		r = gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceGetFieldValues, fv->nvmlReturn);
+	return r;
+}
+
+nvmlReturn_t gw_read_field_value_raw(const struct gw_read_ctx *c, unsigned int id, unsigned int scope,
+				     nvmlFieldValue_t *fv)
+{
 	nvmlReturn_t r;
 	const struct gw_read_memo *m = c->memo;
 	unsigned int k = 0;
@@ -329,8 +338,6 @@ nvmlReturn_t gw_read_field_value(const struct gw_read_ctx *c, unsigned int id, u
 		fv->scopeId = scope;
 		r = CALL(c, nvmlDeviceGetFieldValues, c->gpu->dev, 1, fv);
 	}
-	if (r == NVML_SUCCESS) /* the value's own answer: a failure there counts against the call too */
-		r = gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceGetFieldValues, fv->nvmlReturn);
 	return r;
 }
 

@@ -205,7 +205,10 @@ for pair in '0 1' '1 0'; do
 		fail "all: no DCGM_EXP_P2P_STATUS from $1 to $2: $(grep '^DCGM_EXP_P2P' "$tmp/all.prom" | head -2)"
 done
 [ "$(grep -c '^DCGM_EXP_P2P_STATUS{' "$tmp/all.prom")" = 2 ] || fail "all: DCGM_EXP_P2P_STATUS has a GPU towards itself"
-grep -q 'DCGM_FI_DEV_NVLINK_BANDWIDTH_L0 left out' "$tmp/all.err" || fail "all: the per-link bandwidth not logged as left out"
+# the per-link bandwidth the uncommented file lists, read because it lists it (an H200 has 18 links)
+grep -Eq '^DCGM_FI_DEV_NVLINK_BANDWIDTH_L0\{gpu="1",.*\} [0-9]+$' "$tmp/all.prom" ||
+	fail "all: DCGM_FI_DEV_NVLINK_BANDWIDTH_L0: $(grep '^DCGM_FI_DEV_NVLINK_BANDWIDTH_L0' "$tmp/all.prom" | head -1)"
+grep -q '^DCGM_FI_DEV_NVLINK_BANDWIDTH_L0' "$tmp/default.prom" && fail "default: a per-link row the file does not list"
 
 [ "$fails" = 0 ] || exit 1
 echo "ok"

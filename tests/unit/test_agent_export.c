@@ -61,7 +61,7 @@ static void test_counters_checks(void)
 			  "# a comment\n"
 			  "DCGM_FI_DEV_GPU_TEMP, gauge, T again\n"
 			  "DCGM_FI_DEV_CPU_VENDOR, label, Vendor\n"
-			  "dcgm_fi_dev_nvlink_bandwidth_l0, counter, y\n";
+			  "dcgm_fi_dev_nvlink_tx_bandwidth_l0, counter, y\n";
 	CHECK_INT_EQ(gw_counters_parse(&c, csv, "t.csv", &err), 0);
 	CHECK_INT_EQ(c.n, 1);
 	if (c.n == 1)
@@ -75,8 +75,8 @@ static void test_counters_checks(void)
 					 "this DCGM field");
 		CHECK_STR_EQ(c.notes[1], "t.csv:5: DCGM_FI_DEV_CPU_VENDOR left out: gpuwatch does not read this DCGM "
 					 "field as a label");
-		CHECK_STR_EQ(c.notes[2], "t.csv:6: dcgm_fi_dev_nvlink_bandwidth_l0 left out: gpuwatch does not read "
-					 "DCGM_FI_DEV_NVLINK_BANDWIDTH_L0");
+		CHECK_STR_EQ(c.notes[2], "t.csv:6: dcgm_fi_dev_nvlink_tx_bandwidth_l0 left out: gpuwatch does not read "
+					 "DCGM_FI_DEV_NVLINK_TX_BANDWIDTH_L0");
 	}
 	gw_counters_release(&c);
 	CHECK_INT_EQ(c.nwarnings, 0);

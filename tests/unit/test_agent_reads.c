@@ -89,7 +89,8 @@ static unsigned int fv_fields(void)
 {
 	unsigned int n = 0;
 	for (size_t i = 0; i < gw_fields_count(); i++)
-		n += gw_field_at(i)->read == gw_rd_field_value ? 1 : gw_field_at(i)->read == gw_rd_nvlink_kib ? 2 : 0;
+		if (!(gw_field_at(i)->flags & GW_FL_ON_DEMAND)) /* not asked for: not read */
+			n += gw_field_at(i)->read == gw_rd_field_value ? 1 : gw_field_at(i)->read == gw_rd_nvlink_kib ? 2 : 0;
 	return n;
 }
 
@@ -320,6 +321,7 @@ static unsigned long long nvl_rx, nvl_tx;
 
 static nvmlReturn_t c_fv_nvlink(nvmlDevice_t d, int n, nvmlFieldValue_t *v)
 {
+	real.n_fv++;
 	nvmlReturn_t r = real.fv(d, n, v);
 	for (int i = 0; r == NVML_SUCCESS && i < n; i++) {
 		bool rx = v[i].fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
@@ -382,6 +384,30 @@ static void test_nvlink_bandwidth_rate(void)
 	nvl_rx += 2000000;
 	CHECK_INT_EQ(gw_sampler_tick(s, 6000), 0);
 	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.total"), 2000);
+	/* a per-link row is read only once asked for, in the same round's one call */
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.l3"), -1);
+	bool *want = calloc(gw_fields_count(), sizeof(*want));
+	for (size_t i = 0; i < gw_fields_count(); i++)
+		want[i] = strcmp(gw_field_at(i)->name, "nvlink.bandwidth.l3") == 0 ||
+			  strcmp(gw_field_at(i)->name, "nvlink.bandwidth.l17") == 0;
+	gw_sampler_want(s, want);
+	zero_counts();
+	CHECK_INT_EQ(gw_sampler_tick(s, 7000), 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.l3"), 0); /* its first read */
+	CHECK_INT_EQ(real.n_fv, 1);
+	int (*adv)(double);
+	*(void **)&adv = dlsym(nv->lib, "gwsim_clock_advance");
+	CHECK(adv != NULL);
+	if (adv)
+		adv(1.0); /* a second of the training workload's traffic */
+	CHECK_INT_EQ(gw_sampler_tick(s, 8000), 0);
+	CHECK(frame_value(s, "nvlink.bandwidth.l3") > 0); /* the training workload moves data over every link */
+	CHECK(frame_value(s, "nvlink.bandwidth.l17") > 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.l2"), -1);
+	gw_sampler_want(s, NULL);
+	CHECK_INT_EQ(gw_sampler_tick(s, 9000), 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.l3"), -1);
+	free(want);
 	gw_sampler_free(s);
 	free(gpus);
 	gw_nvml_close(nv);

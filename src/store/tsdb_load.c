@@ -104,6 +104,37 @@ static int load_last(struct gw_tsdb *db, const struct idref *m, size_t nm, struc
 	return 0;
 }
 
+/*
+ * A series' loaded samples into the compressed part of its head, and its
+ * raw room down to what is left (fewer than a piece): loading series by
+ * series keeps one series' samples raw at a time, not the whole store's
+ * open chunks (a day at 1 s held 16 MB raw at once, and the heap kept it).
+ */
+static int absorb(struct ts_series *s)
+{
+	int rc = ts_enc_absorb_tail(s);
+	if (rc || s->cap <= 64)
+		return rc;
+	size_t cap = 64;
+	while (cap < s->n)
+		cap *= 2;
+	int64_t *nt = malloc(cap * sizeof(*nt));
+	double *nv = malloc(cap * sizeof(*nv));
+	if (!nt || !nv) { /* keep the larger room: nothing is lost */
+		free(nt);
+		free(nv);
+		return 0;
+	}
+	memcpy(nt, s->t, s->n * sizeof(*nt));
+	memcpy(nv, s->v, s->n * sizeof(*nv));
+	free(s->t);
+	free(s->v);
+	s->t = nt;
+	s->v = nv;
+	s->cap = cap;
+	return 0;
+}
+
 /* The partial rows of each series, in time order, become its head again. */
 static int load_heads(struct gw_tsdb *db, const struct idref *m, size_t nm, struct gw_err *err)
 {
@@ -116,11 +147,15 @@ static int load_heads(struct gw_tsdb *db, const struct idref *m, size_t nm, stru
 	int64_t *t = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*t));
 	double *v = malloc(GW_CHUNK_MAX_SAMPLES * sizeof(*v));
 	int ret = t && v ? 0 : GW_ENOMEM;
+	struct ts_series *prev = NULL; /* the series the last rows were of (rows come by series) */
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct ts_series *s = by_id(db, m, nm, sqlite3_column_int64(st, 0));
 		const void *blob = sqlite3_column_blob(st, 1);
 		size_t len = (size_t)sqlite3_column_bytes(st, 1), n = 0;
-		if (!s)
+		if (s != prev && prev)
+			ret = absorb(prev);
+		prev = s;
+		if (!s || ret)
 			continue;
 		if (gw_chunk_decode(blob, len, t, v, GW_CHUNK_MAX_SAMPLES, &n) != 0) {
 			atomic_fetch_add(&db->corrupt, 1);
@@ -152,10 +187,8 @@ static int load_heads(struct gw_tsdb *db, const struct idref *m, size_t nm, stru
 	sqlite3_finalize(st);
 	free(t);
 	free(v);
-	/* On disk already: into the compressed part of each head. */
-	size_t ns = atomic_load_explicit(&db->nseries, memory_order_acquire);
-	for (size_t i = 0; i < ns && !ret; i++)
-		ret = ts_enc_absorb_tail(ts_get(db, i));
+	if (prev && !ret)
+		ret = absorb(prev);
 	if (ret)
 		return gw_err_set(err, ret, "load heads: %s", gw_strerror(ret));
 	if (rc != SQLITE_DONE)

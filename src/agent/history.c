@@ -324,9 +324,11 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	h->api.metadata = metadata;
 	h->api.metadata_ctx = h;
 	h->api.opts.timeout_ms = 2 * 60 * 1000; /* Prometheus' default query timeout */
-	/* 32 MiB of query memory stays with the agent after a query, already
-	 * paged in: a day of rate() over 1 s data wants ~12 MiB. */
-	gw_arena_pool_init(&h->pool, (size_t)32 << 20);
+	/* 4 MiB of query memory stays with the agent after a query, already
+	 * paged in (a dashboard's hour of 8 GPUs fits); a bigger query's blocks
+	 * go back to malloc, which returns blocks this large to the system, so
+	 * the agent's size does not follow the heaviest query it answered. */
+	gw_arena_pool_init(&h->pool, (size_t)4 << 20);
 	h->api.pool = &h->pool;
 	gw_api_routes(&h->api, h->routes);
 	return 0;

@@ -224,7 +224,9 @@ int ts_sql_open(struct gw_tsdb *db, bool writer, sqlite3 **out, struct gw_err *e
 			ret = migrate_v2(c, err);
 		ret = ret ? ret : exec(c, SCHEMA, "schema", err);
 	} else {
-		ret = exec(c, "PRAGMA query_only = 1", "query_only", err);
+		/* A query reads each chunk once: pages cached beyond the b-tree's inner ones buy little, and every
+		 * pooled reader would keep SQLite's default 2 MB */
+		ret = exec(c, "PRAGMA query_only = 1; PRAGMA cache_size = -256", "query_only", err);
 	}
 	ret = ret ? ret : check_format(c, err);
 	if (ret) {

@@ -54,13 +54,13 @@ const struct gw_gpu_spec *gw_gpu_spec_find(const char *key_or_name);
 /* ---- model shapes ---------------------------------------------------------------- */
 
 struct gw_model_shape {
-	double params;        /* N */
-	unsigned int layers;  /* L */
-	unsigned int hidden;  /* h = heads x head dimension */
-	unsigned int heads;   /* a */
+	double params;	       /* N */
+	unsigned int layers;   /* L */
+	unsigned int hidden;   /* h = heads x head dimension */
+	unsigned int heads;    /* a */
 	unsigned int kv_heads; /* key/value heads (grouped-query attention); 0: heads */
-	unsigned int seq;     /* s (T): tokens per sequence */
-	unsigned int vocab;   /* V; 0: unknown (the output layer's activations are left out) */
+	unsigned int seq;      /* s (T): tokens per sequence */
+	unsigned int vocab;    /* V; 0: unknown (the output layer's activations are left out) */
 	unsigned int head_dim; /* Q; 0: hidden / heads (PaLM's heads x Q is not its hidden size) */
 };
 
@@ -92,15 +92,15 @@ void gw_flops_per_token(const struct gw_model_shape *m, enum gw_recompute rc, st
 
 struct gw_mfu {
 	struct gw_flops flops;
-	double tokens_per_s;	   /* all GPUs together */
-	double peak_per_gpu;	   /* FLOP/s */
+	double tokens_per_s; /* all GPUs together */
+	double peak_per_gpu; /* FLOP/s */
 	unsigned int gpus;
-	double achieved_per_gpu;   /* model FLOP/s per GPU */
-	double mfu, hfu;	   /* fractions of the peak */
+	double achieved_per_gpu; /* model FLOP/s per GPU */
+	double mfu, hfu;	 /* fractions of the peak */
 };
 /* Returns 0, or GW_EINVAL when gpus, tokens_per_s or the peak is not positive. */
-int gw_mfu_compute(const struct gw_model_shape *m, enum gw_recompute rc, double tokens_per_s, unsigned int gpus,
-		   double peak_per_gpu, struct gw_mfu *out);
+int gw_mfu_compute(const struct gw_model_shape *m, enum gw_recompute rc, double tokens_per_s,
+		   unsigned int gpus, double peak_per_gpu, struct gw_mfu *out);
 
 /* The reference article's count of FLOPs per step, (18 B S + 4) N, for comparison only. */
 double gw_flops_article_per_step(double params, double batch, double seq);
@@ -110,19 +110,19 @@ double gw_flops_article_per_step(double params, double batch, double seq);
 struct gw_memplan_in {
 	struct gw_model_shape model;
 	unsigned int micro_batch; /* b: sequences per micro-batch (training) or batch (inference) */
-	unsigned int gpus;        /* all of them; data parallel = gpus / (tp pp) */
-	unsigned int tp, pp;      /* tensor and pipeline parallel sizes (0 reads as 1) */
-	bool sequence_parallel;   /* Megatron's sequence parallelism (with tp) */
-	unsigned int zero;        /* ZeRO stage 0..3 over the data-parallel group */
+	unsigned int gpus;	  /* all of them; data parallel = gpus / (tp pp) */
+	unsigned int tp, pp;	  /* tensor and pipeline parallel sizes (0 reads as 1) */
+	bool sequence_parallel;	  /* Megatron's sequence parallelism (with tp) */
+	unsigned int zero;	  /* ZeRO stage 0..3 over the data-parallel group */
 	enum gw_dtype dtype;
 	enum gw_optimizer optimizer;
 	enum gw_recompute recompute;
-	bool flash_attention;     /* the s x s attention matrices are never stored */
-	bool inference;           /* weights and KV cache only */
-	unsigned int context;     /* inference: tokens held in the KV cache per sequence (0: seq) */
-	double context_bytes;     /* per GPU: CUDA context, cuBLAS/NCCL workspaces */
-	double frag_fraction;     /* allocator fragmentation, a fraction of what is allocated */
-	double gpu_memory_bytes;  /* what one GPU has; 0: unknown (fits is then false) */
+	bool flash_attention;	 /* the s x s attention matrices are never stored */
+	bool inference;		 /* weights and KV cache only */
+	unsigned int context;	 /* inference: tokens held in the KV cache per sequence (0: seq) */
+	double context_bytes;	 /* per GPU: CUDA context, cuBLAS/NCCL workspaces */
+	double frag_fraction;	 /* allocator fragmentation, a fraction of what is allocated */
+	double gpu_memory_bytes; /* what one GPU has; 0: unknown (fits is then false) */
 };
 
 struct gw_memplan {
@@ -131,7 +131,7 @@ struct gw_memplan {
 	double model_states_bytes; /* the three above */
 	double activations_bytes;  /* training: every micro-batch in flight on the busiest stage */
 	double activations_per_layer_bytes;
-	double kv_cache_bytes;	   /* inference */
+	double kv_cache_bytes; /* inference */
 	double context_bytes, frag_bytes;
 	double total_bytes;
 	double gpu_memory_bytes;

@@ -28,8 +28,8 @@ void gw_flops_per_token(const struct gw_model_shape *m, enum gw_recompute rc, st
 		out->hardware_per_token += attn_fwd;
 }
 
-int gw_mfu_compute(const struct gw_model_shape *m, enum gw_recompute rc, double tokens_per_s, unsigned int gpus,
-		   double peak_per_gpu, struct gw_mfu *out)
+int gw_mfu_compute(const struct gw_model_shape *m, enum gw_recompute rc, double tokens_per_s,
+		   unsigned int gpus, double peak_per_gpu, struct gw_mfu *out)
 {
 	if (!(tokens_per_s > 0) || gpus == 0 || !(peak_per_gpu > 0) || !(m->params > 0))
 		return GW_EINVAL;

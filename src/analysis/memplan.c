@@ -95,8 +95,8 @@ static void per_batch(const struct gw_memplan_in *in, struct gw_memplan *out)
 		/* one stage alone also holds the final layer norm, the logits and the
 		 * cross entropy's FP32 copy: 4 s b h / t (1 + V / h) (section 4.3) */
 		if (pp == 1 && m->vocab)
-			out->activations_bytes += 4.0 * m->seq * in->micro_batch * ((double)m->hidden + m->vocab) / t *
-						  act_scale(in->dtype);
+			out->activations_bytes += 4.0 * m->seq * in->micro_batch *
+						  ((double)m->hidden + m->vocab) / t * act_scale(in->dtype);
 	}
 	double allocated = out->model_states_bytes + out->activations_bytes + out->kv_cache_bytes;
 	out->frag_bytes = allocated * in->frag_fraction;

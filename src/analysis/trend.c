@@ -25,7 +25,8 @@ size_t gw_trend_scratch(size_t n)
 	return pairs > n ? pairs : n;
 }
 
-int gw_trend_theil_sen(const double *t, const double *y, size_t n, double *scratch, double *slope, double *level)
+int gw_trend_theil_sen(const double *t, const double *y, size_t n, double *scratch, double *slope,
+		       double *level)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)

@@ -21,7 +21,8 @@ size_t gw_trend_scratch(size_t n);
  * value at t[n - 1], the median of y[i] + slope (t[n - 1] - t[i]).
  * Returns 0, or GW_EINVAL with fewer than two distinct times.
  */
-int gw_trend_theil_sen(const double *t, const double *y, size_t n, double *scratch, double *slope, double *level);
+int gw_trend_theil_sen(const double *t, const double *y, size_t n, double *scratch, double *slope,
+		       double *level);
 
 /*
  * Time until a quantity at level, growing by slope a unit of time, reaches

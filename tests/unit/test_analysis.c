@@ -107,8 +107,11 @@ static void test_zero_figure1(void)
 {
 	const double want[4] = {120e9, 31.4e9, 16.6e9, 1.9e9};
 	for (unsigned int z = 0; z < 4; z++) {
-		struct gw_memplan_in in = {.model = {.params = 7.5e9, .layers = 32, .hidden = 4096, .heads = 32, .seq = 1024},
-					   .micro_batch = 1, .gpus = 64, .zero = z};
+		struct gw_memplan_in in = {
+		    .model = {.params = 7.5e9, .layers = 32, .hidden = 4096, .heads = 32, .seq = 1024},
+		    .micro_batch = 1,
+		    .gpus = 64,
+		    .zero = z};
 		struct gw_memplan r;
 		const char *why;
 		CHECK_INT_EQ(gw_memplan_compute(&in, &r, &why), 0);
@@ -123,8 +126,11 @@ static void test_zero_figure1(void)
  */
 static void test_korthikanti_table2(void)
 {
-	struct gw_memplan_in in = {.model = {.params = 175e9, .layers = 96, .hidden = 12288, .heads = 96, .seq = 2048},
-				   .micro_batch = 1, .gpus = 8, .tp = 8};
+	struct gw_memplan_in in = {
+	    .model = {.params = 175e9, .layers = 96, .hidden = 12288, .heads = 96, .seq = 2048},
+	    .micro_batch = 1,
+	    .gpus = 8,
+	    .tp = 8};
 	double sbh = 2048.0 * 12288;
 	CHECK_DBL_NEAR(gw_activations_per_layer(&in), sbh * (10 + 24.0 / 8 + 10), 1);
 	in.sequence_parallel = true;
@@ -152,8 +158,11 @@ static void test_korthikanti_table2(void)
 /* Hand-computed: N 1e9, L 2, h 1024, a 16, s 1024, b 1, one GPU, Adam, BF16. */
 static void test_memplan_small(void)
 {
-	struct gw_memplan_in in = {.model = {.params = 1e9, .layers = 2, .hidden = 1024, .heads = 16, .seq = 1024},
-				   .micro_batch = 1, .gpus = 1, .gpu_memory_bytes = 16e9};
+	struct gw_memplan_in in = {
+	    .model = {.params = 1e9, .layers = 2, .hidden = 1024, .heads = 16, .seq = 1024},
+	    .micro_batch = 1,
+	    .gpus = 1,
+	    .gpu_memory_bytes = 16e9};
 	struct gw_memplan r;
 	const char *why;
 	CHECK_INT_EQ(gw_memplan_compute(&in, &r, &why), 0);
@@ -194,7 +203,10 @@ static void test_memplan_inference(void)
 {
 	/* Llama 3 8B: 32 layers x 8 KV heads x 128 dims x 2 (K, V) x 2 bytes = 128 KiB a token */
 	struct gw_memplan_in in = {.model = gw_model_preset_find("llama3-8b")->shape,
-				   .micro_batch = 4, .gpus = 1, .inference = true, .context = 8192};
+				   .micro_batch = 4,
+				   .gpus = 1,
+				   .inference = true,
+				   .context = 8192};
 	struct gw_memplan r;
 	const char *why;
 	CHECK_INT_EQ(gw_memplan_compute(&in, &r, &why), 0);
@@ -208,8 +220,11 @@ static void test_memplan_inference(void)
 
 static void test_memplan_bad(void)
 {
-	struct gw_memplan_in in = {.model = {.params = 1e9, .layers = 2, .hidden = 1024, .heads = 16, .seq = 1024},
-				   .micro_batch = 1, .gpus = 3, .tp = 2};
+	struct gw_memplan_in in = {
+	    .model = {.params = 1e9, .layers = 2, .hidden = 1024, .heads = 16, .seq = 1024},
+	    .micro_batch = 1,
+	    .gpus = 3,
+	    .tp = 2};
 	struct gw_memplan r;
 	const char *why = NULL;
 	CHECK_INT_EQ(gw_memplan_compute(&in, &r, &why), GW_EINVAL);

@@ -334,7 +334,7 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 		return fail(err, rc, "cannot start sampling", NULL);
 	a->interval_ms = a->o.so.interval_ms ? a->o.so.interval_ms : 1000;
 	a->o.log("info", "msg=sampling gpus=%u", a->ngpus);
-	if ((rc = start_history(a, err)) != 0)
+	if ((rc = start_history(a, err)) != 0 || (rc = agent_forecast_start(a, err)) != 0)
 		return rc;
 	if ((rc = agent_alerting_open(a, err)) != 0)
 		return fail(err, rc, "cannot load the rules", NULL);
@@ -442,6 +442,7 @@ void gw_agent_free(struct gw_agent *a)
 	struct gw_http *srv = atomic_exchange(&a->http, NULL);
 	gw_http_stop(srv);
 	agent_alerting_close(a); /* its evaluator reads and writes the store */
+	agent_forecast_stop(a);	 /* it writes to the store */
 	if (a->history.db)
 		agent_history_close(&a->history); /* stops storing, flushes */
 	gw_sampler_free(a->sampler);

@@ -1,7 +1,7 @@
 /*
  * agent_int.h - what the agent's parts share (not a public header):
  * agent.c (wiring, /health, the landing page, the route table) and
- * expose.c (the counters file and /metrics).
+ * expose.c (the counters file and /metrics), alerting.c and forecast.c.
  */
 #ifndef GW_AGENT_AGENT_INT_H
 #define GW_AGENT_AGENT_INT_H
@@ -47,6 +47,28 @@ struct agent_alerting {
 	int64_t reload_ms;
 };
 
+/* The OOM forecast (forecast.c): each GPU's recent memory use and the time until it fills. */
+#define FORECAST_POINTS 120
+struct agent_forecast_gpu {
+	double t[FORECAST_POINTS], y[FORECAST_POINTS]; /* a ring: seconds since the epoch, bytes used */
+	size_t head, n;
+	double seconds; /* time to full; -1: not growing. Guarded by mu */
+	bool stored;	/* the last step stored a value (so going absent stores a staleness marker) */
+	uint64_t ref;	/* its store series; 0: not yet */
+};
+
+struct agent_forecast {
+	bool running, stop;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int64_t window_ms, step_ms;
+	long used_idx, free_idx; /* memory.used and memory.free in the field table */
+	unsigned int ngpus;
+	struct agent_forecast_gpu *g;
+	double *scratch; /* the trend's, on the forecast thread */
+};
+
 struct gw_agent {
 	struct gw_agent_opts o;
 	struct gw_nvml *nv;
@@ -65,6 +87,7 @@ struct gw_agent {
 	struct agent_history history;  /* db NULL without history */
 	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
 	struct agent_alerting alerting;
+	struct agent_forecast forecast;
 	struct gw_http_route routes[12 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };
@@ -83,6 +106,11 @@ int agent_alerting_start(struct gw_agent *a, unsigned short port, struct gw_err 
 int agent_alerting_reload(struct gw_agent *a, struct gw_err *err);
 void agent_alerting_close(struct gw_agent *a);
 void agent_alerting_render(struct gw_agent *a, struct gw_expfmt *w);
+
+/* forecast.c */
+int agent_forecast_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */
+void agent_forecast_stop(struct gw_agent *a);			   /* before the history closes */
+void agent_forecast_render(struct gw_agent *a, struct gw_expfmt *w);
 
 /* status.c */
 void agent_status_init(struct gw_agent *a);

@@ -7,7 +7,7 @@
  * memory (used + free), exposed and stored as
  * gpuwatch_memory_time_to_full_seconds. The series is absent while memory
  * is not growing: a trend under 1 MiB a window, fewer than
- * FORECAST_MIN_POINTS points, or points spanning under a quarter of the
+ * FORECAST_MIN_POINTS points, or points spanning under half the
  * window; going absent writes a staleness marker to the store, as a
  * Prometheus scrape does for a series that disappears, so a rule stops
  * seeing it at once.
@@ -81,7 +81,7 @@ static double update(struct agent_forecast *fc, unsigned int g, const struct gw_
 		}
 	}
 	double slope, level;
-	if (n < FORECAST_MIN_POINTS || -t[0] * 1000.0 < (double)fc->window_ms / 4 ||
+	if (n < FORECAST_MIN_POINTS || -t[0] * 1000.0 < (double)fc->window_ms / 2 ||
 	    gw_trend_theil_sen(t, y, n, fc->scratch, &slope, &level) != 0)
 		return -1;
 	if (slope * (double)fc->window_ms / 1000.0 < FORECAST_MIN_GROWTH)

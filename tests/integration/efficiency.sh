@@ -5,7 +5,8 @@
 # message and exit status 2, read the GPU through NVML (--sim) when --gpu
 # is not given; the agent's gpuwatch_memory_time_to_full_seconds is finite
 # and shrinking on a leaking GPU (--sim 1xH100:leak), in /metrics and in
-# its history, and absent on an idle one.
+# its history, where the rule pack's GpuMemoryOomForecast fires on it, and
+# absent on an idle GPU.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 77; }
@@ -96,9 +97,13 @@ bad_input "--batch is for --inference" memplan --preset llama3-8b --gpu H100 --b
 
 # ---- the agent's OOM forecast -------------------------------------------------
 FAM=gpuwatch_memory_time_to_full_seconds
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+# the rule pack, every `for` 1 s and every group evaluated each second
+sed -e 's/^\(  *\)for: .*/\1for: 1s/' -e 's/^\(- name: .*\)$/\1\n  interval: 1s/' \
+	"$SRC/deploy/rules/gpuwatch-alerts.yml" >"$tmp/rules.yml"
 port=$(free_port)
 "$BIN" --sim 1xH100:leak,speed=100 agent -a "127.0.0.1:$port" -c 100 --memory.forecast-window 4s \
-	--storage.path "$tmp/leak" 2>"$tmp/leak.err" &
+	--storage.path "$tmp/leak" --rules "$tmp/rules.yml" 2>"$tmp/leak.err" &
 pids+=($!)
 idle_port=$(free_port)
 "$BIN" --sim 1xH100:idle agent -a "127.0.0.1:$idle_port" -c 100 --memory.forecast-window 4s \
@@ -129,6 +134,14 @@ curl -s "http://127.0.0.1:$port/metrics" | grep -q "^$FAM{gpu=\"0\",uuid=\"GPU-[
 sleep 3
 curl -s "http://127.0.0.1:$port/api/v1/query?query=$FAM" >"$tmp/q.json"
 [ "$(json "$tmp/q.json" 'len(d["data"]["result"])')" = 1 ] || fail "$FAM not in the history: $(cat "$tmp/q.json")"
+# the rule pack's GpuMemoryOomForecast fires in the agent itself
+for _ in $(seq 100); do
+	curl -s "http://127.0.0.1:$port/api/v1/alerts" >"$tmp/a.json"
+	grep -q '"alertname":"GpuMemoryOomForecast".*"state":"firing"' "$tmp/a.json" && break
+	sleep 0.1
+done
+grep -q '"alertname":"GpuMemoryOomForecast".*"state":"firing"' "$tmp/a.json" ||
+	fail "GpuMemoryOomForecast does not fire on the leaking GPU: $(cat "$tmp/a.json")"
 [ -z "$(ttf "$idle_port")" ] || fail "$FAM on an idle GPU: $(ttf "$idle_port")"
 curl -s "http://127.0.0.1:$idle_port/metrics" | grep -q "^gpuwatch_memory_used_bytes{" || fail "idle agent has no memory family"
 

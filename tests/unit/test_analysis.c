@@ -53,7 +53,7 @@ static void test_flops_per_token(void)
  * Narayanan et al. 2021, table 1: GPT-3 175B on 1024 A100s, batch 1536,
  * 140 TFLOP/s per GPU (45 % of 312) by their count with full
  * recomputation, 96 B s l h^2 (1 + s / 6h + V / 16 l h) an iteration.
- * Our HFU with full recomputation counts the same work to 0.2 %.
+ * Our HFU with full recomputation counts the same work to 0.3 %.
  */
 static void test_megatron_hfu(void)
 {

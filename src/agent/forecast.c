@@ -6,9 +6,9 @@
  * do not move), and the time until that trend reaches the GPU's usable
  * memory (used + free), exposed and stored as
  * gpuwatch_memory_time_to_full_seconds. The series is absent while memory
- * is not growing: a trend under 1 MiB a window, fewer than
- * FORECAST_MIN_POINTS points, or points spanning under half the
- * window; going absent writes a staleness marker to the store, as a
+ * is not growing (gw_trend_time_to_full: a trend under 1 MiB a window,
+ * fewer than 6 points, or points spanning under half the window); going
+ * absent writes a staleness marker to the store, as a
  * Prometheus scrape does for a series that disappears, so a rule stops
  * seeing it at once.
  *
@@ -30,8 +30,6 @@
 #include <time.h>
 
 #define FORECAST_NAME "gpuwatch_memory_time_to_full_seconds"
-#define FORECAST_MIN_POINTS 6
-#define FORECAST_MIN_GROWTH 1048576.0 /* bytes a window: less is noise, not a leak */
 
 static long field_index(const char *name)
 {
@@ -80,13 +78,7 @@ static double update(struct agent_forecast *fc, unsigned int g, const struct gw_
 			y[n++] = p->y[k];
 		}
 	}
-	double slope, level;
-	if (n < FORECAST_MIN_POINTS || -t[0] * 1000.0 < (double)fc->window_ms / 2 ||
-	    gw_trend_theil_sen(t, y, n, fc->scratch, &slope, &level) != 0)
-		return -1;
-	if (slope * (double)fc->window_ms / 1000.0 < FORECAST_MIN_GROWTH)
-		return -1;
-	return gw_trend_time_to(level, slope, used + free_);
+	return gw_trend_time_to_full(t, y, n, (double)fc->window_ms / 1000.0, used + free_, fc->scratch);
 }
 
 static int store(struct gw_agent *a, struct gw_gpu *gpu, uint64_t *ref, int64_t t, double v)

@@ -51,3 +51,15 @@ double gw_trend_time_to(double level, double slope, double capacity)
 		return -1;
 	return (capacity - level) / slope;
 }
+
+double gw_trend_time_to_full(const double *t, const double *y, size_t n, double window_s, double capacity,
+			     double *scratch)
+{
+	double slope, level;
+	if (n < GW_TREND_MIN_POINTS || t[n - 1] - t[0] < window_s / 2 ||
+	    gw_trend_theil_sen(t, y, n, scratch, &slope, &level) != 0)
+		return -1;
+	if (slope * window_s < GW_TREND_MIN_GROWTH)
+		return -1;
+	return gw_trend_time_to(level, slope, capacity);
+}

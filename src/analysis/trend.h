@@ -30,4 +30,17 @@ int gw_trend_theil_sen(const double *t, const double *y, size_t n, double *scrat
  */
 double gw_trend_time_to(double level, double slope, double capacity);
 
+/*
+ * The OOM forecast's rule over one window of points (t in seconds, oldest
+ * first, y the bytes used): the time until the Theil-Sen line reaches
+ * capacity, or -1 when memory is not growing: fewer than
+ * GW_TREND_MIN_POINTS points, points spanning under half of window_s, or
+ * a line rising less than GW_TREND_MIN_GROWTH bytes a window (noise, not
+ * a leak). scratch: gw_trend_scratch(n) doubles.
+ */
+#define GW_TREND_MIN_POINTS 6
+#define GW_TREND_MIN_GROWTH 1048576.0
+double gw_trend_time_to_full(const double *t, const double *y, size_t n, double window_s, double capacity,
+			     double *scratch);
+
 #endif

@@ -273,6 +273,39 @@ static void test_theil_sen(void)
 	free(scratch);
 }
 
+/*
+ * The forecast's rule: a leak of 3 MiB/s seen for 60 s of a 120 s window,
+ * one point every 5 s with a spike and a free among them, 30,000 MiB of
+ * 80,000 in use at the end: full in 50,000 MiB / 3 MiB/s = 16,666.7 s.
+ */
+static void test_time_to_full(void)
+{
+	const double mib = 1048576.0;
+	double t[13], y[13], flat[13];
+	for (int i = 0; i < 13; i++) {
+		t[i] = 5.0 * i - 60;
+		y[i] = (30000 + 3 * t[i]) * mib;
+		flat[i] = 30000 * mib + (i % 2) * 4096; /* allocator noise */
+	}
+	y[3] += 8000 * mib; /* an evaluation's batch */
+	y[9] -= 2000 * mib; /* a cache freed */
+	double *scratch = malloc(gw_trend_scratch(13) * sizeof(double));
+	CHECK_DBL_NEAR(gw_trend_time_to_full(t, y, 13, 120, 80000 * mib, scratch), 50000.0 / 3, 1e-6);
+	/* not growing, or too little to tell */
+	CHECK_DBL_NEAR(gw_trend_time_to_full(t, flat, 13, 120, 80000 * mib, scratch), -1, 0);
+	CHECK_DBL_NEAR(gw_trend_time_to_full(t, y, 5, 120, 80000 * mib, scratch), -1, 0); /* 5 points */
+	CHECK_DBL_NEAR(gw_trend_time_to_full(t + 6, y + 6, 7, 120, 80000 * mib, scratch), -1,
+		       0); /* 30 s of 120 */
+	CHECK_DBL_NEAR(gw_trend_time_to_full(t + 6, y + 6, 7, 60, 80000 * mib, scratch), 50000.0 / 3, 1e-6);
+	/* growing under 1 MiB a window: noise */
+	for (int i = 0; i < 13; i++)
+		flat[i] = 30000 * mib + t[i] * 8000; /* 8 KB/s over 120 s: 0.9 MiB */
+	CHECK_DBL_NEAR(gw_trend_time_to_full(t, flat, 13, 120, 80000 * mib, scratch), -1, 0);
+	/* full already */
+	CHECK_DBL_NEAR(gw_trend_time_to_full(t, y, 13, 120, 20000 * mib, scratch), 0, 0);
+	free(scratch);
+}
+
 int main(void)
 {
 	RUN(test_palm_mfu);
@@ -285,5 +318,6 @@ int main(void)
 	RUN(test_memplan_inference);
 	RUN(test_memplan_bad);
 	RUN(test_theil_sen);
+	RUN(test_time_to_full);
 	return harness_done();
 }

@@ -193,7 +193,7 @@ static int parse(int argc, char **argv, struct plan_args *a)
 
 static void gib_row(const char *what, double bytes, const char *how)
 {
-	printf("  %-15s %9.2f GiB  %s\n", what, bytes / 1073741824.0, how);
+	printf("  %-15s %9.2f GiB%s%s\n", what, bytes / 1073741824.0, *how ? "  " : "", how);
 }
 
 /* Korthikanti et al.'s per-layer formula this run uses (table 2). */
@@ -214,12 +214,14 @@ static void print_text(const struct plan_args *a, const struct eff_gpu *g, const
 	const struct gw_memplan_in *in = &a->in;
 	const struct gw_model_shape *m = &in->model;
 	unsigned int tp = in->tp ? in->tp : 1, pp = in->pp ? in->pp : 1;
-	printf("model        %s%sN = %.4g parameters, L = %u, h = %u, a = %u, s = %u\n",
-	       a->preset ? a->preset : "", a->preset ? ": " : "", m->params, m->layers, m->hidden, m->heads,
-	       m->seq);
-	printf("run          %s, %u GPU%s = data %u x tensor %u x pipeline %u, ZeRO %u%s, %s",
-	       in->inference ? "inference" : "training", in->gpus, in->gpus == 1 ? "" : "s", r->dp, tp, pp,
-	       in->zero, in->sequence_parallel ? ", sequence parallel" : "", gw_dtype_name(in->dtype));
+	printf("model        %s%sN = %.4g B parameters, L = %u, h = %u, a = %u, s = %u, V = %u\n",
+	       a->preset ? a->preset : "", a->preset ? ": " : "", m->params / 1e9, m->layers, m->hidden,
+	       m->heads, m->seq, m->vocab);
+	printf("run          %s, %u GPU%s = data %u x tensor %u x pipeline %u",
+	       in->inference ? "inference" : "training", in->gpus, in->gpus == 1 ? "" : "s", r->dp, tp, pp);
+	if (!in->inference || in->zero)
+		printf(", ZeRO %u", in->zero);
+	printf("%s, %s", in->sequence_parallel ? ", sequence parallel" : "", gw_dtype_name(in->dtype));
 	if (in->inference)
 		printf(", batch %u, context %u\n", in->micro_batch, in->context ? in->context : m->seq);
 	else
@@ -232,7 +234,10 @@ static void print_text(const struct plan_args *a, const struct eff_gpu *g, const
 	if (!in->inference) {
 		gib_row("gradients", r->grads_bytes, in->zero >= 2 ? "split over dp (ZeRO 2)" : "");
 		gib_row("optimizer", r->optimizer_bytes, in->zero >= 1 ? "split over dp (ZeRO 1)" : "");
-		gib_row("activations", r->activations_bytes, act_formula(in));
+		char how[96];
+		bool logits = (in->pp ? in->pp : 1) == 1 && m->vocab;
+		snprintf(how, sizeof(how), "%s%s", act_formula(in), logits ? " + output 4sb(h + V)/t" : "");
+		gib_row("activations", r->activations_bytes, how);
 	} else {
 		gib_row("KV cache", r->kv_cache_bytes, "2 L b context kv_heads head_dim bytes");
 	}

@@ -162,15 +162,16 @@ static void print_text(const struct mfu_args *a, const struct eff_gpu *g, const 
 	const struct gw_model_shape *m = &a->m;
 	double hq = m->head_dim ? (double)m->heads * m->head_dim : m->hidden;
 	double attn = 12.0 * m->layers * hq * m->seq;
-	printf("model        %s%sN = %.4g parameters, L = %u layers, H x Q = %.0f, T = %u tokens\n",
-	       a->preset ? a->preset : "", a->preset ? ": " : "", m->params, m->layers, hq, m->seq);
-	printf("GPUs         %u x %s, peak %.1f TFLOP/s dense %s each (%s)\n", r->gpus, g->name,
-	       r->peak_per_gpu / 1e12, gw_dtype_name(a->dtype), g->spec->source);
+	printf("model        %s%sN = %.4g B parameters, L = %u layers, H x Q = %.0f, T = %u tokens\n",
+	       a->preset ? a->preset : "", a->preset ? ": " : "", m->params / 1e9, m->layers, hq, m->seq);
+	printf("GPUs         %u x %s: peak %.1f TFLOP/s dense %s each\n", r->gpus, g->name,
+	       r->peak_per_gpu / 1e12, gw_dtype_name(a->dtype));
+	printf("             (%s)\n", g->spec->source);
 	printf("throughput   %.6g tokens/s (%.6g per GPU)\n", r->tokens_per_s, r->tokens_per_s / r->gpus);
-	printf("FLOPs/token  6N + 12 L H Q T = %.4g + %.4g = %.4g  (PaLM, appendix B)\n", 6 * m->params, attn,
+	printf("FLOPs/token  6N + 12 L H Q T = %.4e + %.4e = %.4e  (PaLM, appendix B)\n", 6 * m->params, attn,
 	       r->flops.model_per_token);
 	if (a->rc != GW_RC_NONE)
-		printf("             recompute %s: + %s = %.4g hardware FLOPs/token\n",
+		printf("             recompute %s: + %s = %.4e hardware FLOPs/token\n",
 		       gw_recompute_name(a->rc), a->rc == GW_RC_FULL ? "2N + 4 L H Q T" : "4 L H Q T",
 		       r->flops.hardware_per_token);
 	printf("achieved     %.1f TFLOP/s per GPU (model FLOPs)\n", r->achieved_per_gpu / 1e12);

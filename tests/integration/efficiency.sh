@@ -95,6 +95,27 @@ bad_input "--optimizer lion: unknown" memplan --preset llama3-8b --gpu H100 --op
 bad_input "sequence parallelism needs tensor parallelism" memplan --preset llama3-8b --gpu H100 --sequence-parallel
 bad_input "--batch is for --inference" memplan --preset llama3-8b --gpu H100 --batch 2
 
+# ---- golden outputs: tests/golden/efficiency/NAME (GW_GOLDEN_UPDATE=1 rewrites them)
+GOLD=${GW_TEST_DATA:-$(dirname "$0")/..}/golden/efficiency
+golden() {
+	local name=$1
+	shift
+	"$BIN" "$@" >"$tmp/g" 2>/dev/null
+	if [ -n "${GW_GOLDEN_UPDATE:-}" ]; then
+		mkdir -p "$GOLD" && cp "$tmp/g" "$GOLD/$name"
+	elif [ ! -f "$GOLD/$name" ]; then
+		fail "no golden file $GOLD/$name (GW_GOLDEN_UPDATE=1 writes it)"
+	else
+		diff -u "$GOLD/$name" "$tmp/g" >"$tmp/d" || fail "$name differs from its golden file: $(cat "$tmp/d")"
+	fi
+}
+golden mfu_llama3_70b_h100.txt mfu --preset llama3-70b --gpu H100 --gpus 64 --tokens-per-s 52000 --recompute selective
+golden mfu_llama3_8b_sim_h200.json --sim 8xH200 mfu --preset llama3-8b --tokens-per-s 60000 --format json
+golden memplan_llama3_8b_zero3.txt memplan --preset llama3-8b --gpu H100 --gpus 8 --zero 3 --flash-attention
+golden memplan_llama3_70b_tp8.json memplan --preset llama3-70b --gpu H100 --gpus 64 --tp 8 --zero 1 \
+	--sequence-parallel --recompute selective --format json
+golden memplan_llama3_8b_inference_l40s.txt --sim 1xL40S memplan --preset llama3-8b --inference --batch 8 --context 8192
+
 # ---- the agent's OOM forecast -------------------------------------------------
 FAM=gpuwatch_memory_time_to_full_seconds
 SRC=$(cd "$(dirname "$0")/../.." && pwd)

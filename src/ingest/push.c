@@ -1,0 +1,612 @@
+/*
+ * push.c - the Pushgateway protocol: grouping keys, pushed bodies and the
+ * groups they land in (push.h).
+ */
+#include "ingest/push.h"
+
+#include "core/arena.h"
+#include "core/sort.h"
+#include "ingest/import_om.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROUP_ARENA_MAX ((size_t)64 << 20)
+#define SAMPLE_LABELS_MAX 64
+
+struct push_sample {
+	const char *suffix; /* "", "_sum", "_count": the family's name plus this */
+	struct gw_label *l; /* the body's labels, the grouping labels left out */
+	size_t n;
+	double v;
+};
+
+struct push_family {
+	const char *name, *help;
+	enum gw_metric_type type;
+	bool typed; /* a TYPE line named it */
+	struct push_sample *s;
+	size_t ns, cap;
+};
+
+struct push_group {
+	struct gw_arena arena; /* every string and array of the group */
+	struct gw_label key[GW_PUSH_KEY_MAX];
+	size_t nkey;
+	int64_t push_ms, fail_ms;
+	struct push_family *f;
+	size_t nf, capf;
+	size_t nsamples;
+};
+
+struct gw_push_store {
+	struct push_group **g;
+	size_t n;
+};
+
+/* ---- grouping keys ---------------------------------------------------------------- */
+
+static bool label_name_ok(const char *s, size_t n)
+{
+	if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	if (n >= 2 && s[0] == '_' && s[1] == '_')
+		return false; /* reserved for Prometheus' own */
+	for (size_t i = 1; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* RFC 4648 section 5 (URL-safe) base64, padding optional; -1 when not base64. */
+static int b64url_decode(const char *s, size_t n, char *out, size_t cap)
+{
+	size_t w = 0;
+	unsigned int acc = 0, bits = 0;
+	while (n && s[n - 1] == '=')
+		n--;
+	for (size_t i = 0; i < n; i++) {
+		int c = s[i], v = c >= 'A' && c <= 'Z'	 ? c - 'A'
+				  : c >= 'a' && c <= 'z' ? c - 'a' + 26
+				  : c >= '0' && c <= '9' ? c - '0' + 52
+				  : c == '-' || c == '+' ? 62
+				  : c == '_' || c == '/' ? 63
+							 : -1;
+		if (v < 0)
+			return -1;
+		acc = (acc << 6) | (unsigned int)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (w + 1 >= cap)
+				return -1;
+			out[w++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	out[w] = '\0';
+	return (int)w;
+}
+
+int gw_push_key_parse(const char *path, struct gw_push_key *k, struct gw_err *err)
+{
+	static const char prefix[] = "/metrics/";
+	memset(k, 0, sizeof(*k));
+	if (strncmp(path, prefix, sizeof(prefix) - 1) != 0)
+		return gw_err_set(err, GW_EINVAL, "push paths are /metrics/job/NAME{/LABEL/VALUE}");
+	const char *p = path + sizeof(prefix) - 1;
+	size_t used = 0;
+	while (*p) {
+		const char *ne = strchr(p, '/');
+		if (!ne)
+			return gw_err_set(err, GW_EINVAL, "label %.64s has no value", p);
+		const char *ve = strchr(ne + 1, '/');
+		if (!ve)
+			ve = ne + strlen(ne);
+		size_t nl = (size_t)(ne - p), vl = (size_t)(ve - ne - 1);
+		bool b64 = nl > 7 && memcmp(p + nl - 7, "@base64", 7) == 0;
+		if (b64)
+			nl -= 7;
+		if (!label_name_ok(p, nl))
+			return gw_err_set(err, GW_EINVAL, "bad label name %.*s in the grouping key",
+					  (int)(nl > 64 ? 64 : nl), p);
+		if (k->n == GW_PUSH_KEY_MAX || used + nl + vl + 2 > sizeof(k->buf))
+			return gw_err_set(err, GW_EOVERFLOW, "grouping key too long");
+		char *name = k->buf + used;
+		memcpy(name, p, nl);
+		name[nl] = '\0';
+		used += nl + 1;
+		char *val = k->buf + used;
+		int dl;
+		if (b64) {
+			dl = b64url_decode(ne + 1, vl, val, sizeof(k->buf) - used);
+			if (dl < 0 || memchr(val, '\0', (size_t)dl))
+				return gw_err_set(err, GW_EINVAL, "label %s: value is not base64url", name);
+		} else {
+			memcpy(val, ne + 1, vl);
+			val[vl] = '\0';
+			dl = (int)vl;
+		}
+		used += (size_t)dl + 1;
+		if (k->n == 0 && strcmp(name, "job") != 0)
+			return gw_err_set(err, GW_EINVAL,
+					  "the grouping key starts with job: /metrics/job/NAME");
+		if (k->n == 0 && dl == 0)
+			return gw_err_set(err, GW_EINVAL, "job name is empty");
+		for (size_t i = 0; i < k->n; i++)
+			if (strcmp(k->l[i].name, name) == 0)
+				return gw_err_set(err, GW_EINVAL, "label %s twice in the grouping key", name);
+		k->l[k->n++] = (struct gw_lpair){name, val};
+		p = *ve ? ve + 1 : ve;
+	}
+	if (k->n == 0)
+		return gw_err_set(err, GW_EINVAL, "push paths are /metrics/job/NAME{/LABEL/VALUE}");
+	return 0;
+}
+
+/* Same set of labels, in any order. */
+static bool key_equal(const struct push_group *g, const struct gw_push_key *k)
+{
+	if (g->nkey != k->n)
+		return false;
+	for (size_t i = 0; i < k->n; i++) {
+		bool found = false;
+		for (size_t j = 0; j < g->nkey && !found; j++)
+			found =
+			    !strcmp(g->key[j].name, k->l[i].name) && !strcmp(g->key[j].value, k->l[i].value);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* ---- groups -------------------------------------------------------------------------- */
+
+static struct push_group *group_new(const struct gw_push_key *k)
+{
+	struct push_group *g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	gw_arena_init(&g->arena, GROUP_ARENA_MAX);
+	for (size_t i = 0; i < k->n; i++)
+		g->key[i] = (struct gw_label){gw_arena_strdup(&g->arena, k->l[i].name),
+					      gw_arena_strdup(&g->arena, k->l[i].value)};
+	g->nkey = k->n;
+	if (g->arena.err) {
+		gw_arena_release(&g->arena);
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static void group_free(struct push_group *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->nf; i++)
+		free(g->f[i].s);
+	free(g->f);
+	gw_arena_release(&g->arena);
+	free(g);
+}
+
+static struct push_family *family_find(struct push_group *g, const char *name)
+{
+	for (size_t i = 0; i < g->nf; i++)
+		if (strcmp(g->f[i].name, name) == 0)
+			return &g->f[i];
+	return NULL;
+}
+
+static struct push_family *family_add(struct push_group *g, const char *name)
+{
+	if (g->nf == g->capf) {
+		size_t cap = g->capf ? g->capf * 2 : 8;
+		struct push_family *f = realloc(g->f, cap * sizeof(*f));
+		if (!f)
+			return NULL;
+		g->f = f;
+		g->capf = cap;
+	}
+	struct push_family *f = &g->f[g->nf];
+	*f = (struct push_family){.name = gw_arena_strdup(&g->arena, name), .type = GW_METRIC_UNTYPED};
+	if (!f->name)
+		return NULL;
+	g->nf++;
+	return f;
+}
+
+static int sample_add(struct push_family *f, const struct push_sample *s)
+{
+	if (f->ns == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 4;
+		struct push_sample *n = realloc(f->s, cap * sizeof(*n));
+		if (!n)
+			return GW_ENOMEM;
+		f->s = n;
+		f->cap = cap;
+	}
+	f->s[f->ns++] = *s;
+	return 0;
+}
+
+/* ---- bodies ------------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	enum gw_metric_type type;
+} types[] = {{"counter", GW_METRIC_COUNTER},
+	     {"gauge", GW_METRIC_GAUGE},
+	     {"summary", GW_METRIC_SUMMARY},
+	     {"untyped", GW_METRIC_UNTYPED},
+	     {"unknown", GW_METRIC_UNTYPED}};
+
+/* "# TYPE name type" / "# HELP name text"; other comments are skipped. */
+static int comment_line(struct push_group *g, char *line, size_t lineno, struct gw_err *err)
+{
+	char *p = line + 1;
+	while (*p == ' ')
+		p++;
+	bool is_type = strncmp(p, "TYPE ", 5) == 0, is_help = strncmp(p, "HELP ", 5) == 0;
+	if (!is_type && !is_help)
+		return 0;
+	p += 5;
+	while (*p == ' ')
+		p++;
+	char *name = p;
+	while (*p && *p != ' ')
+		p++;
+	char *rest = *p ? p + 1 : p;
+	*p = '\0';
+	struct push_family *f = family_find(g, name);
+	if (!f && !(f = family_add(g, name)))
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	if (is_help) {
+		char *w = rest; /* unescape \\ and \n in place */
+		for (char *r = rest; *r; r++) {
+			if (*r == '\\' && (r[1] == '\\' || r[1] == 'n'))
+				*w++ = *++r == 'n' ? '\n' : '\\';
+			else
+				*w++ = *r;
+		}
+		*w = '\0';
+		f->help = gw_arena_strdup(&g->arena, rest);
+		return f->help ? 0 : gw_err_set(err, GW_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(rest, types[i].name) == 0) {
+			if (f->ns)
+				return gw_err_set(err, GW_EPARSE, "line %zu: TYPE of %s after its samples",
+						  lineno, name);
+			f->type = types[i].type;
+			f->typed = true;
+			return 0;
+		}
+	return gw_err_set(err, GW_EPARSE, "line %zu: type \"%s\" of %s %s", lineno, rest, name,
+			  strcmp(rest, "histogram") == 0 ? "is not taken yet (push a summary or gauges)"
+							 : "is unknown");
+}
+
+/* The family a sample belongs to: its own name, or a summary's name_sum / name_count. */
+static struct push_family *sample_family(struct push_group *g, const char *name, const char **suffix)
+{
+	static const char *const sfx[] = {"_sum", "_count"};
+	*suffix = "";
+	struct push_family *f = family_find(g, name);
+	if (f)
+		return f;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < 2; i++) {
+		size_t sl = strlen(sfx[i]);
+		if (n > sl && strcmp(name + n - sl, sfx[i]) == 0) {
+			char base[256];
+			snprintf(base, sizeof(base), "%.*s", (int)(n - sl), name);
+			f = family_find(g, base);
+			if (f && f->type == GW_METRIC_SUMMARY) {
+				*suffix = sfx[i];
+				return f;
+			}
+		}
+	}
+	return family_add(g, name);
+}
+
+/* A third field after the name and value: a time stamp (ms in the text format, s in OpenMetrics). */
+static bool has_time_stamp(const char *line)
+{
+	const char *brace = strrchr(line, '}');
+	const char *p = brace ? brace + 1 : line;
+	int fields = brace ? 1 : 0; /* the name, with its labels */
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '#')
+			break;
+		fields++;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return fields >= 3;
+}
+
+static int sample_line(struct push_group *g, const struct gw_push_key *k, char *line, size_t lineno,
+		       struct gw_err *err)
+{
+	struct gw_lpair l[SAMPLE_LABELS_MAX + 2];
+	size_t n;
+	double v;
+	bool has_t;
+	int64_t t;
+	const char *why = "bad line";
+	if (has_time_stamp(line))
+		return gw_err_set(err, GW_EPARSE,
+				  "line %zu: pushed samples carry no time stamp (the push's time is theirs)",
+				  lineno);
+	if (gw_import_om_sample(line, l, SAMPLE_LABELS_MAX, &n, &v, &has_t, &t, &why) != 0)
+		return gw_err_set(err, GW_EPARSE, "line %zu: %s", lineno, why);
+	if (has_t)
+		return gw_err_set(err, GW_EPARSE,
+				  "line %zu: pushed samples carry no time stamp (the push's time is theirs)",
+				  lineno);
+	struct push_sample s = {.v = v};
+	struct push_family *f = sample_family(g, l[0].value, &s.suffix);
+	if (!f)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	s.l = gw_arena_alloc(&g->arena, (n ? n : 1) * sizeof(*s.l));
+	if (!s.l)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	for (size_t i = 1; i < n; i++) {
+		const char *kv = NULL;
+		for (size_t j = 0; j < k->n && !kv; j++)
+			if (strcmp(k->l[j].name, l[i].name) == 0)
+				kv = k->l[j].value;
+		if (kv && strcmp(kv, l[i].value) != 0)
+			return gw_err_set(err, GW_EINVAL,
+					  "line %zu: label %s=\"%s\" differs from the grouping key's \"%s\"",
+					  lineno, l[i].name, l[i].value, kv);
+		if (!kv) /* the grouping key's own value is added when rendered */
+			s.l[s.n++] = (struct gw_label){gw_arena_strdup(&g->arena, l[i].name),
+						       gw_arena_strdup(&g->arena, l[i].value)};
+	}
+	if (g->arena.err)
+		return gw_err_set(err, GW_EOVERFLOW, "push too large");
+	if (++g->nsamples > GW_PUSH_SAMPLES_MAX)
+		return gw_err_set(err, GW_EOVERFLOW, "more than %d samples in one group",
+				  GW_PUSH_SAMPLES_MAX);
+	return sample_add(f, &s) ? gw_err_set(err, GW_ENOMEM, "out of memory") : 0;
+}
+
+static int parse_body(struct push_group *g, const struct gw_push_key *k, const char *body, size_t len,
+		      struct gw_err *err)
+{
+	char *text = malloc(len + 1);
+	if (!text)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	gw_memcpy(text, body, len);
+	text[len] = '\0';
+	int rc = 0;
+	size_t lineno = 0;
+	for (char *line = text, *next; line && rc == 0; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		size_t n = strlen(line);
+		while (n && (line[n - 1] == '\r' || line[n - 1] == ' '))
+			line[--n] = '\0';
+		if (n == 0)
+			continue;
+		rc = line[0] == '#' ? comment_line(g, line, lineno, err)
+				    : sample_line(g, k, line, lineno, err);
+	}
+	free(text);
+	return rc;
+}
+
+/* ---- the store ------------------------------------------------------------------------ */
+
+int gw_push_store_new(struct gw_push_store **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : GW_ENOMEM;
+}
+
+void gw_push_store_free(struct gw_push_store *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		group_free(s->g[i]);
+	free(s->g);
+	free(s);
+}
+
+static long group_index(const struct gw_push_store *s, const struct gw_push_key *k)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (key_equal(s->g[i], k))
+			return (long)i;
+	return -1;
+}
+
+/* A family's type must agree with the same family's in every other group. */
+static int check_types(const struct gw_push_store *s, const struct push_group *g, long self,
+		       struct gw_err *err)
+{
+	for (size_t i = 0; i < g->nf; i++)
+		for (size_t j = 0; j < s->n; j++) {
+			if ((long)j == self)
+				continue;
+			const struct push_family *o = family_find(s->g[j], g->f[i].name);
+			/* a family without a TYPE line goes with the type it has elsewhere */
+			if (o && o->typed && g->f[i].typed && o->type != g->f[i].type)
+				return gw_err_set(err, GW_EINVAL,
+						  "%s is typed differently in another group (job \"%s\")",
+						  g->f[i].name, s->g[j]->key[0].value);
+		}
+	return 0;
+}
+
+/* POST: the old group's families that the push does not name, copied over. */
+static int keep_unnamed(struct push_group *g, const struct push_group *old, struct gw_err *err)
+{
+	for (size_t i = 0; i < old->nf; i++) {
+		const struct push_family *of = &old->f[i];
+		if (family_find(g, of->name))
+			continue;
+		struct push_family *f = family_add(g, of->name);
+		if (!f)
+			return gw_err_set(err, GW_ENOMEM, "out of memory");
+		f->type = of->type;
+		f->typed = of->typed;
+		f->help = of->help ? gw_arena_strdup(&g->arena, of->help) : NULL;
+		for (size_t j = 0; j < of->ns; j++) {
+			struct push_sample s = {.suffix = of->s[j].suffix, .v = of->s[j].v, .n = of->s[j].n};
+			s.l = gw_arena_alloc(&g->arena, (s.n ? s.n : 1) * sizeof(*s.l));
+			for (size_t m = 0; s.l && m < s.n; m++)
+				s.l[m] = (struct gw_label){gw_arena_strdup(&g->arena, of->s[j].l[m].name),
+							   gw_arena_strdup(&g->arena, of->s[j].l[m].value)};
+			if (g->arena.err || !s.l || sample_add(f, &s) != 0)
+				return gw_err_set(err, GW_ENOMEM, "out of memory");
+			g->nsamples++;
+		}
+	}
+	return 0;
+}
+
+int gw_push_apply(struct gw_push_store *s, enum gw_push_method m, const struct gw_push_key *k,
+		  const char *body, size_t len, int64_t now_ms, struct gw_err *err)
+{
+	long at = group_index(s, k);
+	if (m == GW_PUSH_DELETE) {
+		if (at >= 0) {
+			group_free(s->g[at]);
+			s->g[at] = s->g[--s->n];
+		}
+		return 0;
+	}
+	struct push_group *g = group_new(k);
+	if (!g)
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	int rc = parse_body(g, k, body, len, err);
+	if (rc == 0 && m == GW_PUSH_POST && at >= 0)
+		rc = keep_unnamed(g, s->g[at], err);
+	if (rc == 0)
+		rc = check_types(s, g, at, err);
+	if (rc == 0 && at < 0 && s->n == GW_PUSH_GROUPS_MAX)
+		rc =
+		    gw_err_set(err, GW_EOVERFLOW, "%d groups already: delete some first", GW_PUSH_GROUPS_MAX);
+	if (rc == 0 && at < 0) {
+		struct push_group **ng = realloc(s->g, (s->n + 1) * sizeof(*ng));
+		if (!ng)
+			rc = gw_err_set(err, GW_ENOMEM, "out of memory");
+		else
+			s->g = ng;
+	}
+	if (rc) {
+		if (at >= 0)
+			s->g[at]->fail_ms = now_ms;
+		group_free(g);
+		return rc;
+	}
+	g->push_ms = now_ms;
+	if (at >= 0) {
+		g->fail_ms = s->g[at]->fail_ms;
+		group_free(s->g[at]);
+		s->g[at] = g;
+	} else {
+		s->g[s->n++] = g;
+	}
+	return 0;
+}
+
+/* ---- rendering --------------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One sample with its group's labels after its own. */
+static void render_sample(struct gw_expfmt *w, const struct push_group *g, const struct push_sample *s)
+{
+	struct gw_label l[SAMPLE_LABELS_MAX + GW_PUSH_KEY_MAX];
+	size_t n = 0;
+	for (size_t i = 0; i < s->n && n < SAMPLE_LABELS_MAX; i++)
+		l[n++] = s->l[i];
+	for (size_t i = 0; i < g->nkey; i++)
+		if (*g->key[i].value) /* an empty label is no label */
+			l[n++] = g->key[i];
+	if (*s->suffix)
+		gw_expfmt_sample_suffix(w, s->suffix, l, n, s->v);
+	else
+		gw_expfmt_sample(w, l, n, s->v);
+}
+
+static void render_times(const struct gw_push_store *s, struct gw_expfmt *w, bool failure)
+{
+	gw_expfmt_family(w, failure ? "push_failure_time_seconds" : "push_time_seconds",
+			 failure ? "Last Unix time when changing this group in the Pushgateway failed."
+				 : "Last Unix time when changing this group in the Pushgateway succeeded.",
+			 GW_METRIC_GAUGE);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct push_group *g = s->g[i];
+		struct gw_label l[GW_PUSH_KEY_MAX];
+		size_t n = 0;
+		for (size_t k = 0; k < g->nkey; k++)
+			if (*g->key[k].value)
+				l[n++] = g->key[k];
+		gw_expfmt_sample(w, l, n, (double)(failure ? g->fail_ms : g->push_ms) / 1000.0);
+	}
+}
+
+void gw_push_render(const struct gw_push_store *s, struct gw_expfmt *w)
+{
+	if (!s || !s->n)
+		return;
+	size_t total = 0;
+	for (size_t i = 0; i < s->n; i++)
+		total += s->g[i]->nf;
+	const char **names = malloc((total ? total : 1) * sizeof(*names));
+	if (!names) {
+		w->err = GW_ENOMEM;
+		return;
+	}
+	size_t nn = 0;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < s->g[i]->nf; j++)
+			names[nn++] = s->g[i]->f[j].name;
+	gw_qsort(names, nn, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < nn; i++) {
+		if (i && strcmp(names[i], names[i - 1]) == 0)
+			continue;
+		const struct push_family *head =
+		    NULL; /* its type and help: the first group's that names a type */
+		for (size_t j = 0; j < s->n; j++) {
+			const struct push_family *f = family_find(s->g[j], names[i]);
+			if (f && f->ns && (!head || (!head->typed && f->typed)))
+				head = f;
+		}
+		if (!head)
+			continue;
+		gw_expfmt_family(w, head->name, head->help ? head->help : "", head->type);
+		for (size_t j = 0; j < s->n; j++) {
+			const struct push_family *f = family_find(s->g[j], names[i]);
+			for (size_t k = 0; f && k < f->ns; k++)
+				render_sample(w, s->g[j], &f->s[k]);
+		}
+	}
+	free(names);
+	render_times(s, w, false);
+	render_times(s, w, true);
+}
+
+void gw_push_count(const struct gw_push_store *s, size_t *groups, size_t *samples)
+{
+	*groups = s->n;
+	*samples = 0;
+	for (size_t i = 0; i < s->n; i++)
+		*samples += s->g[i]->nsamples;
+}

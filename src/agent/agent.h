@@ -44,6 +44,7 @@ struct gw_agent_opts {
 	/* history: none with no_history */
 	bool no_history;
 	bool enable_import; /* --web.enable-import: POST /api/v1/import writes to the store */
+	bool enable_push;   /* --web.enable-push: Pushgateway pushes on /metrics/job/... */
 	const char *storage_path, *instance; /* instance NULL: the host name */
 	int64_t retention_ms, flush_interval_ms; /* flush 0: by the sampling interval */
 	uint64_t retention_bytes;

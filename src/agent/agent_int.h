@@ -1,7 +1,8 @@
 /*
  * agent_int.h - what the agent's parts share (not a public header):
  * agent.c (wiring, /health, the landing page, the route table) and
- * expose.c (the counters file and /metrics), alerting.c and forecast.c.
+ * expose.c (the counters file and /metrics), alerting.c, forecast.c and
+ * push.c.
  */
 #ifndef GW_AGENT_AGENT_INT_H
 #define GW_AGENT_AGENT_INT_H
@@ -14,6 +15,7 @@
 #include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
 #include "http/server.h"
+#include "ingest/push.h"
 #include "rules/manager.h"
 #include "rules/notify.h"
 #include "rules/rulefile.h"
@@ -69,6 +71,14 @@ struct agent_forecast {
 	double *scratch; /* the trend's, on the forecast thread */
 };
 
+/* Pushed groups (push.c, --web.enable-push). */
+struct agent_push {
+	bool open;
+	pthread_mutex_t mu; /* guards everything below */
+	struct gw_push_store *store;
+	uint64_t pushes, refused, store_refused;
+};
+
 struct gw_agent {
 	struct gw_agent_opts o;
 	struct gw_nvml *nv;
@@ -88,6 +98,7 @@ struct gw_agent {
 	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
 	struct agent_alerting alerting;
 	struct agent_forecast forecast;
+	struct agent_push push;
 	struct gw_http_route routes[12 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };
@@ -111,6 +122,12 @@ void agent_alerting_render(struct gw_agent *a, struct gw_expfmt *w);
 int agent_forecast_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */
 void agent_forecast_stop(struct gw_agent *a);			   /* before the history closes */
 void agent_forecast_render(struct gw_agent *a, struct gw_expfmt *w);
+
+/* push.c */
+extern const struct gw_http_route agent_push_route; /* ctx: the agent */
+int agent_push_open(struct gw_agent *a, struct gw_err *err);
+void agent_push_close(struct gw_agent *a);
+void agent_push_render(struct gw_agent *a, struct gw_expfmt *w);
 
 /* status.c */
 void agent_status_init(struct gw_agent *a);

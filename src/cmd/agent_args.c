@@ -45,6 +45,9 @@ static void usage(FILE *out)
 		"      --no-history            live metrics only: no store, no query API\n"
 		"      --web.enable-import     accept `gpuwatch import --agent URL` (POST /api/v1/import):\n"
 		"                              logs imported into the store the agent holds\n"
+		"      --web.enable-push       act as a Prometheus Pushgateway: PUT/POST/DELETE on\n"
+		"                              /metrics/job/NAME{/LABEL/VALUE}; pushed groups on /metrics\n"
+		"                              and each push in the history (a training job's tokens/s)\n"
 		"      --query.max-concurrency N   queries run at once (default 4); up to 16*N more\n"
 		"                              wait, beyond that a query is answered 503\n"
 		"      --query.timeout D       longest a query may run, or wait to run (default 2m)\n"
@@ -309,6 +312,8 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			o->ao.no_history = true;
 		} else if (strcmp(name, "--web.enable-import") == 0) {
 			o->ao.enable_import = true;
+		} else if (strcmp(name, "--web.enable-push") == 0) {
+			o->ao.enable_push = true;
 		} else if (strcmp(name, "--web.max-connections") == 0) {
 			if (parse_count(name, val, 1, 1000000, &o->ao.max_conns))
 				return 2;

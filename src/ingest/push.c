@@ -610,3 +610,32 @@ void gw_push_count(const struct gw_push_store *s, size_t *groups, size_t *sample
 	for (size_t i = 0; i < s->n; i++)
 		*samples += s->g[i]->nsamples;
 }
+
+int gw_push_group_each(const struct gw_push_store *s, const struct gw_push_key *k, gw_push_sample_fn fn,
+		       void *ctx)
+{
+	long at = group_index(s, k);
+	if (at < 0)
+		return 0;
+	const struct push_group *g = s->g[at];
+	for (size_t i = 0; i < g->nf; i++) {
+		const struct push_family *f = &g->f[i];
+		for (size_t j = 0; j < f->ns; j++) {
+			const struct push_sample *sm = &f->s[j];
+			char name[512];
+			snprintf(name, sizeof(name), "%s%s", f->name, sm->suffix);
+			struct gw_lpair l[SAMPLE_LABELS_MAX + GW_PUSH_KEY_MAX + 1];
+			size_t n = 0;
+			l[n++] = (struct gw_lpair){GW_METRIC_NAME, name};
+			for (size_t m = 0; m < sm->n && m < SAMPLE_LABELS_MAX; m++)
+				l[n++] = (struct gw_lpair){sm->l[m].name, sm->l[m].value};
+			for (size_t m = 0; m < g->nkey; m++)
+				if (*g->key[m].value)
+					l[n++] = (struct gw_lpair){g->key[m].name, g->key[m].value};
+			int rc = fn(ctx, l, n, sm->v);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}

@@ -64,6 +64,16 @@ int gw_push_apply(struct gw_push_store *s, enum gw_push_method m, const struct g
 /* Every group's families, then push_time_seconds and push_failure_time_seconds. */
 void gw_push_render(const struct gw_push_store *s, struct gw_expfmt *w);
 
+/*
+ * Every sample of group k as a series: __name__ (the family's name with
+ * its sample's suffix), the sample's labels, then the group's (empty
+ * values left out). Labels are valid during the call only. Returns the
+ * first non-zero result of fn, or 0 (also when there is no such group).
+ */
+typedef int (*gw_push_sample_fn)(void *ctx, const struct gw_lpair *labels, size_t n, double v);
+int gw_push_group_each(const struct gw_push_store *s, const struct gw_push_key *k, gw_push_sample_fn fn,
+		       void *ctx);
+
 /* The number of groups and of samples in them (for the agent's own metrics and tests). */
 void gw_push_count(const struct gw_push_store *s, size_t *groups, size_t *samples);
 

@@ -89,6 +89,14 @@ static void h_push(void *ctx, const struct gw_http_request *req, struct gw_http_
 		reply_error(resp, 400, err.msg);
 		return;
 	}
+	const char *ct = gw_http_header(req, "Content-Type");
+	if (ct &&
+	    strstr(ct, "protobuf")) { /* Go's push client sends delimited protobuf unless told otherwise */
+		reply_error(resp, 415,
+			    "protobuf pushes are not taken: push the text format (Go: "
+			    "push.New(...).Format(expfmt.NewFormat(expfmt.TypeTextPlain)))");
+		return;
+	}
 	enum gw_push_method m = strcmp(req->method, "PUT") == 0	   ? GW_PUSH_PUT
 				: strcmp(req->method, "POST") == 0 ? GW_PUSH_POST
 								   : GW_PUSH_DELETE;

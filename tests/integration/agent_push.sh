@@ -60,6 +60,9 @@ code=$(push 'x 1\n' PUT /metrics/job/)
 metrics_until '^push_failure_time_seconds{job="llama3-8b",node="gpu-01"} 1' || fail "no failure time"
 grep -q 'train_tokens_per_second{job="llama3-8b",node="gpu-01"} 61000' "$tmp/m" || fail "a refused push changed the group"
 
+code=$(printf '\x0a\x01' | curl -s -o "$tmp/resp" -w '%{http_code}' -X PUT -H 'Content-Type: application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited' --data-binary @- "$U/metrics/job/go")
+[ "$code" = 415 ] && grep -q 'push the text format' "$tmp/resp" || fail "a protobuf push: $code $(cat "$tmp/resp")"
+
 # base64 grouping values (a slash in the job name)
 code=$(push 'y 3\n' PUT /metrics/job@base64/dHJhaW4vYQ)
 [ "$code" = 200 ] || fail "base64 PUT: $code $(cat "$tmp/resp")"

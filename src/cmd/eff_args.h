@@ -43,6 +43,12 @@ int eff_shape_check(const char *cmd, const struct gw_model_shape *m);
 /* --gpu KEY, else the first GPU NVML lists. Returns 0 or an exit code (printed). */
 int eff_gpu_resolve(const char *cmd, const struct gw_cli *cli, const char *key, struct eff_gpu *out);
 
+/*
+ * Live throughput (eff_live.c): the one value of QUERY at an agent's (or a
+ * Prometheus') query API at url, tokens a second. 0, or an exit code (printed).
+ */
+int eff_live_tokens(const char *cmd, const char *url, const char *query, double *tokens_per_s);
+
 /* The shape's lines of --help. */
 #define EFF_SHAPE_HELP                                                                                       \
 	"Model shape (a preset, or each of them; flags after --preset override it):\n"                       \

@@ -41,7 +41,7 @@ static void usage(FILE *out)
 
 struct mfu_args {
 	struct gw_model_shape m;
-	const char *preset, *gpu;
+	const char *preset, *gpu, *agent, *query;
 	double tokens_per_s, step_time, global_batch;
 	unsigned int gpus;
 	enum gw_dtype dtype;
@@ -65,7 +65,8 @@ static int parse(int argc, char **argv, struct mfu_args *a)
 		}
 		bool known = !strcmp(f, "--tokens-per-s") || !strcmp(f, "--step-time") ||
 			     !strcmp(f, "--global-batch") || !strcmp(f, "--gpus") || !strcmp(f, "--gpu") ||
-			     !strcmp(f, "--dtype") || !strcmp(f, "--recompute") || !strcmp(f, "--format");
+			     !strcmp(f, "--dtype") || !strcmp(f, "--recompute") || !strcmp(f, "--format") ||
+			     !strcmp(f, "--agent") || !strcmp(f, "--throughput");
 		if (!known) {
 			fprintf(stderr, "gpuwatch mfu: unknown option '%s'; see 'gpuwatch mfu --help'\n", f);
 			return GW_EXIT_BADARG;
@@ -83,6 +84,10 @@ static int parse(int argc, char **argv, struct mfu_args *a)
 			bad = eff_uint(CMD, f, v, 1, 10000000, &a->gpus);
 		else if (!strcmp(f, "--gpu"))
 			a->gpu = v;
+		else if (!strcmp(f, "--agent"))
+			a->agent = v;
+		else if (!strcmp(f, "--throughput"))
+			a->query = v;
 		else if (!strcmp(f, "--dtype")) {
 			int d = gw_dtype_parse(v);
 			if (d < 0)
@@ -110,6 +115,17 @@ static int parse(int argc, char **argv, struct mfu_args *a)
 	int rc = eff_shape_check(CMD, &a->m);
 	if (rc)
 		return rc;
+	if (!a->agent != !a->query) {
+		fprintf(stderr, "gpuwatch mfu: --agent and --throughput go together\n");
+		return GW_EXIT_BADARG;
+	}
+	if (a->query && (a->tokens_per_s > 0 || a->step_time > 0)) {
+		fprintf(stderr,
+			"gpuwatch mfu: give one throughput: --throughput, --tokens-per-s or --step-time\n");
+		return GW_EXIT_BADARG;
+	}
+	if (a->query)
+		return 0; /* read after the GPU is known, so bad flags fail before any request */
 	if (a->tokens_per_s > 0 && a->step_time > 0) {
 		fprintf(stderr,
 			"gpuwatch mfu: give --tokens-per-s or --step-time with --global-batch, not both\n");
@@ -168,6 +184,8 @@ static void print_text(const struct mfu_args *a, const struct eff_gpu *g, const 
 	       r->peak_per_gpu / 1e12, gw_dtype_name(a->dtype));
 	printf("             (%s)\n", g->spec->source);
 	printf("throughput   %.6g tokens/s (%.6g per GPU)\n", r->tokens_per_s, r->tokens_per_s / r->gpus);
+	if (a->query)
+		printf("             live: %s at %s\n", a->query, a->agent);
 	printf("FLOPs/token  6N + 12 L H Q T = %.4e + %.4e = %.4e  (PaLM, appendix B)\n", 6 * m->params, attn,
 	       r->flops.model_per_token);
 	if (a->rc != GW_RC_NONE)
@@ -191,6 +209,8 @@ int gw_cmd_mfu(int argc, char **argv, const struct gw_cli *cli)
 		return rc < 0 ? 0 : rc;
 	struct eff_gpu g;
 	if ((rc = eff_gpu_resolve(CMD, cli, a.gpu, &g)) != 0)
+		return rc;
+	if (a.query && (rc = eff_live_tokens(CMD, a.agent, a.query, &a.tokens_per_s)) != 0)
 		return rc;
 	if (!a.gpus)
 		a.gpus = g.present ? g.present : 1;

@@ -2,7 +2,8 @@
 # The agent as a Pushgateway (--web.enable-push): a training job PUTs its
 # throughput, the agent serves it on /metrics with the group's labels and
 # push_time_seconds, keeps it in the history (queryable at once, so MFU can
-# be computed live in PromQL), POST replaces only the families it names,
+# be computed live in PromQL, and `mfu --agent --throughput` reads it), POST
+# replaces only the families it names,
 # a bad push is refused with 400 and a reason and leaves the group as it
 # was, DELETE removes the group; without the flag there is no push route.
 set -u
@@ -39,6 +40,15 @@ grep -q '^push_time_seconds{job="llama3-8b",node="gpu-01"} 1[0-9.]*$' "$tmp/m" |
 # in the history at once; MFU of Llama 3 8B (6.1065e10 FLOPs a token) on the 8 H100s, in PromQL
 curl -s "$U/api/v1/query" --data-urlencode 'query=sum(train_tokens_per_second) * 6.1065e10 / (8 * 989.4e12)' >"$tmp/q"
 [ "$(json "$tmp/q" 'round(float(d["data"]["result"][0]["value"][1]), 4)')" = 0.4629 ] || fail "live MFU query: $(cat "$tmp/q")"
+# the same from the command: mfu reads the pushed throughput live
+"$BIN" --sim 8xH100 mfu --preset llama3-8b --agent "$U" --throughput 'sum(train_tokens_per_second{job="llama3-8b"})' \
+	--format json >"$tmp/mfu.json" 2>"$tmp/mfu.err" || fail "mfu --agent: exit $? $(cat "$tmp/mfu.err")"
+[ "$(json "$tmp/mfu.json" 'd["mfu"], d["tokens_per_s"], d["gpus"]')" = "(0.462893, 60000, 8)" ] ||
+	fail "mfu --agent: $(cat "$tmp/mfu.json")"
+"$BIN" mfu --preset llama3-8b --gpu H100 --agent "$U" --throughput 'sum(' >/dev/null 2>"$tmp/mfu.err"
+[ $? = 2 ] && grep -q 'parse error' "$tmp/mfu.err" || fail "mfu --agent with a bad query: $(cat "$tmp/mfu.err")"
+"$BIN" mfu --preset llama3-8b --gpu H100 --agent "$U" --throughput 'no_such_series' >/dev/null 2>"$tmp/mfu.err"
+[ $? = 2 ] && grep -q 'want one positive value' "$tmp/mfu.err" || fail "mfu --agent, no series: $(cat "$tmp/mfu.err")"
 curl -s "$U/api/v1/query?query=train_steps_total" >"$tmp/q"
 [ "$(json "$tmp/q" 'sorted(d["data"]["result"][0]["metric"].items())')" = \
 	"[('__name__', 'train_steps_total'), ('instance', '$(json "$tmp/q" 'd["data"]["result"][0]["metric"]["instance"]')'), ('job', 'llama3-8b'), ('node', 'gpu-01')]" ] ||

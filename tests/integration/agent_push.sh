@@ -2,10 +2,10 @@
 # The agent as a Pushgateway (--web.enable-push): a training job PUTs its
 # throughput, the agent serves it on /metrics with the group's labels and
 # push_time_seconds, keeps it in the history (queryable at once, so MFU can
-# be computed live in PromQL, and `mfu --agent --throughput` reads it), POST
-# replaces only the families it names,
-# a bad push is refused with 400 and a reason and leaves the group as it
-# was, DELETE removes the group; without the flag there is no push route.
+# be computed live in PromQL, and `mfu --agent --throughput` reads it),
+# POST replaces only the families it names, a bad push is refused with 400
+# and a reason and leaves the group as it was, a protobuf push gets 415,
+# DELETE removes the group; without the flag there is no push route.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 for c in curl python3; do

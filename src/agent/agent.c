@@ -362,7 +362,8 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 {
 	const struct gw_agent_opts *o = &a->o;
 	struct gw_http_route *all = a->routes;
-	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >= NOWN + GW_API_NROUTES + 2 + AGENT_ALERTING_NROUTES,
+	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >=
+			   NOWN + GW_API_NROUTES + 2 + AGENT_ALERTING_NROUTES,
 		       "room for every route");
 	size_t nroutes = 0;
 	for (size_t i = 0; i < NOWN; i++)

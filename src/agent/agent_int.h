@@ -120,7 +120,7 @@ void agent_alerting_render(struct gw_agent *a, struct gw_expfmt *w);
 
 /* forecast.c */
 int agent_forecast_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */
-void agent_forecast_stop(struct gw_agent *a);			   /* before the history closes */
+void agent_forecast_stop(struct gw_agent *a);			  /* before the history closes */
 void agent_forecast_render(struct gw_agent *a, struct gw_expfmt *w);
 
 /* push.c */

@@ -28,14 +28,10 @@ static void test_key(void)
 	CHECK_STR_EQ(k.l[1].name, "path");
 	CHECK_STR_EQ(k.l[1].value, "");
 	static const char *const bad[][2] = {
-		{"/metrics/job", "has no value"},
-		{"/metrics/job/", "job name is empty"},
-		{"/metrics/instance/x", "starts with job"},
-		{"/metrics/job/a/__x/1", "bad label name"},
-		{"/metrics/job/a/rank/1/rank/2", "twice"},
-		{"/metrics/job@base64/!!", "not base64url"},
-		{"/api/v1/query", "push paths are"},
-		{"/metrics/job/a/rank", "has no value"},
+	    {"/metrics/job", "has no value"},		{"/metrics/job/", "job name is empty"},
+	    {"/metrics/instance/x", "starts with job"}, {"/metrics/job/a/__x/1", "bad label name"},
+	    {"/metrics/job/a/rank/1/rank/2", "twice"},	{"/metrics/job@base64/!!", "not base64url"},
+	    {"/api/v1/query", "push paths are"},	{"/metrics/job/a/rank", "has no value"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		gw_err_clear(&err);
@@ -83,45 +79,48 @@ static void test_put_post_delete(void)
 			  "step_seconds_count 42\n",
 			  1700000000000, &err),
 		     0);
-	CHECK_INT_EQ(push(s, GW_PUSH_PUT, "/metrics/job/train/rank/1", "train_tokens_per_second 800\n", 1700000001000,
-			  &err),
+	CHECK_INT_EQ(push(s, GW_PUSH_PUT, "/metrics/job/train/rank/1", "train_tokens_per_second 800\n",
+			  1700000001000, &err),
 		     0);
 	render(s, &b);
-	CHECK_STR_EQ(b.data, "# HELP step_seconds \n"
-			     "# TYPE step_seconds summary\n"
-			     "step_seconds{quantile=\"0.5\",job=\"train\",rank=\"0\"} 4.1\n"
-			     "step_seconds_sum{job=\"train\",rank=\"0\"} 172.2\n"
-			     "step_seconds_count{job=\"train\",rank=\"0\"} 42\n"
-			     "# HELP train_steps_total \n"
-			     "# TYPE train_steps_total counter\n"
-			     "train_steps_total{phase=\"fwd\",job=\"train\",rank=\"0\"} 42\n"
-			     "# HELP train_tokens_per_second Tokens a second, this rank.\n"
-			     "# TYPE train_tokens_per_second gauge\n"
-			     "train_tokens_per_second{job=\"train\",rank=\"0\"} 812.5\n"
-			     "train_tokens_per_second{job=\"train\",rank=\"1\"} 800\n"
-			     "# HELP push_time_seconds Last Unix time when changing this group in the Pushgateway succeeded.\n"
-			     "# TYPE push_time_seconds gauge\n"
-			     "push_time_seconds{job=\"train\",rank=\"0\"} 1700000000\n"
-			     "push_time_seconds{job=\"train\",rank=\"1\"} 1700000001\n"
-			     "# HELP push_failure_time_seconds Last Unix time when changing this group in the Pushgateway failed.\n"
-			     "# TYPE push_failure_time_seconds gauge\n"
-			     "push_failure_time_seconds{job=\"train\",rank=\"0\"} 0\n"
-			     "push_failure_time_seconds{job=\"train\",rank=\"1\"} 0\n");
+	CHECK_STR_EQ(
+	    b.data,
+	    "# HELP step_seconds \n"
+	    "# TYPE step_seconds summary\n"
+	    "step_seconds{quantile=\"0.5\",job=\"train\",rank=\"0\"} 4.1\n"
+	    "step_seconds_sum{job=\"train\",rank=\"0\"} 172.2\n"
+	    "step_seconds_count{job=\"train\",rank=\"0\"} 42\n"
+	    "# HELP train_steps_total \n"
+	    "# TYPE train_steps_total counter\n"
+	    "train_steps_total{phase=\"fwd\",job=\"train\",rank=\"0\"} 42\n"
+	    "# HELP train_tokens_per_second Tokens a second, this rank.\n"
+	    "# TYPE train_tokens_per_second gauge\n"
+	    "train_tokens_per_second{job=\"train\",rank=\"0\"} 812.5\n"
+	    "train_tokens_per_second{job=\"train\",rank=\"1\"} 800\n"
+	    "# HELP push_time_seconds Last Unix time when changing this group in the Pushgateway succeeded.\n"
+	    "# TYPE push_time_seconds gauge\n"
+	    "push_time_seconds{job=\"train\",rank=\"0\"} 1700000000\n"
+	    "push_time_seconds{job=\"train\",rank=\"1\"} 1700000001\n"
+	    "# HELP push_failure_time_seconds Last Unix time when changing this group in the Pushgateway "
+	    "failed.\n"
+	    "# TYPE push_failure_time_seconds gauge\n"
+	    "push_failure_time_seconds{job=\"train\",rank=\"0\"} 0\n"
+	    "push_failure_time_seconds{job=\"train\",rank=\"1\"} 0\n");
 	size_t groups, samples;
 	gw_push_count(s, &groups, &samples);
 	CHECK_INT_EQ(groups, 2);
 	CHECK_INT_EQ(samples, 6);
 	/* POST replaces the families it names and keeps the others */
-	CHECK_INT_EQ(push(s, GW_PUSH_POST, "/metrics/job/train/rank/0", "train_tokens_per_second 900\n", 1700000002000,
-			  &err),
+	CHECK_INT_EQ(push(s, GW_PUSH_POST, "/metrics/job/train/rank/0", "train_tokens_per_second 900\n",
+			  1700000002000, &err),
 		     0);
 	render(s, &b);
 	CHECK(strstr(b.data, "train_tokens_per_second{job=\"train\",rank=\"0\"} 900\n") != NULL);
 	CHECK(strstr(b.data, "train_steps_total{phase=\"fwd\",job=\"train\",rank=\"0\"} 42\n") != NULL);
 	CHECK(strstr(b.data, "step_seconds_sum{job=\"train\",rank=\"0\"} 172.2\n") != NULL);
 	/* PUT replaces the whole group; the key's label order does not matter */
-	CHECK_INT_EQ(push(s, GW_PUSH_PUT, "/metrics/job/train/rank/0", "train_tokens_per_second 950\n", 1700000003000,
-			  &err),
+	CHECK_INT_EQ(push(s, GW_PUSH_PUT, "/metrics/job/train/rank/0", "train_tokens_per_second 950\n",
+			  1700000003000, &err),
 		     0);
 	render(s, &b);
 	CHECK(strstr(b.data, "train_steps_total") == NULL);
@@ -143,14 +142,15 @@ static void test_refused(void)
 	struct gw_buf b;
 	gw_buf_init(&b, 1 << 20);
 	CHECK_INT_EQ(gw_push_store_new(&s), 0);
-	CHECK_INT_EQ(push(s, GW_PUSH_PUT, "/metrics/job/train/rank/0", "# TYPE x gauge\nx 1\n", 1000, &err), 0);
+	CHECK_INT_EQ(push(s, GW_PUSH_PUT, "/metrics/job/train/rank/0", "# TYPE x gauge\nx 1\n", 1000, &err),
+		     0);
 	static const char *const bad[][3] = {
-		{"/metrics/job/train/rank/0", "x 1 1700000000000\n", "no time stamp"},
-		{"/metrics/job/train/rank/0", "x{rank=\"1\"} 1\n", "differs from the grouping key"},
-		{"/metrics/job/train/rank/1", "# TYPE x counter\nx 1\n", "typed differently"},
-		{"/metrics/job/train/rank/0", "# TYPE h histogram\nh_bucket{le=\"1\"} 1\n", "not taken yet"},
-		{"/metrics/job/train/rank/0", "x{ 1\n", "line 1:"},
-		{"/metrics/job/train/rank/0", "ok 1\n# TYPE y gauge\ny one\n", "line 3: bad sample value"},
+	    {"/metrics/job/train/rank/0", "x 1 1700000000000\n", "no time stamp"},
+	    {"/metrics/job/train/rank/0", "x{rank=\"1\"} 1\n", "differs from the grouping key"},
+	    {"/metrics/job/train/rank/1", "# TYPE x counter\nx 1\n", "typed differently"},
+	    {"/metrics/job/train/rank/0", "# TYPE h histogram\nh_bucket{le=\"1\"} 1\n", "not taken yet"},
+	    {"/metrics/job/train/rank/0", "x{ 1\n", "line 1:"},
+	    {"/metrics/job/train/rank/0", "ok 1\n# TYPE y gauge\ny one\n", "line 3: bad sample value"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK(push(s, GW_PUSH_PUT, bad[i][0], bad[i][1], 2000 + (int64_t)i, &err) != 0);

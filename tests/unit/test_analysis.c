@@ -306,6 +306,42 @@ static void test_time_to_full(void)
 	free(scratch);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median by selection equals the sorted one: random data, many ties, sizes 2..60. */
+static void test_theil_sen_median(void)
+{
+	unsigned int seed = 12345;
+	double t[60], y[60], sorted[1770], *scratch = malloc(gw_trend_scratch(60) * sizeof(double));
+	for (int round = 0; round < 400; round++) {
+		size_t n = 2 + (size_t)round % 59;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			t[i] = (double)(seed >> 16 & 7); /* repeated times: pairs skipped */
+			seed = seed * 1103515245u + 12345u;
+			y[i] = (double)((seed >> 16) % (round % 3 ? 5 : 1000));
+		}
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++)
+				if (t[j] != t[i])
+					sorted[m++] = (y[j] - y[i]) / (t[j] - t[i]);
+		double slope, level;
+		int rc = gw_trend_theil_sen(t, y, n, scratch, &slope, &level);
+		CHECK_INT_EQ(rc, m ? 0 : GW_EINVAL);
+		if (!m)
+			continue;
+		qsort(sorted, m, sizeof(double), cmp_dbl);
+		double want = m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2;
+		CHECK_DBL_NEAR(slope, want, 0);
+	}
+	free(scratch);
+}
+
 int main(void)
 {
 	RUN(test_palm_mfu);
@@ -319,5 +355,6 @@ int main(void)
 	RUN(test_memplan_bad);
 	RUN(test_theil_sen);
 	RUN(test_time_to_full);
+	RUN(test_theil_sen_median);
 	return harness_done();
 }

@@ -19,6 +19,7 @@ json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval
 "$BIN" mfu --help >"$tmp/h" || fail "mfu --help: exit $?"
 grep -q '6N + 12 L H Q T' "$tmp/h" || fail "mfu --help does not give the formula"
 grep -q -- '--tokens-per-s' "$tmp/h" || fail "mfu --help does not list --tokens-per-s"
+grep -q -- '--agent URL --throughput QUERY' "$tmp/h" || fail "mfu --help does not list --agent"
 "$BIN" help memplan >"$tmp/h" || fail "help memplan: exit $?"
 grep -q -- '--zero 0..3' "$tmp/h" || fail "memplan --help does not list --zero"
 "$BIN" --help | grep -q '^  mfu ' || fail "mfu is not in the command list"

@@ -24,6 +24,8 @@ static const struct command commands[] = {
 	{"export", gw_cmd_export, "write the store as OpenMetrics (for promtool backfill) or CSV"},
 	{"top", gw_cmd_top, "live terminal view: every GPU, its history and its processes"},
 	{"rules", gw_cmd_rules, "check Prometheus rule files and run their unit tests, like promtool"},
+	{"mfu", gw_cmd_mfu, "model/hardware FLOPs utilisation of a training run, with the formulas used"},
+	{"memplan", gw_cmd_memplan, "will a run fit in GPU memory: bytes per GPU, largest micro-batch"},
 	{"sim", gw_cmd_sim, "simulator tools: `sim record` writes days of simulated history in seconds"},
 };
 

@@ -341,7 +341,8 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 		return fail(err, rc, "cannot start sampling", NULL);
 	a->interval_ms = a->o.so.interval_ms ? a->o.so.interval_ms : 1000;
 	a->o.log("info", "msg=sampling gpus=%u", a->ngpus);
-	if ((rc = start_history(a, err)) != 0)
+	if ((rc = start_history(a, err)) != 0 || (rc = agent_forecast_start(a, err)) != 0 ||
+	    (rc = agent_push_open(a, err)) != 0)
 		return rc;
 	if ((rc = agent_alerting_open(a, err)) != 0)
 		return fail(err, rc, "cannot load the rules", NULL);
@@ -368,7 +369,8 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 {
 	const struct gw_agent_opts *o = &a->o;
 	struct gw_http_route *all = a->routes;
-	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >= NOWN + GW_API_NROUTES + 1 + AGENT_ALERTING_NROUTES,
+	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >=
+			   NOWN + GW_API_NROUTES + 2 + AGENT_ALERTING_NROUTES,
 		       "room for every route");
 	size_t nroutes = 0;
 	for (size_t i = 0; i < NOWN; i++)
@@ -390,6 +392,10 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 		}
 	if (a->history.db && o->enable_import)
 		all[nroutes++] = import_route;
+	if (a->push.open) {
+		all[nroutes] = agent_push_route;
+		all[nroutes++].ctx = a;
+	}
 	if (a->history.db)
 		for (size_t i = 0; i < AGENT_ALERTING_NROUTES; i++) {
 			all[nroutes] = agent_alerting_routes[i];
@@ -449,6 +455,8 @@ void gw_agent_free(struct gw_agent *a)
 	struct gw_http *srv = atomic_exchange(&a->http, NULL);
 	gw_http_stop(srv);
 	agent_alerting_close(a); /* its evaluator reads and writes the store */
+	agent_forecast_stop(a);	 /* it writes to the store */
+	agent_push_close(a);	 /* after the server: no push runs */
 	if (a->history.db)
 		agent_history_close(&a->history); /* stops storing, flushes */
 	gw_sampler_free(a->sampler);

@@ -44,6 +44,7 @@ struct gw_agent_opts {
 	/* history: none with no_history */
 	bool no_history;
 	bool enable_import; /* --web.enable-import: POST /api/v1/import writes to the store */
+	bool enable_push;   /* --web.enable-push: Pushgateway pushes on /metrics/job/... */
 	const char *storage_path, *instance; /* instance NULL: the host name */
 	int64_t retention_ms, flush_interval_ms; /* flush 0: by the sampling interval */
 	uint64_t retention_bytes;
@@ -66,6 +67,7 @@ struct gw_agent_opts {
 	const char *external_url; /* --web.external-url; NULL: http://HOST:PORT */
 	int64_t rule_interval_ms; /* --rules.evaluation-interval; 0: 15 s */
 	int64_t outage_tolerance_ms, for_grace_ms, resend_delay_ms; /* 0: 1 h, 10 m, 1 m */
+	int64_t forecast_window_ms; /* --memory.forecast-window: the OOM forecast's trend; 0: 10 min */
 	gw_agent_log_fn log;
 };
 

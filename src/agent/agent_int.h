@@ -1,7 +1,8 @@
 /*
  * agent_int.h - what the agent's parts share (not a public header):
  * agent.c (wiring, /health, the landing page, the route table) and
- * expose.c (the counters file and /metrics).
+ * expose.c (the counters file and /metrics), alerting.c, forecast.c and
+ * push.c.
  */
 #ifndef GW_AGENT_AGENT_INT_H
 #define GW_AGENT_AGENT_INT_H
@@ -14,6 +15,7 @@
 #include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
 #include "http/server.h"
+#include "ingest/push.h"
 #include "rules/manager.h"
 #include "rules/notify.h"
 #include "rules/rulefile.h"
@@ -47,6 +49,36 @@ struct agent_alerting {
 	int64_t reload_ms;
 };
 
+/* The OOM forecast (forecast.c): each GPU's recent memory use and the time until it fills. */
+#define FORECAST_POINTS 120
+struct agent_forecast_gpu {
+	double t[FORECAST_POINTS], y[FORECAST_POINTS]; /* a ring: seconds since the epoch, bytes used */
+	size_t head, n;
+	double seconds; /* time to full; -1: not growing. Guarded by mu */
+	bool stored;	/* the last step stored a value (so going absent stores a staleness marker) */
+	uint64_t ref;	/* its store series; 0: not yet */
+};
+
+struct agent_forecast {
+	bool running, stop;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int64_t window_ms, step_ms;
+	long used_idx, free_idx; /* memory.used and memory.free in the field table */
+	unsigned int ngpus;
+	struct agent_forecast_gpu *g;
+	double *scratch; /* the trend's, on the forecast thread */
+};
+
+/* Pushed groups (push.c, --web.enable-push). */
+struct agent_push {
+	bool open;
+	pthread_mutex_t mu; /* guards everything below */
+	struct gw_push_store *store;
+	uint64_t pushes, refused, store_refused;
+};
+
 struct gw_agent {
 	struct gw_agent_opts o;
 	struct gw_nvml *nv;
@@ -65,6 +97,8 @@ struct gw_agent {
 	struct agent_history history;  /* db NULL without history */
 	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
 	struct agent_alerting alerting;
+	struct agent_forecast forecast;
+	struct agent_push push;
 	struct gw_http_route routes[12 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };
@@ -84,6 +118,17 @@ int agent_alerting_start(struct gw_agent *a, unsigned short port, struct gw_err 
 int agent_alerting_reload(struct gw_agent *a, struct gw_err *err);
 void agent_alerting_close(struct gw_agent *a);
 void agent_alerting_render(struct gw_agent *a, struct gw_expfmt *w);
+
+/* forecast.c */
+int agent_forecast_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */
+void agent_forecast_stop(struct gw_agent *a);			  /* before the history closes */
+void agent_forecast_render(struct gw_agent *a, struct gw_expfmt *w);
+
+/* push.c */
+extern const struct gw_http_route agent_push_route; /* ctx: the agent */
+int agent_push_open(struct gw_agent *a, struct gw_err *err);
+void agent_push_close(struct gw_agent *a);
+void agent_push_render(struct gw_agent *a, struct gw_expfmt *w);
 
 /* status.c */
 void agent_status_init(struct gw_agent *a);

@@ -32,6 +32,8 @@ static void usage(FILE *out)
 		"                              DCGM_FI_* series of a GPU once per job with hpc_job=\"ID\",\n"
 		"                              and gpuwatch_hpc_job_info; re-read every sample (env\n"
 		"                              DCGM_HPC_JOB_MAPPING_DIR; the option wins)\n"
+		"      --memory.forecast-window D   the OOM forecast's trend window (default 10m):\n"
+		"                              gpuwatch_memory_time_to_full_seconds while memory grows\n"
 		"History (an embedded store answering Prometheus' query API):\n"
 		"      --storage.path DIR      data directory (default data/)\n"
 		"      --storage.retention.time D   keep this long (default 15d)\n"
@@ -43,6 +45,9 @@ static void usage(FILE *out)
 		"      --no-history            live metrics only: no store, no query API\n"
 		"      --web.enable-import     accept `gpuwatch import --agent URL` (POST /api/v1/import):\n"
 		"                              logs imported into the store the agent holds\n"
+		"      --web.enable-push       act as a Prometheus Pushgateway: PUT/POST/DELETE on\n"
+		"                              /metrics/job/NAME{/LABEL/VALUE}; pushed groups on /metrics\n"
+		"                              and each push in the history (a training job's tokens/s)\n"
 		"      --query.max-concurrency N   queries run at once (default 4); up to 16*N more\n"
 		"                              wait, beyond that a query is answered 503\n"
 		"      --query.timeout D       longest a query may run, or wait to run (default 2m)\n"
@@ -235,7 +240,7 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--rules.alert.for-grace-period") == 0 ||
 			     strcmp(name, "--rules.alert.resend-delay") == 0 || strcmp(name, "--alertmanager.url") == 0 ||
 			     strcmp(name, "--alert.webhook") == 0 || strcmp(name, "--external-label") == 0 ||
-			     strcmp(name, "--web.external-url") == 0;
+			     strcmp(name, "--web.external-url") == 0 || strcmp(name, "--memory.forecast-window") == 0;
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -292,12 +297,23 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 					val);
 				return 2;
 			}
+		} else if (strcmp(name, "--memory.forecast-window") == 0) {
+			int64_t ms;
+			if (gw_promql_duration(val, strlen(val), &ms) != 0 || ms < 1000 || ms > 7 * 86400000LL) {
+				fprintf(stderr, "gpuwatch agent: --memory.forecast-window wants a duration from 1s to 7d, "
+						"got \"%s\"\n",
+					val);
+				return 2;
+			}
+			o->ao.forecast_window_ms = ms;
 		} else if (strcmp(name, "--instance") == 0) {
 			o->ao.instance = val;
 		} else if (strcmp(name, "--no-history") == 0) {
 			o->ao.no_history = true;
 		} else if (strcmp(name, "--web.enable-import") == 0) {
 			o->ao.enable_import = true;
+		} else if (strcmp(name, "--web.enable-push") == 0) {
+			o->ao.enable_push = true;
 		} else if (strcmp(name, "--web.max-connections") == 0) {
 			if (parse_count(name, val, 1, 1000000, &o->ao.max_conns))
 				return 2;

@@ -323,6 +323,10 @@ static unsigned int method_bit(const char *m)
 		return GW_HTTP_POST;
 	if (strcmp(m, "HEAD") == 0)
 		return GW_HTTP_HEAD;
+	if (strcmp(m, "PUT") == 0)
+		return GW_HTTP_PUT;
+	if (strcmp(m, "DELETE") == 0)
+		return GW_HTTP_DELETE;
 	return 0;
 }
 

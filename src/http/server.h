@@ -44,6 +44,8 @@
 #define GW_HTTP_GET 0x1u
 #define GW_HTTP_POST 0x2u
 #define GW_HTTP_HEAD 0x4u
+#define GW_HTTP_PUT 0x8u /* Pushgateway pushes */
+#define GW_HTTP_DELETE 0x10u
 /* In a route's methods: slow (a query), run on the server's pool, not a connection thread. */
 #define GW_HTTP_POOLED 0x100u
 

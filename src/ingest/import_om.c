@@ -49,10 +49,11 @@ static char *unescape(char *s, char *e)
 	return w;
 }
 
-int gw_import_om_line(char *line, struct gw_lpair *labels, size_t max, size_t *n, double *v, int64_t *t_ms,
-		      const char **why)
+int gw_import_om_sample(char *line, struct gw_lpair *labels, size_t max, size_t *n, double *v, bool *has_t,
+			int64_t *t_ms, const char **why)
 {
 	*n = 0;
+	*has_t = false;
 	char *p = line;
 	if (!name_char(*p, true)) {
 		*why = "expected a metric name";
@@ -142,10 +143,8 @@ int gw_import_om_line(char *line, struct gw_lpair *labels, size_t max, size_t *n
 		return GW_EPARSE;
 	}
 	double tsec;
-	if (!ts || !*ts) {
-		*why = "sample without a time stamp (history needs one)";
-		return GW_EPARSE;
-	}
+	if (!ts || !*ts)
+		return 0;
 	/* Seconds since 1970 up to 2200, as the nvidia-smi importer takes: 1e300
 	 * or -1 is no sample's time, and past 2^63 ms llround() has no answer. */
 	if (parse_double(ts, &tsec) != 0 || !(tsec >= 0 && tsec < TS_MAX_S)) {
@@ -153,7 +152,20 @@ int gw_import_om_line(char *line, struct gw_lpair *labels, size_t max, size_t *n
 		return GW_EPARSE;
 	}
 	*t_ms = (int64_t)llround(tsec * 1000.0);
+	*has_t = true;
 	return 0;
+}
+
+int gw_import_om_line(char *line, struct gw_lpair *labels, size_t max, size_t *n, double *v, int64_t *t_ms,
+		      const char **why)
+{
+	bool has_t;
+	int rc = gw_import_om_sample(line, labels, max, n, v, &has_t, t_ms, why);
+	if (rc == 0 && !has_t) {
+		*why = "sample without a time stamp (history needs one)";
+		return GW_EPARSE;
+	}
+	return rc;
 }
 
 int gw_import_om(FILE *in, const struct gw_import_opts *o, struct gw_import_stats *st, struct gw_err *err)

@@ -18,4 +18,8 @@ int gw_import_om(FILE *in, const struct gw_import_opts *o, struct gw_import_stat
 int gw_import_om_line(char *line, struct gw_lpair *labels, size_t max, size_t *n, double *v, int64_t *t_ms,
 		      const char **why);
 
+/* The same, with the time stamp optional (*has_t false without one): Pushgateway's bodies. */
+int gw_import_om_sample(char *line, struct gw_lpair *labels, size_t max, size_t *n, double *v, bool *has_t,
+			int64_t *t_ms, const char **why);
+
 #endif

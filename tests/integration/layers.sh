@@ -8,6 +8,7 @@ src=$(cd "$(dirname "$0")/../../src" && pwd)
 declare -A may=(
 	[core]="core"
 	[model]="core model"
+	[analysis]="core model analysis"
 	[nvml]="core nvml"
 	[fields]="core nvml fields"
 	[collect]="core nvml fields collect"
@@ -19,9 +20,9 @@ declare -A may=(
 	[api]="core model promql http api"
 	[rules]="core model store promql http export api rules"
 	[web]="web"
-	[agent]="core model nvml fields collect export http store ingest promql api rules web agent"
+	[agent]="core model analysis nvml fields collect export http store ingest promql api rules web agent"
 	[ui]="core model nvml fields collect http ui"
-	[cmd]="core model nvml fields collect export http store ingest promql api rules web agent ui cmd"
+	[cmd]="core model analysis nvml fields collect export http store ingest promql api rules web agent ui cmd"
 	[sim]="nvml"
 )
 

@@ -114,6 +114,10 @@ struct gw_health_opts {
 	int64_t retired_dbe_soft;     /* DBE retired pages above this, and more than 1 a week: fail */
 	int64_t remap_unc_max;        /* uncorrectable remapped rows at or above: warn */
 	double nvlink_crc_per_s;      /* NVLink CRC errors a second at or above: fail (fewer: warn) */
+	/* Warn for software power capping in the window, as DCGM does. Off by
+	 * default: a GPU held at its power limit does what it was told to (a
+	 * training job at full power always is), so it would never pass. */
+	bool power_cap_warns;
 };
 
 void gw_health_defaults(struct gw_health_opts *o);

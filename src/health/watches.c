@@ -141,7 +141,7 @@ static void watch_thermal(const struct health_view *v, struct gw_health_report *
 static void watch_power(const struct health_view *v, struct gw_health_report *out)
 {
 	int64_t d;
-	if (delta(v, GW_HV_POWER_NS, &d) && d > 0)
+	if (v->o->power_cap_warns && delta(v, GW_HV_POWER_NS, &d) && d > 0)
 		health_add(out, GW_HSYS_POWER, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_POWER", "power-violation",
 			   "check the power limit and supply; the GPU can still run work",
 			   "the power cap held the clocks down for %.1f s in the last minute", (double)d / 1e9);

@@ -246,6 +246,19 @@ static void test_thermal_power_inforom(void)
 	CHECK(in && strstr(in->message, "2.5 s"));
 	CHECK(find(&rep, "power-brake") != NULL);
 	CHECK(find(&rep, "power-violation") == NULL);
+	/* software power capping warns only when asked to, as DCGM always does */
+	gw_health_set(&b, GW_HV_POWER_NS, 1000000000LL);
+	rep = after(&a, &b);
+	CHECK(find(&rep, "power-violation") == NULL);
+	struct gw_health h;
+	struct gw_health_opts o;
+	gw_health_defaults(&o);
+	o.power_cap_warns = true;
+	CHECK_INT_EQ(gw_health_init(&h, 1, &o), 0);
+	gw_health_eval(&h, 0, &a, &rep);
+	gw_health_eval(&h, 0, &b, &rep);
+	CHECK(find(&rep, "power-violation") != NULL);
+	gw_health_release(&h);
 	b = healthy(T0 + 10000, 0);
 	gw_health_set(&b, GW_HV_TLIMIT_C, -3);
 	gw_health_set(&b, GW_HV_INFOROM_VALID, 0);

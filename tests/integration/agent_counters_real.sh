@@ -106,7 +106,11 @@ for m in re.finditer(r'^((?:DCGM|dcgm)[A-Za-z_0-9]*)\{([^}]*)\} (\S+)$', text, r
     if keys[:6] != std:
         bad.append('%s: labels start %s' % (m.group(1), keys[:6])); break
     extra = keys[6:]
-    if m.group(1).startswith('DCGM_EXP_'):  # dcgm-exporter's window counts: what was counted last
+    if m.group(1) == 'DCGM_EXP_GPU_HEALTH_STATUS':  # the health watches: error code and watch last
+        if extra[-2:] != ['health_error_code', 'health_watch']:
+            bad.append('%s: no health_error_code, health_watch at the end: %s' % (m.group(1), extra)); break
+        extra = extra[:-2]
+    elif m.group(1).startswith('DCGM_EXP_'):  # dcgm-exporter's window counts: what was counted last
         if extra[-1:] not in (['xid'], ['clock_event']):
             bad.append('%s: no xid or clock_event at the end: %s' % (m.group(1), extra)); break
         extra = extra[:-1]

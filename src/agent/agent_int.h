@@ -1,7 +1,8 @@
 /*
  * agent_int.h - what the agent's parts share (not a public header):
- * agent.c (wiring, /health, the landing page, the route table) and
- * expose.c (the counters file and /metrics).
+ * agent.c (wiring, /health, the landing page, the route table),
+ * expose.c (the counters file and /metrics), alerting.c, health.c (the
+ * health watches) and status.c.
  */
 #ifndef GW_AGENT_AGENT_INT_H
 #define GW_AGENT_AGENT_INT_H
@@ -13,6 +14,8 @@
 #include "export/counters.h"
 #include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
+#include "health/health.h"
+#include "health/reading.h"
 #include "http/server.h"
 #include "rules/manager.h"
 #include "rules/notify.h"
@@ -47,6 +50,21 @@ struct agent_alerting {
 	int64_t reload_ms;
 };
 
+/* The health watches over the frames (health.c). */
+struct agent_health {
+	bool open, running, have;
+	struct gw_health h;
+	struct gw_health_map map;
+	pthread_mutex_t mu;             /* guards h, rep, have, seq */
+	struct gw_health_report *rep;   /* [gpu]: the latest verdicts */
+	uint64_t seq;                   /* the frame they are of */
+	uint64_t *refs;                 /* [gpu][system]: store refs, 0: not created yet */
+	pthread_t thread;
+	pthread_mutex_t stop_mu;
+	pthread_cond_t wake;
+	bool stop;
+};
+
 struct gw_agent {
 	struct gw_agent_opts o;
 	struct gw_nvml *nv;
@@ -65,7 +83,8 @@ struct gw_agent {
 	struct agent_history history;  /* db NULL without history */
 	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
 	struct agent_alerting alerting;
-	struct gw_http_route routes[12 + GW_API_NROUTES]; /* every part's; the server borrows them */
+	struct agent_health health;
+	struct gw_http_route routes[13 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };
 
@@ -83,6 +102,13 @@ int agent_alerting_start(struct gw_agent *a, unsigned short port, struct gw_err 
 int agent_alerting_reload(struct gw_agent *a, struct gw_err *err);
 void agent_alerting_close(struct gw_agent *a);
 void agent_alerting_render(struct gw_agent *a, struct gw_expfmt *w);
+
+/* health.c */
+extern const struct gw_http_route agent_health_route; /* GET /api/v1/health */
+int agent_health_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */
+void agent_health_stop(struct gw_agent *a);
+void agent_health_render(struct gw_agent *a, struct gw_expfmt *w);
+int agent_health_dcgm(void *arg, unsigned int g, const char *watch, const char **code); /* gw_metrics.health */
 
 /* status.c */
 void agent_status_init(struct gw_agent *a);

@@ -258,6 +258,7 @@ enum gwsim_fault_kind {
 	GWSIM_F_THROTTLE, /* force a clock event reason for a duration */
 	GWSIM_F_SPIKE,    /* a value (utilisation, power) overridden for a short window */
 	GWSIM_F_NVLINK,   /* NVLink errors: arg counts, arg2 says which (enum gwsim_nvlink_err) */
+	GWSIM_F_NVLINK_DOWN, /* NVLink arg goes down */
 };
 
 /* The NVLink error counters a GWSIM_F_NVLINK fault adds to. */
@@ -335,6 +336,7 @@ struct gwsim_health {
 	unsigned int pcie_replays;
 	/* NVLink error totals over all links, by enum gwsim_nvlink_err (fault nvlink-error) */
 	unsigned long long nvlink_err[4];
+	uint32_t nvlink_down; /* links an nvlink-down fault took down, a bit per link */
 	unsigned long long last_xid;
 	bool lost;
 };

@@ -122,5 +122,8 @@ const struct gw_field gw_fields_ecc[] = {
 	NVLINK_ERR("recovery", GW_NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL,
 		   DCGM(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, 439), "NVLink recovery errors, all links."),
 #undef NVLINK_ERR
+	{F("nvlink.links_active"), FMT(UINT), RD(nvlink_active, 0), CU(COUNT), FLAGS(GW_FL_NOSMI | GW_FL_SLOW),
+	 PROM("gpuwatch_nvlink_links_active", GAUGE, "NVLinks up."),
+	 DESC("NVLinks up (active); a GPU without NVLink has none to count.")},
 };
 const size_t gw_fields_ecc_n = sizeof(gw_fields_ecc) / sizeof(gw_fields_ecc[0]);

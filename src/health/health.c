@@ -165,8 +165,10 @@ void gw_health_eval(struct gw_health *h, unsigned int gi, const struct gw_health
 		return;
 	struct gw_health_gpu *g = &h->gpu[gi];
 	keep(g, &h->o, r);
+	if (r->valid & (1u << GW_HV_NVL_ACTIVE) && r->v[GW_HV_NVL_ACTIVE] > g->nvl_max)
+		g->nvl_max = r->v[GW_HV_NVL_ACTIVE];
 	struct health_view v = {.o = &h->o, .r = r, .base = window_start(g, h->o.window_ms, r->t_ms),
-				.week_dbe = week_ago(g, r->t_ms)};
+				.week_dbe = week_ago(g, r->t_ms), .nvl_max = g->nvl_max};
 	health_watch_all(&v, out);
 	for (unsigned int i = 0; i < out->ninc; i++) {
 		struct gw_health_incident *in = &out->inc[i];

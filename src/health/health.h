@@ -75,6 +75,7 @@ const char *gw_health_status_name(enum gw_health_status s);      /* "pass", "war
 	X(NVL_CRC_DATA, C)                                                                                     \
 	X(NVL_REPLAY, C)                                                                                       \
 	X(NVL_RECOVERY, C)                                                                                     \
+	X(NVL_ACTIVE, S)       /* NVLinks up: fewer than the most seen means links went down */              \
 	X(RECOVERY_ACTION, S)  /* the driver's GPU recovery action: 0 none, 1 reset, 2 reboot, 3 drain P2P, 4 drain and reset */
 
 enum gw_health_value {

@@ -33,6 +33,7 @@ struct gw_health_gpu {
 	unsigned int nday;
 	struct health_seen seen[GW_HEALTH_INCIDENTS_MAX]; /* the previous evaluation's incidents */
 	unsigned int nseen;
+	int64_t nvl_max; /* the most NVLinks seen up */
 };
 
 /* What a watch sees: the reading, and the kept snapshot the window starts at (NULL: none yet). */
@@ -41,6 +42,7 @@ struct health_view {
 	const struct gw_health_reading *r;
 	const struct health_snap *base;
 	int64_t week_dbe; /* DBE retired pages a week ago; -1: not known */
+	int64_t nvl_max;  /* the most NVLinks seen up, this reading's included */
 };
 
 /* Add an incident to out (dropped when full): message is printf-formatted, then "; " and what to do. */

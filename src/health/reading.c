@@ -36,6 +36,7 @@ static const struct {
 	{GW_HV_NVL_CRC_DATA, {"nvlink.errors.crc_data.total"}},
 	{GW_HV_NVL_REPLAY, {"nvlink.errors.replay.total"}},
 	{GW_HV_NVL_RECOVERY, {"nvlink.errors.recovery.total"}},
+	{GW_HV_NVL_ACTIVE, {"nvlink.links_active"}},
 	{GW_HV_RECOVERY_ACTION, {"gpu_recovery_action"}},
 };
 

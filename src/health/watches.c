@@ -162,6 +162,11 @@ static void watch_nvlink(const struct health_view *v, struct gw_health_report *o
 		 {GW_HV_NVL_CRC_DATA, "data CRC", "nvlink-crc-data", true},
 		 {GW_HV_NVL_REPLAY, "replay", "nvlink-replay", false},
 		 {GW_HV_NVL_RECOVERY, "recovery", "nvlink-recovery", false}};
+	if (has(v->r, GW_HV_NVL_ACTIVE) && v->r->v[GW_HV_NVL_ACTIVE] < v->nvl_max)
+		health_add(out, GW_HSYS_NVLINK, GW_HEALTH_FAIL, false, "DCGM_FR_NVLINK_DOWN", "nvlink-down",
+			   "drain the GPU and check its NVLink connections; run a field diagnostic",
+			   "%lld of %lld NVLinks are down", (long long)(v->nvl_max - v->r->v[GW_HV_NVL_ACTIVE]),
+			   (long long)v->nvl_max);
 	double secs = (double)v->o->window_ms / 1000.0;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		int64_t d;

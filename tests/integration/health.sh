@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The health watches end to end on tests/data/scenarios/health-faults.scn
-# (eleven GPUs, one fault each on GPUs 1-9 a second in: ecc-dbe,
+# (twelve GPUs, one fault each on GPUs 1-9 and 11 a second in: ecc-dbe,
 # retire-page, remap-fail, pcie-replay, xid 31, lost, hw-thermal throttle,
-# NVLink replay errors, power brake): each watch gives its verdict on its
+# NVLink replay errors, power brake, an NVLink down): each watch gives its verdict on its
 # GPU and on no other, through `gpuwatch health` (text, --json, -i, exit
 # codes) and through the agent's /metrics (gpuwatch_health_status and
 # dcgm-exporter's DCGM_EXP_GPU_HEALTH_STATUS), /api/v1/health and its
@@ -29,6 +29,7 @@ expect() {
 	7) echo "warn thermal:warn:DCGM_FR_CLOCK_THROTTLE_THERMAL" ;;
 	8) echo "fail nvlink:fail:DCGM_FR_NVLINK_ERROR_CRITICAL" ;;
 	9) echo "warn power:warn:DCGM_FR_CLOCK_THROTTLE_POWER" ;;
+	11) echo "fail nvlink:fail:DCGM_FR_NVLINK_DOWN" ;;
 	esac
 }
 # The JSON's verdicts in expect()'s shape, one line a GPU: "INDEX STATUS incidents..."
@@ -44,7 +45,7 @@ for g in d["gpus"]:
 print("overall", d["overall"])'
 }
 check_verdicts() { # FILE WHAT
-	for g in $(seq 0 10); do
+	for g in $(seq 0 11); do
 		got=$(grep "^$g " "$1" | cut -d' ' -f2-)
 		[ "$got" = "$(expect "$g")" ] || fail "$2: GPU $g: got '$got', want '$(expect "$g")'"
 	done
@@ -90,19 +91,19 @@ verdicts <"$tmp/agent.json" >"$tmp/agent.v" || fail "/api/v1/health is not the d
 check_verdicts "$tmp/agent.v" "/api/v1/health"
 curl -sf "http://127.0.0.1:$port/metrics" >"$tmp/metrics"
 # gpuwatch_health_status: 0 pass, 1 warn, 2 fail, one series per GPU and system
-[ "$(grep -c '^gpuwatch_health_status{' "$tmp/metrics")" = 77 ] ||
-	fail "want 11 GPUs x 7 systems of gpuwatch_health_status, got $(grep -c '^gpuwatch_health_status{' "$tmp/metrics")"
+[ "$(grep -c '^gpuwatch_health_status{' "$tmp/metrics")" = 84 ] ||
+	fail "want 12 GPUs x 7 systems of gpuwatch_health_status, got $(grep -c '^gpuwatch_health_status{' "$tmp/metrics")"
 grep -q '^gpuwatch_health_status{gpu="1",uuid="GPU-[^"]*",pci_bus_id="[^"]*",model="NVIDIA H200",system="memory"} 2$' "$tmp/metrics" ||
 	fail "GPU 1's memory does not fail in /metrics: $(grep 'gpu="1".*memory' "$tmp/metrics")"
 grep -q '^gpuwatch_health_status{gpu="4",.*system="pcie"} 1$' "$tmp/metrics" || fail "GPU 4's pcie does not warn in /metrics"
 grep -q '^gpuwatch_health_status{gpu="8",.*system="nvlink"} 2$' "$tmp/metrics" || fail "GPU 8's nvlink does not fail in /metrics"
 bad=$(grep '^gpuwatch_health_status{gpu="\(0\|10\)",' "$tmp/metrics" | grep -v ' 0$')
 [ -z "$bad" ] || fail "healthy GPUs do not pass: $bad"
-[ "$(grep '^gpuwatch_health_status{' "$tmp/metrics" | grep -vc ' 0$')" = 10 ] ||
-	fail "want 10 series that are not pass (GPU 1: memory and driver): $(grep '^gpuwatch_health_status{' "$tmp/metrics" | grep -v ' 0$')"
+[ "$(grep '^gpuwatch_health_status{' "$tmp/metrics" | grep -vc ' 0$')" = 11 ] ||
+	fail "want 11 series that are not pass (GPU 1: memory and driver): $(grep '^gpuwatch_health_status{' "$tmp/metrics" | grep -v ' 0$')"
 # dcgm-exporter's family: 11 watches a GPU, DCGM's values and error codes
-[ "$(grep -c '^DCGM_EXP_GPU_HEALTH_STATUS{' "$tmp/metrics")" = 121 ] ||
-	fail "want 11 GPUs x 11 watches of DCGM_EXP_GPU_HEALTH_STATUS, got $(grep -c '^DCGM_EXP_GPU_HEALTH_STATUS{' "$tmp/metrics")"
+[ "$(grep -c '^DCGM_EXP_GPU_HEALTH_STATUS{' "$tmp/metrics")" = 132 ] ||
+	fail "want 12 GPUs x 11 watches of DCGM_EXP_GPU_HEALTH_STATUS, got $(grep -c '^DCGM_EXP_GPU_HEALTH_STATUS{' "$tmp/metrics")"
 grep -q '^DCGM_EXP_GPU_HEALTH_STATUS{gpu="1",UUID="GPU-[^"]*",pci_bus_id="[^"]*",device="nvidia1",modelName="NVIDIA H200",Hostname="[^"]*",health_error_code="DCGM_FR_VOLATILE_DBE_DETECTED",health_watch="MEM"} 20$' "$tmp/metrics" ||
 	fail "GPU 1's MEM watch in DCGM_EXP_GPU_HEALTH_STATUS: $(grep 'gpu="1".*MEM' "$tmp/metrics")"
 grep -q '^DCGM_EXP_GPU_HEALTH_STATUS{gpu="6",.*health_error_code="DCGM_FR_FALLEN_OFF_BUS",health_watch="ALL"} 20$' "$tmp/metrics" ||

@@ -37,6 +37,7 @@ static struct gw_health_reading healthy(int64_t t, int64_t c)
 	gw_health_set(&r, GW_HV_NVL_CRC_DATA, c);
 	gw_health_set(&r, GW_HV_NVL_REPLAY, c);
 	gw_health_set(&r, GW_HV_NVL_RECOVERY, c);
+	gw_health_set(&r, GW_HV_NVL_ACTIVE, 18);
 	gw_health_set(&r, GW_HV_RECOVERY_ACTION, 0);
 	return r;
 }
@@ -284,6 +285,15 @@ static void test_nvlink(void)
 	rep = after(&a, &b);
 	CHECK_INT_EQ(rep.system[GW_HSYS_NVLINK], GW_HEALTH_FAIL);
 	CHECK_STR_EQ(rep.inc[0].code, "DCGM_FR_NVLINK_ERROR_CRITICAL");
+	/* a link that goes down fails until it is back */
+	b = healthy(T0 + 30000, 0);
+	gw_health_set(&b, GW_HV_NVL_ACTIVE, 16);
+	rep = after(&a, &b);
+	const struct gw_health_incident *in = find(&rep, "nvlink-down");
+	CHECK(in && strstr(in->message, "2 of 18 NVLinks are down"));
+	CHECK_STR_EQ(in ? in->code : NULL, "DCGM_FR_NVLINK_DOWN");
+	rep = after(&a, &a);
+	CHECK(find(&rep, "nvlink-down") == NULL);
 	/* a GPU without NVLink has no counters: nothing to say */
 	struct gw_health_reading c = healthy(T0, 0), d = healthy(T0 + 30000, 0);
 	c.valid &= ~(1u << GW_HV_NVL_REPLAY);

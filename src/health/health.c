@@ -170,6 +170,9 @@ void gw_health_eval(struct gw_health *h, unsigned int gi, const struct gw_health
 	struct health_view v = {.o = &h->o, .r = r, .base = window_start(g, h->o.window_ms, r->t_ms),
 				.week_dbe = week_ago(g, r->t_ms), .nvl_max = g->nvl_max};
 	health_watch_all(&v, out);
+	for (int k = 0; k < GW_HV__COUNT; k++)
+		if (health_delta(&v, (enum gw_health_value)k, &out->delta[k]))
+			out->has_delta |= 1u << k;
 	for (unsigned int i = 0; i < out->ninc; i++) {
 		struct gw_health_incident *in = &out->inc[i];
 		for (unsigned int k = 0; k < g->nseen; k++)

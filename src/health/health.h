@@ -143,6 +143,9 @@ struct gw_health_report {
 	uint8_t system[GW_HSYS__COUNT];   /* enum gw_health_status per watch */
 	struct gw_health_incident inc[GW_HEALTH_INCIDENTS_MAX];
 	unsigned int ninc;                /* worst first, then by system */
+	/* each counter's increase over the window (policies read them); bit (1 << value): known */
+	int64_t delta[GW_HV__COUNT];
+	uint32_t has_delta;
 };
 
 /* A GPU's past as the watches keep it (opaque to callers). */

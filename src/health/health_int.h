@@ -52,6 +52,8 @@ void health_add(struct gw_health_report *out, enum gw_health_system sys, enum gw
 
 /* watches.c: every watch over one reading. */
 void health_watch_all(const struct health_view *v, struct gw_health_report *out);
+/* A counter's increase over the window; false while there is no window yet. A reset counter counts from 0. */
+bool health_delta(const struct health_view *v, enum gw_health_value k, int64_t *d);
 
 /* xid.c */
 struct health_xid {

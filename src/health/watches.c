@@ -16,8 +16,7 @@ static bool has(const struct gw_health_reading *r, enum gw_health_value k)
 	return r->valid & (1u << k);
 }
 
-/* A counter's increase over the window; false while there is no window yet. A reset counter counts from 0. */
-static bool delta(const struct health_view *v, enum gw_health_value k, int64_t *d)
+bool health_delta(const struct health_view *v, enum gw_health_value k, int64_t *d)
 {
 	if (!v->base || v->base->t_ms >= v->r->t_ms || !has(v->r, k) || !(v->base->valid & (1u << k)))
 		return false;
@@ -37,7 +36,7 @@ static void watch_pcie(const struct health_view *v, struct gw_health_report *out
 	const struct gw_health_reading *r = v->r;
 	static const double gbps[] = {2.5, 5, 8, 16, 32, 64}; /* Gen1..Gen6 line rate per lane */
 	int64_t d;
-	if (delta(v, GW_HV_PCIE_REPLAYS, &d) && has(r, GW_HV_PCIE_GEN) && has(r, GW_HV_PCIE_WIDTH) &&
+	if (health_delta(v, GW_HV_PCIE_REPLAYS, &d) && has(r, GW_HV_PCIE_GEN) && has(r, GW_HV_PCIE_WIDTH) &&
 	    r->v[GW_HV_PCIE_GEN] > 0) {
 		int64_t gen = r->v[GW_HV_PCIE_GEN] > 6 ? 6 : r->v[GW_HV_PCIE_GEN];
 		int64_t expected = (int64_t)ceil(gbps[gen - 1] / 1000.0 * 60.0 * (double)r->v[GW_HV_PCIE_WIDTH]);
@@ -109,7 +108,7 @@ static void watch_memory(const struct health_view *v, struct gw_health_report *o
 			   "drain the GPU and reset it (or reboot the node)",
 			   "%lld uncorrectable (double-bit) ECC errors since the driver loaded",
 			   (long long)r->v[GW_HV_DBE_VOL]);
-	if (delta(v, GW_HV_SBE_VOL, &d) && d > v->o->sbe_per_window)
+	if (health_delta(v, GW_HV_SBE_VOL, &d) && d > v->o->sbe_per_window)
 		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_WARN, false, "DCGM_FR_VOLATILE_SBE_DETECTED", "sbe-rate",
 			   "watch it: a rising rate means failing memory; run a field diagnostic",
 			   "%lld corrected (single-bit) ECC errors in the last minute, more than %lld", (long long)d,
@@ -128,7 +127,7 @@ static void watch_inforom(const struct health_view *v, struct gw_health_report *
 static void watch_thermal(const struct health_view *v, struct gw_health_report *out)
 {
 	int64_t d;
-	if (delta(v, GW_HV_THERMAL_NS, &d) && d > 0)
+	if (health_delta(v, GW_HV_THERMAL_NS, &d) && d > 0)
 		health_add(out, GW_HSYS_THERMAL, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_THERMAL", "thermal-violation",
 			   "check the cooling: fans, airflow and inlet temperature",
 			   "thermal limits held the clocks down for %.1f s in the last minute", (double)d / 1e9);
@@ -141,11 +140,11 @@ static void watch_thermal(const struct health_view *v, struct gw_health_report *
 static void watch_power(const struct health_view *v, struct gw_health_report *out)
 {
 	int64_t d;
-	if (v->o->power_cap_warns && delta(v, GW_HV_POWER_NS, &d) && d > 0)
+	if (v->o->power_cap_warns && health_delta(v, GW_HV_POWER_NS, &d) && d > 0)
 		health_add(out, GW_HSYS_POWER, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_POWER", "power-violation",
 			   "check the power limit and supply; the GPU can still run work",
 			   "the power cap held the clocks down for %.1f s in the last minute", (double)d / 1e9);
-	if (delta(v, GW_HV_BRAKE_NS, &d) && d > 0)
+	if (health_delta(v, GW_HV_BRAKE_NS, &d) && d > 0)
 		health_add(out, GW_HSYS_POWER, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_POWER", "power-brake",
 			   "check the power supplies and the board's power brake signal",
 			   "an external power brake held the clocks down for %.1f s in the last minute", (double)d / 1e9);
@@ -170,7 +169,7 @@ static void watch_nvlink(const struct health_view *v, struct gw_health_report *o
 	double secs = (double)v->o->window_ms / 1000.0;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		int64_t d;
-		if (!delta(v, c[i].k, &d) || d < 1)
+		if (!health_delta(v, c[i].k, &d) || d < 1)
 			continue;
 		if (!c[i].crc)
 			health_add(out, GW_HSYS_NVLINK, GW_HEALTH_FAIL, false, "DCGM_FR_NVLINK_ERROR_CRITICAL", c[i].key,

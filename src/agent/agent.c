@@ -336,7 +336,9 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 	a->o.log("info", "msg=sampling gpus=%u", a->ngpus);
 	if ((rc = start_history(a, err)) != 0)
 		return rc;
-	if ((rc = agent_health_start(a, err)) != 0)
+	if ((rc = agent_policy_open(a, err)) != 0)
+		return fail(err, rc, "cannot load the policies", NULL);
+	if ((rc = agent_policy_start(a, err)) != 0 || (rc = agent_health_start(a, err)) != 0)
 		return fail(err, rc, "cannot start the health watches", NULL);
 	if ((rc = agent_alerting_open(a, err)) != 0)
 		return fail(err, rc, "cannot load the rules", NULL);
@@ -446,6 +448,7 @@ void gw_agent_free(struct gw_agent *a)
 	gw_http_stop(srv);
 	agent_alerting_close(a); /* its evaluator reads and writes the store */
 	agent_health_stop(a);    /* it appends to the store and reads frames */
+	agent_policy_close(a);   /* the actions the watches queued run first */
 	if (a->history.db)
 		agent_history_close(&a->history); /* stops storing, flushes */
 	gw_sampler_free(a->sampler);

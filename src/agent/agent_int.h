@@ -15,7 +15,9 @@
 #include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
 #include "health/health.h"
+#include "health/policy.h"
 #include "health/reading.h"
+#include "http/curl.h"
 #include "http/server.h"
 #include "rules/manager.h"
 #include "rules/notify.h"
@@ -65,6 +67,26 @@ struct agent_health {
 	bool stop;
 };
 
+/* --policy: the policies and the worker that runs their actions (policy.c). */
+#define AGENT_POLICY_QUEUE 256
+struct agent_policy_job {
+	struct gw_policy_fire fire;
+	unsigned int gpu; /* position */
+	int64_t t_ms;
+};
+struct agent_policy {
+	bool open, running, stop, curl_ok;
+	struct gw_policies set;
+	struct gw_policy_state state; /* the health thread's */
+	pthread_mutex_t mu;           /* guards the queue and stop */
+	pthread_cond_t cv;
+	struct agent_policy_job q[AGENT_POLICY_QUEUE];
+	unsigned int head, n;
+	uint64_t dropped;
+	pthread_t thread;
+	struct gw_curl curl; /* the worker's, loaded at its first webhook */
+};
+
 struct gw_agent {
 	struct gw_agent_opts o;
 	struct gw_nvml *nv;
@@ -84,6 +106,7 @@ struct gw_agent {
 	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
 	struct agent_alerting alerting;
 	struct agent_health health;
+	struct agent_policy policy;
 	struct gw_http_route routes[13 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };
@@ -109,6 +132,13 @@ int agent_health_start(struct gw_agent *a, struct gw_err *err); /* after the sam
 void agent_health_stop(struct gw_agent *a);
 void agent_health_render(struct gw_agent *a, struct gw_expfmt *w);
 int agent_health_dcgm(void *arg, unsigned int g, const char *watch, const char **code); /* gw_metrics.health */
+
+/* policy.c */
+int agent_policy_open(struct gw_agent *a, struct gw_err *err); /* read --policy; none: nothing */
+int agent_policy_start(struct gw_agent *a, struct gw_err *err);
+void agent_policy_check(struct gw_agent *a, unsigned int g, const struct gw_health_reading *r,
+			const struct gw_health_report *rep); /* the health thread, after each evaluation */
+void agent_policy_close(struct gw_agent *a); /* after agent_health_stop */
 
 /* status.c */
 void agent_status_init(struct gw_agent *a);

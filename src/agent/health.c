@@ -6,7 +6,8 @@
  * /metrics (gpuwatch_health_status{gpu,uuid,pci_bus_id,model,system}
  * 0 pass, 1 warn, 2 fail; DCGM_EXP_GPU_HEALTH_STATUS when the counters
  * file lists it), for /api/v1/health (the JSON `gpuwatch health --json`
- * prints) and, with history, stored as the exposition shows them.
+ * prints) and, with history, stored as the exposition shows them. The
+ * policies (--policy, policy.c) are checked after each evaluation.
  */
 #include "agent/agent_int.h"
 
@@ -68,6 +69,7 @@ static void evaluate(struct gw_agent *a)
 		struct gw_health_reading r;
 		gw_health_reading_from_frame(&hl->map, f, g, &r);
 		gw_health_eval(&hl->h, g, &r, &hl->rep[g]);
+		agent_policy_check(a, g, &r, &hl->rep[g]); /* queues what fires; never waits on an action */
 	}
 	hl->have = true;
 	pthread_mutex_unlock(&hl->mu);

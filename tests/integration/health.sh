@@ -6,7 +6,9 @@
 # GPU and on no other, through `gpuwatch health` (text, --json, -i, exit
 # codes) and through the agent's /metrics (gpuwatch_health_status and
 # dcgm-exporter's DCGM_EXP_GPU_HEALTH_STATUS), /api/v1/health and its
-# history. A clean fleet passes with exit 0.
+# history. A clean fleet passes with exit 0. Policies (--policy) run a
+# program, log and post a webhook for their GPU's events, once each; a
+# program that is not there is logged and the agent goes on.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 for c in curl python3; do
@@ -81,8 +83,46 @@ rc=$?
 
 # ---- the agent ----
 printf 'DCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\nDCGM_EXP_GPU_HEALTH_STATUS, counter, DCGM reported health status\n' >"$tmp/counters.csv"
+# policies: a program with the firing in its environment, the log, a webhook, and a program that is not there
+cat >"$tmp/hook.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        with open(sys.argv[2], "ab") as f:
+            f.write(body)
+        self.send_response(200); self.end_headers()
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+hport=$(free_port)
+python3 "$tmp/hook.py" "$hport" "$tmp/hook.out" &
+pids+=($!)
+cat >"$tmp/record.sh" <<SH
+#!/bin/sh
+echo "\$GPUWATCH_GPU_INDEX \$GPUWATCH_GPU_UUID \$GPUWATCH_CONDITION \$GPUWATCH_VALUE \$1" >>"$tmp/fired"
+SH
+chmod +x "$tmp/record.sh"
+cat >"$tmp/policy.yml" <<YML
+policies:
+  - name: memory
+    conditions:
+      dbe: true
+      xid: [79]
+    actions:
+      - exec: ["$tmp/record.sh", memory]
+      - log
+  - name: links
+    conditions:
+      nvlink_errors: true
+    actions:
+      - webhook: http://127.0.0.1:$hport/gpu
+      - exec: [/nonexistent/drain]
+    interval: 1h
+YML
 port=$(free_port)
-"$BIN" --sim "$scn" agent -a "127.0.0.1:$port" -f "$tmp/counters.csv" --slow-interval 500 --storage.path "$tmp/data" >"$tmp/agent.log" 2>&1 &
+"$BIN" --sim "$scn" agent -a "127.0.0.1:$port" -f "$tmp/counters.csv" --slow-interval 500 --storage.path "$tmp/data" \
+	--policy "$tmp/policy.yml" >"$tmp/agent.log" 2>&1 &
 pids+=($!)
 wait_http "http://127.0.0.1:$port/api/v1/health" 10 || fail "no /api/v1/health: $(tail -5 "$tmp/agent.log")"
 sleep 4 # the faults, then frames with them (the slow fields: ECC, retired pages, every 0.5 s)
@@ -116,6 +156,28 @@ sleep 1.5
 q=$(curl -sf "http://127.0.0.1:$port/api/v1/query" --data-urlencode 'query=gpuwatch_health_status{system="nvlink",gpu="8"}' |
 	python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")')
 [ "$q" = 2 ] || fail "the history's gpuwatch_health_status for GPU 8 nvlink is $q, want 2"
+
+# the policies fired on their GPUs only, once each (a DBE is one event; the interval holds repeats back)
+uuid() { python3 -c "import json,sys; print([g['uuid'] for g in json.load(open('$tmp/agent.json'))['gpus'] if g['index']==$1][0])"; }
+sort "$tmp/fired" 2>/dev/null >"$tmp/fired.s"
+printf '1 %s dbe 1 memory\n6 %s xid 79 memory\n' "$(uuid 1)" "$(uuid 6)" | sort >"$tmp/fired.want"
+cmp -s "$tmp/fired.s" "$tmp/fired.want" || fail "policy exec: got '$(cat "$tmp/fired.s")', want '$(cat "$tmp/fired.want")'"
+grep -q 'level=warn msg="policy fired" policy=memory condition=dbe gpu=1 ' "$tmp/agent.log" || fail "no policy log line for GPU 1's DBE"
+python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(lines) == 1, lines
+h = lines[0]
+assert (h["policy"], h["condition"], h["gpu"], h["value"]) == ("links", "nvlink_errors", 8, "3"), h
+assert h["uuid"].startswith("GPU-") and h["time"].endswith("Z"), h
+' "$tmp/hook.out" 2>"$tmp/hook.err" || fail "policy webhook: $(cat "$tmp/hook.err" "$tmp/hook.out" 2>/dev/null | tail -3)"
+grep -q 'msg="policy action failed" policy=links condition=nvlink_errors gpu=8 action=exec target="/nonexistent/drain" err="cannot run it' "$tmp/agent.log" ||
+	fail "a missing program is not logged: $(grep policy "$tmp/agent.log")"
+curl -sf "http://127.0.0.1:$port/-/healthy" >/dev/null || fail "the agent is down after a failed policy action"
+# a bad policy file stops the start, naming the line
+printf 'policies:\n  - conditions: {dbee: true}\n    actions: [log]\n' >"$tmp/bad.yml"
+"$BIN" --sim 2xH200 agent -a 127.0.0.1:0 --no-history --policy "$tmp/bad.yml" >/dev/null 2>"$tmp/bad.log"
+[ $? != 0 ] && grep -q 'bad.yml:2: unknown condition' "$tmp/bad.log" || fail "a bad policy file: $(tail -2 "$tmp/bad.log")"
 
 [ "$fails" = 0 ] || exit 1
 echo ok

@@ -152,19 +152,21 @@ void agent_health_render(struct gw_agent *a, struct gw_expfmt *w)
 		return;
 	pthread_mutex_lock(&hl->mu);
 	if (hl->have) {
-		gw_expfmt_family(w, FAMILY,
-				 "Health watch verdict by GPU and system (DCGM's health watches): 0 pass, 1 warn, 2 fail.",
-				 GW_METRIC_GAUGE);
+		gw_expfmt_family(
+		    w, FAMILY,
+		    "Health watch verdict by GPU and system (DCGM's health watches): 0 pass, 1 warn, 2 fail.",
+		    GW_METRIC_GAUGE);
 		for (unsigned int g = 0; g < a->ngpus; g++) {
 			const struct gw_gpu *gpu = &a->gpus[g];
 			char idx[16];
 			snprintf(idx, sizeof(idx), "%u", gpu->index);
 			for (int s = 0; s < GW_HSYS__COUNT; s++) {
-				struct gw_label l[] = {{"gpu", idx},
-						       {"uuid", gpu->uuid},
-						       {"pci_bus_id", gpu->bus_id},
-						       {"model", gpu->name},
-						       {"system", gw_health_system_name((enum gw_health_system)s)}};
+				struct gw_label l[] = {
+				    {"gpu", idx},
+				    {"uuid", gpu->uuid},
+				    {"pci_bus_id", gpu->bus_id},
+				    {"model", gpu->name},
+				    {"system", gw_health_system_name((enum gw_health_system)s)}};
 				gw_expfmt_sample(w, l, sizeof(l) / sizeof(l[0]), hl->rep[g].system[s]);
 			}
 		}

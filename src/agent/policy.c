@@ -55,8 +55,10 @@ static void enqueue(void *arg, unsigned int g, const struct gw_policy_fire *f)
 	if (p->n == AGENT_POLICY_QUEUE) {
 		p->dropped++;
 		pthread_mutex_unlock(&p->mu);
-		a->o.log("warn", "msg=\"policy firing dropped: the action queue is full\" policy=%s condition=%s gpu=%u",
-			 f->policy->name, gw_policy_cond_name(f->cond), a->gpus[g].index);
+		a->o.log(
+		    "warn",
+		    "msg=\"policy firing dropped: the action queue is full\" policy=%s condition=%s gpu=%u",
+		    f->policy->name, gw_policy_cond_name(f->cond), a->gpus[g].index);
 		return;
 	}
 	struct agent_policy_job *j = &p->q[(p->head + p->n++) % AGENT_POLICY_QUEUE];
@@ -75,7 +77,8 @@ void agent_policy_check(struct gw_agent *a, unsigned int g, const struct gw_heal
 }
 
 /* Run argv with the firing in its environment; its exit status, or -1 (failed to start, timed out). */
-static int run_exec(struct gw_agent *a, char *const *argv, const struct agent_policy_job *j, char *why, size_t n)
+static int run_exec(struct gw_agent *a, char *const *argv, const struct agent_policy_job *j, char *why,
+		    size_t n)
 {
 	const struct gw_gpu *gpu = &a->gpus[j->gpu];
 	size_t ne = 0;
@@ -93,7 +96,8 @@ static int run_exec(struct gw_agent *a, char *const *argv, const struct agent_po
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < ne; i++)
-		if (strncmp(environ[i], "GPUWATCH_GPU_", 13) && strncmp(environ[i], "GPUWATCH_CONDITION=", 19) &&
+		if (strncmp(environ[i], "GPUWATCH_GPU_", 13) &&
+		    strncmp(environ[i], "GPUWATCH_CONDITION=", 19) &&
 		    strncmp(environ[i], "GPUWATCH_VALUE=", 15))
 			env[k++] = environ[i];
 	for (int i = 0; i < 4; i++)
@@ -139,8 +143,8 @@ static size_t discard(char *ptr, size_t size, size_t nmemb, void *ud)
 }
 
 /* POST the firing as JSON; 0 on a 2xx answer. */
-static int run_webhook(struct agent_policy *p, struct gw_agent *a, const char *url, const struct agent_policy_job *j,
-		       char *why, size_t n)
+static int run_webhook(struct agent_policy *p, struct gw_agent *a, const char *url,
+		       const struct agent_policy_job *j, char *why, size_t n)
 {
 	struct gw_err err;
 	gw_err_clear(&err);
@@ -156,7 +160,8 @@ static int run_webhook(struct agent_policy *p, struct gw_agent *a, const char *u
 	gw_health_time(t, sizeof(t), j->t_ms);
 	gw_buf_puts(&b, "{\"policy\":");
 	gw_json_str(&b, j->fire.policy->name);
-	gw_buf_printf(&b, ",\"condition\":\"%s\",\"gpu\":%u,\"uuid\":", gw_policy_cond_name(j->fire.cond), gpu->index);
+	gw_buf_printf(&b, ",\"condition\":\"%s\",\"gpu\":%u,\"uuid\":", gw_policy_cond_name(j->fire.cond),
+		      gpu->index);
 	gw_json_str(&b, gpu->uuid);
 	gw_buf_puts(&b, ",\"value\":");
 	gw_json_str(&b, j->fire.value);
@@ -202,8 +207,9 @@ static void run_job(struct gw_agent *a, const struct agent_policy_job *j)
 		char why[300] = "", what[600];
 		int rc = 0;
 		if (ac->kind == GW_PA_LOG) {
-			a->o.log("warn", "msg=\"policy fired\" policy=%s condition=%s gpu=%u uuid=%s value=%s", q->name, cond,
-				 gpu->index, gpu->uuid, j->fire.value);
+			a->o.log("warn",
+				 "msg=\"policy fired\" policy=%s condition=%s gpu=%u uuid=%s value=%s",
+				 q->name, cond, gpu->index, gpu->uuid, j->fire.value);
 			continue;
 		}
 		if (ac->kind == GW_PA_EXEC) {
@@ -216,13 +222,18 @@ static void run_job(struct gw_agent *a, const struct agent_policy_job *j)
 		char q2[400];
 		gw_logq(q2, sizeof(q2), why);
 		if (rc == 0)
-			a->o.log("info", "msg=\"policy action done\" policy=%s condition=%s gpu=%u action=%s target=\"%s\"",
-				 q->name, cond, gpu->index, ac->kind == GW_PA_EXEC ? "exec" : "webhook", what);
+			a->o.log("info",
+				 "msg=\"policy action done\" policy=%s condition=%s gpu=%u action=%s "
+				 "target=\"%s\"",
+				 q->name, cond, gpu->index, ac->kind == GW_PA_EXEC ? "exec" : "webhook",
+				 what);
 		else
 			a->o.log("warn",
-				 "msg=\"policy action failed\" policy=%s condition=%s gpu=%u action=%s target=\"%s\" "
+				 "msg=\"policy action failed\" policy=%s condition=%s gpu=%u action=%s "
+				 "target=\"%s\" "
 				 "err=\"%s\"",
-				 q->name, cond, gpu->index, ac->kind == GW_PA_EXEC ? "exec" : "webhook", what, q2);
+				 q->name, cond, gpu->index, ac->kind == GW_PA_EXEC ? "exec" : "webhook", what,
+				 q2);
 	}
 }
 

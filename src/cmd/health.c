@@ -34,21 +34,23 @@ struct opts {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: gpuwatch health [-i ID[,ID...]] [--json] [-w SECONDS]\n\n"
-		"Run the health watches once (DCGM's: PCIe, memory, InfoROM, thermal, power,\n"
-		"NVLink, driver) and print each GPU's verdict with what to do; see docs/HEALTH.md.\n\n"
-		"Options:\n"
-		"  -i, --id=ID        only these GPUs: index, UUID or PCI bus id, comma separated\n"
-		"      --json         print JSON: {\"overall\", \"gpus\": [{\"index\", \"uuid\", \"status\",\n"
-		"                     \"incidents\": [{\"system\", \"severity\", \"code\", \"message\", \"since\"}]}]}\n"
-		"  -w, --window=S     watch S seconds (0..%d) before answering: rates (PCIe replays,\n"
-		"                     NVLink errors, violation time) and XIDs need time to show\n"
-		"                     (default 0: the state of the counters only)\n"
-		"  -h, --help         show this help\n\n"
-		"Exit status: 0 all pass, %d a warning (no failure), %d a failure; 2 bad argument,\n"
-		"6 no such GPU, 9 driver not loaded, 12 NVML not found, 255 other error.\n",
-		WINDOW_MAX_S, EXIT_HEALTH_WARN, EXIT_HEALTH_FAIL);
+	fprintf(
+	    out,
+	    "usage: gpuwatch health [-i ID[,ID...]] [--json] [-w SECONDS]\n\n"
+	    "Run the health watches once (DCGM's: PCIe, memory, InfoROM, thermal, power,\n"
+	    "NVLink, driver) and print each GPU's verdict with what to do; see docs/HEALTH.md.\n\n"
+	    "Options:\n"
+	    "  -i, --id=ID        only these GPUs: index, UUID or PCI bus id, comma separated\n"
+	    "      --json         print JSON: {\"overall\", \"gpus\": [{\"index\", \"uuid\", \"status\",\n"
+	    "                     \"incidents\": [{\"system\", \"severity\", \"code\", \"message\", "
+	    "\"since\"}]}]}\n"
+	    "  -w, --window=S     watch S seconds (0..%d) before answering: rates (PCIe replays,\n"
+	    "                     NVLink errors, violation time) and XIDs need time to show\n"
+	    "                     (default 0: the state of the counters only)\n"
+	    "  -h, --help         show this help\n\n"
+	    "Exit status: 0 all pass, %d a warning (no failure), %d a failure; 2 bad argument,\n"
+	    "6 no such GPU, 9 driver not loaded, 12 NVML not found, 255 other error.\n",
+	    WINDOW_MAX_S, EXIT_HEALTH_WARN, EXIT_HEALTH_FAIL);
 }
 
 /* -1: go on; else the exit code. */
@@ -75,8 +77,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			errno = 0;
 			double s = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(s >= 0 && s <= WINDOW_MAX_S)) {
-				fprintf(stderr, "gpuwatch health: -w %s: not a number of seconds from 0 to %d\n", optarg,
-					WINDOW_MAX_S);
+				fprintf(stderr,
+					"gpuwatch health: -w %s: not a number of seconds from 0 to %d\n",
+					optarg, WINDOW_MAX_S);
 				return GW_EXIT_BADARG;
 			}
 			o->window_ms = (unsigned int)(s * 1000 + 0.5);
@@ -95,7 +98,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpuwatch health: unexpected argument '%s'; see gpuwatch health --help\n", argv[optind]);
+		fprintf(stderr, "gpuwatch health: unexpected argument '%s'; see gpuwatch health --help\n",
+			argv[optind]);
 		return GW_EXIT_BADARG;
 	}
 	return -1;
@@ -125,12 +129,14 @@ static void evaluate(struct gw_sampler *s, struct gw_health *h, const struct gw_
 }
 
 /* Watch for the window and print; the exit code. */
-static int check(struct gw_nvml *nv, struct gw_gpu *gpus, unsigned int n, const bool *sel, const struct opts *o)
+static int check(struct gw_nvml *nv, struct gw_gpu *gpus, unsigned int n, const bool *sel,
+		 const struct opts *o)
 {
 	struct gw_err err;
 	gw_err_clear(&err);
 	/* the slow fields (ECC, retired pages) as often as the rest: a one-shot wants them fresh */
-	struct gw_sampler_opts so = {.interval_ms = TICK_MS, .slow_interval_ms = TICK_MS, .proc_interval_ms = 3600000};
+	struct gw_sampler_opts so = {
+	    .interval_ms = TICK_MS, .slow_interval_ms = TICK_MS, .proc_interval_ms = 3600000};
 	struct gw_sampler *s = NULL;
 	struct gw_health h;
 	struct gw_health_map map;

@@ -14,12 +14,12 @@
 
 static const char *const sys_names[] = {
 #define GW_HSYS_NAME(id, name, dcgm) name,
-	GW_HEALTH_SYSTEMS(GW_HSYS_NAME)
+    GW_HEALTH_SYSTEMS(GW_HSYS_NAME)
 #undef GW_HSYS_NAME
 };
 static const char *const sys_dcgm[] = {
 #define GW_HSYS_DCGM(id, name, dcgm) dcgm,
-	GW_HEALTH_SYSTEMS(GW_HSYS_DCGM)
+    GW_HEALTH_SYSTEMS(GW_HSYS_DCGM)
 #undef GW_HSYS_DCGM
 };
 
@@ -45,12 +45,12 @@ const char *gw_health_status_name(enum gw_health_status s)
 void gw_health_defaults(struct gw_health_opts *o)
 {
 	*o = (struct gw_health_opts){
-		.window_ms = MINUTE_MS,   /* DCGM's health checks look one minute back */
-		.sbe_per_window = 10,     /* DCGM_LIMIT_MAX_SBE_RATE */
-		.retired_pages_max = 63,  /* DCGM_LIMIT_MAX_RETIRED_PAGES */
-		.retired_dbe_soft = 15,   /* DCGM_LIMIT_MAX_RETIRED_PAGES_SOFT_LIMIT */
-		.remap_unc_max = 512,     /* DCGM_LIMIT_MAX_ROW_REMAP_UNCORRECTABLE */
-		.nvlink_crc_per_s = 100,  /* DCGM_LIMIT_MAX_NVLINK_CRC_ERROR */
+	    .window_ms = MINUTE_MS,  /* DCGM's health checks look one minute back */
+	    .sbe_per_window = 10,    /* DCGM_LIMIT_MAX_SBE_RATE */
+	    .retired_pages_max = 63, /* DCGM_LIMIT_MAX_RETIRED_PAGES */
+	    .retired_dbe_soft = 15,  /* DCGM_LIMIT_MAX_RETIRED_PAGES_SOFT_LIMIT */
+	    .remap_unc_max = 512,    /* DCGM_LIMIT_MAX_ROW_REMAP_UNCORRECTABLE */
+	    .nvlink_crc_per_s = 100, /* DCGM_LIMIT_MAX_NVLINK_CRC_ERROR */
 	};
 }
 
@@ -167,8 +167,11 @@ void gw_health_eval(struct gw_health *h, unsigned int gi, const struct gw_health
 	keep(g, &h->o, r);
 	if (r->valid & (1u << GW_HV_NVL_ACTIVE) && r->v[GW_HV_NVL_ACTIVE] > g->nvl_max)
 		g->nvl_max = r->v[GW_HV_NVL_ACTIVE];
-	struct health_view v = {.o = &h->o, .r = r, .base = window_start(g, h->o.window_ms, r->t_ms),
-				.week_dbe = week_ago(g, r->t_ms), .nvl_max = g->nvl_max};
+	struct health_view v = {.o = &h->o,
+				.r = r,
+				.base = window_start(g, h->o.window_ms, r->t_ms),
+				.week_dbe = week_ago(g, r->t_ms),
+				.nvl_max = g->nvl_max};
 	health_watch_all(&v, out);
 	for (int k = 0; k < GW_HV__COUNT; k++)
 		if (health_delta(&v, (enum gw_health_value)k, &out->delta[k]))

@@ -48,7 +48,7 @@ struct health_view {
 /* Add an incident to out (dropped when full): message is printf-formatted, then "; " and what to do. */
 void health_add(struct gw_health_report *out, enum gw_health_system sys, enum gw_health_status sev, bool all,
 		const char *code, const char *key, const char *todo, const char *fmt, ...)
-	__attribute__((format(printf, 8, 9)));
+    __attribute__((format(printf, 8, 9)));
 
 /* watches.c: every watch over one reading. */
 void health_watch_all(const struct health_view *v, struct gw_health_report *out);
@@ -58,9 +58,9 @@ bool health_delta(const struct health_view *v, enum gw_health_value k, int64_t *
 /* xid.c */
 struct health_xid {
 	unsigned int code;
-	uint8_t system;   /* enum gw_health_system */
+	uint8_t system;	  /* enum gw_health_system */
 	uint8_t severity; /* enum gw_health_status */
-	bool all;         /* DCGM watches it whatever the systems (its ALL watch) */
+	bool all;	  /* DCGM watches it whatever the systems (its ALL watch) */
 	const char *dcgm; /* DCGM_FR_* */
 	const char *what;
 	const char *todo;

@@ -15,7 +15,7 @@
 
 static const char *const cond_names[] = {
 #define GW_PC_NAME(id, name) name,
-	GW_POLICY_CONDITIONS(GW_PC_NAME)
+    GW_POLICY_CONDITIONS(GW_PC_NAME)
 #undef GW_PC_NAME
 };
 
@@ -33,7 +33,8 @@ struct pctx {
 	int rc;
 };
 
-static int bad(struct pctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int bad(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
 {
 	char msg[200];
@@ -97,8 +98,10 @@ static int condition(struct pctx *c, struct gw_policy *p, const yaml_node_t *k, 
 		if (!strcmp(name, cond_names[i]))
 			which = i;
 	if (which < 0)
-		return bad(c, k, "unknown condition \"%.60s\" (dbe, xid, retired_pages, pcie_replays_per_min, "
-				 "thermal_violation, power_violation, nvlink_errors, health)", name ? name : "?");
+		return bad(c, k,
+			   "unknown condition \"%.60s\" (dbe, xid, retired_pages, pcie_replays_per_min, "
+			   "thermal_violation, power_violation, nvlink_errors, health)",
+			   name ? name : "?");
 	p->conds |= 1u << which;
 	int64_t n;
 	switch (which) {
@@ -109,9 +112,11 @@ static int condition(struct pctx *c, struct gw_policy *p, const yaml_node_t *k, 
 			return bad(c, v, "%s: want true", name);
 		return 0;
 	case GW_PC_XID:
-		if (v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.top == v->data.sequence.items.start)
+		if (v->type != YAML_SEQUENCE_NODE ||
+		    v->data.sequence.items.top == v->data.sequence.items.start)
 			return bad(c, v, "%s: want a list of XID codes, e.g. [48, 79, 94, 95]", name);
-		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+		     it++) {
 			const yaml_node_t *x = yaml_document_get_node(c->doc, *it);
 			if (!number(scalar(x), 65535, &n) || p->nxid == GW_POLICY_XIDS)
 				return bad(c, x, "xid: \"%.40s\" is not an XID code (0..65535; 32 at most)",
@@ -160,7 +165,8 @@ static int action(struct pctx *c, struct gw_policy *p, const yaml_node_t *n)
 	if (k && !strcmp(k, "webhook")) {
 		const char *url = scalar(v);
 		if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)))
-			return bad(c, v, "webhook: \"%.80s\" is not an http:// or https:// URL", url ? url : "?");
+			return bad(c, v, "webhook: \"%.80s\" is not an http:// or https:// URL",
+				   url ? url : "?");
 		a->kind = GW_PA_WEBHOOK;
 		if (!(a->url = strdup(url)))
 			return c->rc = GW_ENOMEM;
@@ -183,7 +189,8 @@ static int action(struct pctx *c, struct gw_policy *p, const yaml_node_t *n)
 			return c->rc = GW_ENOMEM;
 	}
 	if (a->argv[0][0] != '/')
-		return bad(c, v, "exec: \"%.80s\" is not an absolute path (no PATH search in a daemon)", a->argv[0]);
+		return bad(c, v, "exec: \"%.80s\" is not an absolute path (no PATH search in a daemon)",
+			   a->argv[0]);
 	return 0;
 }
 
@@ -191,8 +198,10 @@ static int policy(struct pctx *c, struct gw_policy *p, const yaml_node_t *n, siz
 {
 	p->interval_ms = DEFAULT_INTERVAL_MS;
 	if (n->type != YAML_MAPPING_NODE)
-		return bad(c, n, "%s: a policy is a mapping (name, conditions, actions, interval)", "policies");
-	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top && !c->rc; pr++) {
+		return bad(c, n, "%s: a policy is a mapping (name, conditions, actions, interval)",
+			   "policies");
+	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top && !c->rc;
+	     pr++) {
 		const yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
 		const yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
 		const char *key = scalar(k);
@@ -205,8 +214,10 @@ static int policy(struct pctx *c, struct gw_policy *p, const yaml_node_t *n, siz
 				return bad(c, v, "interval: \"%.40s\" is not a duration (30s, 5m, 1h)",
 					   scalar(v) ? scalar(v) : "?");
 		} else if (key && !strcmp(key, "conditions") && v->type == YAML_MAPPING_NODE) {
-			for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top && !c->rc; q++)
-				condition(c, p, yaml_document_get_node(c->doc, q->key), yaml_document_get_node(c->doc, q->value));
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top && !c->rc; q++)
+				condition(c, p, yaml_document_get_node(c->doc, q->key),
+					  yaml_document_get_node(c->doc, q->value));
 		} else if (key && !strcmp(key, "actions") && v->type == YAML_SEQUENCE_NODE) {
 			size_t na = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 			if (!(p->actions = calloc(na ? na : 1, sizeof(*p->actions))))
@@ -214,7 +225,9 @@ static int policy(struct pctx *c, struct gw_policy *p, const yaml_node_t *n, siz
 			for (size_t i = 0; i < na && !c->rc; i++)
 				action(c, p, yaml_document_get_node(c->doc, v->data.sequence.items.start[i]));
 		} else {
-			return bad(c, k, "unknown or malformed key \"%.60s\" in a policy (name, conditions, actions, interval)",
+			return bad(c, k,
+				   "unknown or malformed key \"%.60s\" in a policy (name, conditions, "
+				   "actions, interval)",
 				   key ? key : "?");
 		}
 	}
@@ -231,7 +244,8 @@ static int policy(struct pctx *c, struct gw_policy *p, const yaml_node_t *n, siz
 	return c->rc;
 }
 
-int gw_policies_parse(struct gw_policies *p, const char *text, size_t len, const char *origin, struct gw_err *err)
+int gw_policies_parse(struct gw_policies *p, const char *text, size_t len, const char *origin,
+		      struct gw_err *err)
 {
 	memset(p, 0, sizeof(*p));
 	yaml_parser_t parser;
@@ -240,15 +254,19 @@ int gw_policies_parse(struct gw_policies *p, const char *text, size_t len, const
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		int rc = gw_err_set(err, GW_EPARSE, "%s:%lu: yaml: %s", origin, (unsigned long)parser.problem_mark.line + 1,
+		int rc = gw_err_set(err, GW_EPARSE, "%s:%lu: yaml: %s", origin,
+				    (unsigned long)parser.problem_mark.line + 1,
 				    parser.problem ? parser.problem : "syntax error");
 		yaml_parser_delete(&parser);
 		return rc;
 	}
 	struct pctx c = {.doc = &doc, .origin = origin, .err = err};
 	const yaml_node_t *root = yaml_document_get_root_node(&doc);
-	const yaml_node_pair_t *pr = root && root->type == YAML_MAPPING_NODE ? root->data.mapping.pairs.start : NULL;
-	const char *k = pr && pr + 1 == root->data.mapping.pairs.top ? scalar(yaml_document_get_node(&doc, pr->key)) : NULL;
+	const yaml_node_pair_t *pr =
+	    root && root->type == YAML_MAPPING_NODE ? root->data.mapping.pairs.start : NULL;
+	const char *k = pr && pr + 1 == root->data.mapping.pairs.top
+			    ? scalar(yaml_document_get_node(&doc, pr->key))
+			    : NULL;
 	const yaml_node_t *list = pr ? yaml_document_get_node(&doc, pr->value) : NULL;
 	if (!k || strcmp(k, "policies") || list->type != YAML_SEQUENCE_NODE)
 		bad(&c, root, "%s: want one key, policies: a list of policies", "file");

@@ -31,21 +31,21 @@
 #include "core/err.h"
 #include "health/health.h"
 
-#define GW_POLICY_CONDITIONS(X)                                                                                \
-	X(DBE, "dbe")                                                                                          \
-	X(XID, "xid")                                                                                          \
-	X(RETIRED_PAGES, "retired_pages")                                                                      \
-	X(PCIE_REPLAYS, "pcie_replays_per_min")                                                                \
-	X(THERMAL, "thermal_violation")                                                                        \
-	X(POWER, "power_violation")                                                                            \
-	X(NVLINK, "nvlink_errors")                                                                             \
+#define GW_POLICY_CONDITIONS(X)                                                                              \
+	X(DBE, "dbe")                                                                                        \
+	X(XID, "xid")                                                                                        \
+	X(RETIRED_PAGES, "retired_pages")                                                                    \
+	X(PCIE_REPLAYS, "pcie_replays_per_min")                                                              \
+	X(THERMAL, "thermal_violation")                                                                      \
+	X(POWER, "power_violation")                                                                          \
+	X(NVLINK, "nvlink_errors")                                                                           \
 	X(HEALTH, "health")
 
 enum gw_policy_cond {
 #define GW_PC_ENUM(id, name) GW_PC_##id,
 	GW_POLICY_CONDITIONS(GW_PC_ENUM)
 #undef GW_PC_ENUM
-	GW_PC__COUNT
+	    GW_PC__COUNT
 };
 
 const char *gw_policy_cond_name(enum gw_policy_cond c);
@@ -69,10 +69,10 @@ struct gw_policy {
 	int64_t retired_pages; /* fires at or above */
 	int64_t pcie_per_min;  /* fires above */
 	int64_t nvlink_over;   /* fires above (true: 0) */
-	uint8_t health;        /* fires at or above this status (WARN or FAIL) */
+	uint8_t health;	       /* fires at or above this status (WARN or FAIL) */
 	struct gw_policy_action *actions;
 	size_t nactions;
-	int64_t interval_ms;   /* default 5 minutes */
+	int64_t interval_ms; /* default 5 minutes */
 };
 
 struct gw_policies {
@@ -86,7 +86,8 @@ struct gw_policies {
  * condition or an action, or a bad value stops the load.
  */
 int gw_policies_load(struct gw_policies *p, const char *path, struct gw_err *err);
-int gw_policies_parse(struct gw_policies *p, const char *text, size_t len, const char *origin, struct gw_err *err);
+int gw_policies_parse(struct gw_policies *p, const char *text, size_t len, const char *origin,
+		      struct gw_err *err);
 void gw_policies_release(struct gw_policies *p);
 
 /* What the checks remember: per GPU, the counts events are told by, and when each condition last fired. */

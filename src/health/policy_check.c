@@ -59,7 +59,8 @@ static bool holds(const struct gw_policy *p, enum gw_policy_cond c, const struct
 	case GW_PC_XID:
 		for (unsigned int i = 0; i < r->nxid; i++)
 			for (unsigned int k = 0; k < p->nxid; k++)
-				if (r->xid[i].code == p->xid[k] && r->xid[i].count > xid_before(st, p->xid[k])) {
+				if (r->xid[i].code == p->xid[k] &&
+				    r->xid[i].count > xid_before(st, p->xid[k])) {
 					snprintf(val, n, "%u", p->xid[k]);
 					return true;
 				}
@@ -118,7 +119,8 @@ void gw_policies_check(const struct gw_policies *p, struct gw_policy_state *s, u
 		const struct gw_policy *q = &p->v[i];
 		for (int c = 0; c < GW_PC__COUNT; c++) {
 			struct gw_policy_fire f = {.policy = q, .cond = (enum gw_policy_cond)c};
-			if (!(q->conds & (1u << c)) || !holds(q, f.cond, st, r, rep, f.value, sizeof(f.value)))
+			if (!(q->conds & (1u << c)) ||
+			    !holds(q, f.cond, st, r, rep, f.value, sizeof(f.value)))
 				continue;
 			int64_t *last = &st->fired[i][c];
 			if (*last && r->t_ms - *last < q->interval_ms)

@@ -63,7 +63,8 @@ void gw_health_text(struct gw_buf *b, const struct gw_health_gpu_id *ids, const 
 			gw_health_time(since, sizeof(since), in->since_ms);
 			gw_buf_printf(b, "  %-8s %s  %s (since %s)\n",
 				      gw_health_system_name((enum gw_health_system)in->system),
-				      gw_health_status_name((enum gw_health_status)in->severity), in->message, since);
+				      gw_health_status_name((enum gw_health_status)in->severity), in->message,
+				      since);
 		}
 	}
 }

@@ -39,19 +39,23 @@ static void watch_pcie(const struct health_view *v, struct gw_health_report *out
 	if (health_delta(v, GW_HV_PCIE_REPLAYS, &d) && has(r, GW_HV_PCIE_GEN) && has(r, GW_HV_PCIE_WIDTH) &&
 	    r->v[GW_HV_PCIE_GEN] > 0) {
 		int64_t gen = r->v[GW_HV_PCIE_GEN] > 6 ? 6 : r->v[GW_HV_PCIE_GEN];
-		int64_t expected = (int64_t)ceil(gbps[gen - 1] / 1000.0 * 60.0 * (double)r->v[GW_HV_PCIE_WIDTH]);
+		int64_t expected =
+		    (int64_t)ceil(gbps[gen - 1] / 1000.0 * 60.0 * (double)r->v[GW_HV_PCIE_WIDTH]);
 		if (d > expected)
-			health_add(out, GW_HSYS_PCIE, GW_HEALTH_WARN, false, "DCGM_FR_PCI_REPLAY_RATE", "pcie-replay",
+			health_add(out, GW_HSYS_PCIE, GW_HEALTH_WARN, false, "DCGM_FR_PCI_REPLAY_RATE",
+				   "pcie-replay",
 				   "check the slot, riser and cables; run a diagnostic if it goes on",
-				   "%lld PCIe replays in the last minute, more than the %lld expected of a Gen%lld x%lld link",
+				   "%lld PCIe replays in the last minute, more than the %lld expected of a "
+				   "Gen%lld x%lld link",
 				   (long long)d, (long long)expected, (long long)r->v[GW_HV_PCIE_GEN],
 				   (long long)r->v[GW_HV_PCIE_WIDTH]);
 	}
 	if (has(r, GW_HV_PCIE_WIDTH) && has(r, GW_HV_PCIE_WIDTH_MAX) && r->v[GW_HV_PCIE_WIDTH] > 0 &&
 	    r->v[GW_HV_PCIE_WIDTH] < r->v[GW_HV_PCIE_WIDTH_MAX])
 		health_add(out, GW_HSYS_PCIE, GW_HEALTH_WARN, false, "DCGM_FR_PCIE_WIDTH", "pcie-width",
-			   "reseat the GPU or check its slot and riser", "the PCIe link runs at x%lld of x%lld",
-			   (long long)r->v[GW_HV_PCIE_WIDTH], (long long)r->v[GW_HV_PCIE_WIDTH_MAX]);
+			   "reseat the GPU or check its slot and riser",
+			   "the PCIe link runs at x%lld of x%lld", (long long)r->v[GW_HV_PCIE_WIDTH],
+			   (long long)r->v[GW_HV_PCIE_WIDTH_MAX]);
 	bool idle = has(r, GW_HV_IDLE) && r->v[GW_HV_IDLE];
 	if (!idle && has(r, GW_HV_PCIE_GEN) && has(r, GW_HV_PCIE_GEN_MAX) && r->v[GW_HV_PCIE_GEN] > 0 &&
 	    r->v[GW_HV_PCIE_GEN] < r->v[GW_HV_PCIE_GEN_MAX])
@@ -68,13 +72,16 @@ static void watch_retired(const struct health_view *v, struct gw_health_report *
 	int64_t dbe = has(r, GW_HV_RETIRED_DBE) ? r->v[GW_HV_RETIRED_DBE] : 0;
 	if (has(r, GW_HV_RETIRED_PENDING) && r->v[GW_HV_RETIRED_PENDING])
 		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_WARN, false, "DCGM_FR_PENDING_PAGE_RETIREMENTS",
-			   "retire-pending", "reset the GPU (or reboot) when convenient; it can still run work",
+			   "retire-pending",
+			   "reset the GPU (or reboot) when convenient; it can still run work",
 			   "pages wait to be retired");
 	if (sbe + dbe >= v->o->retired_pages_max)
-		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_FAIL, false, "DCGM_FR_RETIRED_PAGES_LIMIT", "retired-limit",
-			   "run a field diagnostic and RMA the board",
-			   "%lld pages retired (%lld single-bit, %lld double-bit), at or above the limit of %lld",
-			   (long long)(sbe + dbe), (long long)sbe, (long long)dbe, (long long)v->o->retired_pages_max);
+		health_add(
+		    out, GW_HSYS_MEMORY, GW_HEALTH_FAIL, false, "DCGM_FR_RETIRED_PAGES_LIMIT",
+		    "retired-limit", "run a field diagnostic and RMA the board",
+		    "%lld pages retired (%lld single-bit, %lld double-bit), at or above the limit of %lld",
+		    (long long)(sbe + dbe), (long long)sbe, (long long)dbe,
+		    (long long)v->o->retired_pages_max);
 	else if (dbe > v->o->retired_dbe_soft && v->week_dbe >= 0 && dbe - v->week_dbe > 1)
 		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_FAIL, false, "DCGM_FR_RETIRED_PAGES_DBE_LIMIT",
 			   "retired-dbe-week", "run a field diagnostic and RMA the board",
@@ -86,15 +93,16 @@ static void watch_remap(const struct health_view *v, struct gw_health_report *ou
 {
 	const struct gw_health_reading *r = v->r;
 	if (has(r, GW_HV_REMAP_FAILURE) && r->v[GW_HV_REMAP_FAILURE])
-		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_FAIL, false, "DCGM_FR_ROW_REMAP_FAILURE", "remap-failure",
-			   "drain the GPU, run a field diagnostic and RMA it",
+		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_FAIL, false, "DCGM_FR_ROW_REMAP_FAILURE",
+			   "remap-failure", "drain the GPU, run a field diagnostic and RMA it",
 			   "a row remap failed: memory with errors stays in use");
 	if (has(r, GW_HV_REMAP_PENDING) && r->v[GW_HV_REMAP_PENDING])
-		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_WARN, false, "DCGM_FR_PENDING_ROW_REMAP", "remap-pending",
-			   "reset the GPU when convenient so the remap takes effect", "a row remap waits for a GPU reset");
+		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_WARN, false, "DCGM_FR_PENDING_ROW_REMAP",
+			   "remap-pending", "reset the GPU when convenient so the remap takes effect",
+			   "a row remap waits for a GPU reset");
 	if (has(r, GW_HV_REMAP_UNC) && r->v[GW_HV_REMAP_UNC] >= v->o->remap_unc_max)
-		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_WARN, false, "DCGM_FR_UNCORRECTABLE_ROW_REMAP", "remap-unc",
-			   "run a field diagnostic; the board is wearing out",
+		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_WARN, false, "DCGM_FR_UNCORRECTABLE_ROW_REMAP",
+			   "remap-unc", "run a field diagnostic; the board is wearing out",
 			   "%lld rows remapped for uncorrectable errors, at or above %lld",
 			   (long long)r->v[GW_HV_REMAP_UNC], (long long)v->o->remap_unc_max);
 }
@@ -109,10 +117,10 @@ static void watch_memory(const struct health_view *v, struct gw_health_report *o
 			   "%lld uncorrectable (double-bit) ECC errors since the driver loaded",
 			   (long long)r->v[GW_HV_DBE_VOL]);
 	if (health_delta(v, GW_HV_SBE_VOL, &d) && d > v->o->sbe_per_window)
-		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_WARN, false, "DCGM_FR_VOLATILE_SBE_DETECTED", "sbe-rate",
-			   "watch it: a rising rate means failing memory; run a field diagnostic",
-			   "%lld corrected (single-bit) ECC errors in the last minute, more than %lld", (long long)d,
-			   (long long)v->o->sbe_per_window);
+		health_add(out, GW_HSYS_MEMORY, GW_HEALTH_WARN, false, "DCGM_FR_VOLATILE_SBE_DETECTED",
+			   "sbe-rate", "watch it: a rising rate means failing memory; run a field diagnostic",
+			   "%lld corrected (single-bit) ECC errors in the last minute, more than %lld",
+			   (long long)d, (long long)v->o->sbe_per_window);
 	watch_retired(v, out);
 	watch_remap(v, out);
 }
@@ -121,33 +129,38 @@ static void watch_inforom(const struct health_view *v, struct gw_health_report *
 {
 	if (has(v->r, GW_HV_INFOROM_VALID) && !v->r->v[GW_HV_INFOROM_VALID])
 		health_add(out, GW_HSYS_INFOROM, GW_HEALTH_WARN, false, "DCGM_FR_CORRUPT_INFOROM", "inforom",
-			   "flash the InfoROM again, or RMA the board", "the InfoROM's checksums do not verify");
+			   "flash the InfoROM again, or RMA the board",
+			   "the InfoROM's checksums do not verify");
 }
 
 static void watch_thermal(const struct health_view *v, struct gw_health_report *out)
 {
 	int64_t d;
 	if (health_delta(v, GW_HV_THERMAL_NS, &d) && d > 0)
-		health_add(out, GW_HSYS_THERMAL, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_THERMAL", "thermal-violation",
-			   "check the cooling: fans, airflow and inlet temperature",
-			   "thermal limits held the clocks down for %.1f s in the last minute", (double)d / 1e9);
+		health_add(out, GW_HSYS_THERMAL, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_THERMAL",
+			   "thermal-violation", "check the cooling: fans, airflow and inlet temperature",
+			   "thermal limits held the clocks down for %.1f s in the last minute",
+			   (double)d / 1e9);
 	if (has(v->r, GW_HV_TLIMIT_C) && v->r->v[GW_HV_TLIMIT_C] <= 0)
-		health_add(out, GW_HSYS_THERMAL, GW_HEALTH_WARN, false, "DCGM_FR_TEMP_VIOLATION", "thermal-margin",
-			   "check the cooling: fans, airflow and inlet temperature",
-			   "the GPU is %lld C past its slowdown temperature", (long long)-v->r->v[GW_HV_TLIMIT_C]);
+		health_add(out, GW_HSYS_THERMAL, GW_HEALTH_WARN, false, "DCGM_FR_TEMP_VIOLATION",
+			   "thermal-margin", "check the cooling: fans, airflow and inlet temperature",
+			   "the GPU is %lld C past its slowdown temperature",
+			   (long long)-v->r->v[GW_HV_TLIMIT_C]);
 }
 
 static void watch_power(const struct health_view *v, struct gw_health_report *out)
 {
 	int64_t d;
 	if (v->o->power_cap_warns && health_delta(v, GW_HV_POWER_NS, &d) && d > 0)
-		health_add(out, GW_HSYS_POWER, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_POWER", "power-violation",
-			   "check the power limit and supply; the GPU can still run work",
-			   "the power cap held the clocks down for %.1f s in the last minute", (double)d / 1e9);
+		health_add(out, GW_HSYS_POWER, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_POWER",
+			   "power-violation", "check the power limit and supply; the GPU can still run work",
+			   "the power cap held the clocks down for %.1f s in the last minute",
+			   (double)d / 1e9);
 	if (health_delta(v, GW_HV_BRAKE_NS, &d) && d > 0)
-		health_add(out, GW_HSYS_POWER, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_POWER", "power-brake",
-			   "check the power supplies and the board's power brake signal",
-			   "an external power brake held the clocks down for %.1f s in the last minute", (double)d / 1e9);
+		health_add(out, GW_HSYS_POWER, GW_HEALTH_WARN, false, "DCGM_FR_CLOCK_THROTTLE_POWER",
+			   "power-brake", "check the power supplies and the board's power brake signal",
+			   "an external power brake held the clocks down for %.1f s in the last minute",
+			   (double)d / 1e9);
 }
 
 /* Replay and recovery errors fail at one; CRC errors warn, and fail from 100 a second (DCGM). */
@@ -164,24 +177,27 @@ static void watch_nvlink(const struct health_view *v, struct gw_health_report *o
 	if (has(v->r, GW_HV_NVL_ACTIVE) && v->r->v[GW_HV_NVL_ACTIVE] < v->nvl_max)
 		health_add(out, GW_HSYS_NVLINK, GW_HEALTH_FAIL, false, "DCGM_FR_NVLINK_DOWN", "nvlink-down",
 			   "drain the GPU and check its NVLink connections; run a field diagnostic",
-			   "%lld of %lld NVLinks are down", (long long)(v->nvl_max - v->r->v[GW_HV_NVL_ACTIVE]),
-			   (long long)v->nvl_max);
+			   "%lld of %lld NVLinks are down",
+			   (long long)(v->nvl_max - v->r->v[GW_HV_NVL_ACTIVE]), (long long)v->nvl_max);
 	double secs = (double)v->o->window_ms / 1000.0;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		int64_t d;
 		if (!health_delta(v, c[i].k, &d) || d < 1)
 			continue;
 		if (!c[i].crc)
-			health_add(out, GW_HSYS_NVLINK, GW_HEALTH_FAIL, false, "DCGM_FR_NVLINK_ERROR_CRITICAL", c[i].key,
+			health_add(out, GW_HSYS_NVLINK, GW_HEALTH_FAIL, false,
+				   "DCGM_FR_NVLINK_ERROR_CRITICAL", c[i].key,
 				   "drain the GPU and run a field diagnostic; check the NVLink fabric",
 				   "%lld NVLink %s errors in the last minute", (long long)d, c[i].name);
 		else if ((double)d / secs >= v->o->nvlink_crc_per_s)
-			health_add(out, GW_HSYS_NVLINK, GW_HEALTH_FAIL, false, "DCGM_FR_NVLINK_CRC_ERROR_THRESHOLD",
-				   c[i].key, "drain the GPU and run a field diagnostic; check the NVLink fabric",
+			health_add(out, GW_HSYS_NVLINK, GW_HEALTH_FAIL, false,
+				   "DCGM_FR_NVLINK_CRC_ERROR_THRESHOLD", c[i].key,
+				   "drain the GPU and run a field diagnostic; check the NVLink fabric",
 				   "%.0f NVLink %s errors a second over the last minute, at or above %.0f",
 				   (double)d / secs, c[i].name, v->o->nvlink_crc_per_s);
 		else
-			health_add(out, GW_HSYS_NVLINK, GW_HEALTH_WARN, false, "DCGM_FR_NVLINK_ERROR_THRESHOLD", c[i].key,
+			health_add(out, GW_HSYS_NVLINK, GW_HEALTH_WARN, false,
+				   "DCGM_FR_NVLINK_ERROR_THRESHOLD", c[i].key,
 				   "watch the NVLink error counters; run a diagnostic if they grow",
 				   "%lld NVLink %s errors in the last minute", (long long)d, c[i].name);
 	}
@@ -194,22 +210,22 @@ static void watch_recovery(const struct health_view *v, struct gw_health_report 
 		const char *code, *what, *todo;
 		enum gw_health_status sev;
 	} act[] = {
-		{NULL, NULL, NULL, GW_HEALTH_PASS},
-		{"DCGM_FR_GPU_RECOVERY_RESET", "the driver asks for a GPU reset", "stop the GPU's processes and reset it",
-		 GW_HEALTH_FAIL},
-		{"DCGM_FR_GPU_RECOVERY_REBOOT", "the driver asks for a node reboot", "drain the node and reboot it",
-		 GW_HEALTH_FAIL},
-		{"DCGM_FR_GPU_RECOVERY_DRAIN_P2P", "the driver asks for peer-to-peer traffic to drain",
-		 "let running peer-to-peer work finish and start no new", GW_HEALTH_WARN},
-		{"DCGM_FR_GPU_RECOVERY_DRAIN_RESET", "the driver asks for the GPU to be drained and reset",
-		 "let the GPU's work finish, start no new, then reset it", GW_HEALTH_FAIL},
+	    {NULL, NULL, NULL, GW_HEALTH_PASS},
+	    {"DCGM_FR_GPU_RECOVERY_RESET", "the driver asks for a GPU reset",
+	     "stop the GPU's processes and reset it", GW_HEALTH_FAIL},
+	    {"DCGM_FR_GPU_RECOVERY_REBOOT", "the driver asks for a node reboot",
+	     "drain the node and reboot it", GW_HEALTH_FAIL},
+	    {"DCGM_FR_GPU_RECOVERY_DRAIN_P2P", "the driver asks for peer-to-peer traffic to drain",
+	     "let running peer-to-peer work finish and start no new", GW_HEALTH_WARN},
+	    {"DCGM_FR_GPU_RECOVERY_DRAIN_RESET", "the driver asks for the GPU to be drained and reset",
+	     "let the GPU's work finish, start no new, then reset it", GW_HEALTH_FAIL},
 	};
 	if (!has(v->r, GW_HV_RECOVERY_ACTION))
 		return;
 	int64_t a = v->r->v[GW_HV_RECOVERY_ACTION];
 	if (a > 0 && a < (int64_t)(sizeof(act) / sizeof(act[0])))
-		health_add(out, GW_HSYS_DRIVER, act[a].sev, false, act[a].code, "recovery-action", act[a].todo, "%s",
-			   act[a].what);
+		health_add(out, GW_HSYS_DRIVER, act[a].sev, false, act[a].code, "recovery-action",
+			   act[a].todo, "%s", act[a].what);
 }
 
 static void watch_xids(const struct health_view *v, struct gw_health_report *out)
@@ -220,8 +236,8 @@ static void watch_xids(const struct health_view *v, struct gw_health_report *out
 			continue;
 		char key[24];
 		snprintf(key, sizeof(key), "xid-%u", x->code);
-		health_add(out, (enum gw_health_system)x->system, (enum gw_health_status)x->severity, x->all, x->dcgm, key,
-			   x->todo, "XID %u: %s (%llu since watching began)", x->code, x->what,
+		health_add(out, (enum gw_health_system)x->system, (enum gw_health_status)x->severity, x->all,
+			   x->dcgm, key, x->todo, "XID %u: %s (%llu since watching began)", x->code, x->what,
 			   (unsigned long long)v->r->xid[i].count);
 	}
 }

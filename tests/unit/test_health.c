@@ -210,7 +210,8 @@ static void test_retired_dbe_week(void)
 		struct gw_health_reading r = healthy(T0 + d * day, 0);
 		gw_health_set(&r, GW_HV_RETIRED_DBE, d < 8 ? 16 : 18);
 		gw_health_eval(&h, 0, &r, &rep);
-		CHECK(d == 8 ? find(&rep, "retired-dbe-week") != NULL : find(&rep, "retired-dbe-week") == NULL);
+		CHECK(d == 8 ? find(&rep, "retired-dbe-week") != NULL
+			     : find(&rep, "retired-dbe-week") == NULL);
 	}
 	gw_health_release(&h);
 	CHECK_INT_EQ(gw_health_init(&h, 1, NULL), 0);
@@ -342,7 +343,8 @@ static void test_xids_lost_recovery(void)
 
 static void test_overall_and_names(void)
 {
-	struct gw_health_report r[3] = {{.status = GW_HEALTH_PASS}, {.status = GW_HEALTH_WARN}, {.status = GW_HEALTH_PASS}};
+	struct gw_health_report r[3] = {
+	    {.status = GW_HEALTH_PASS}, {.status = GW_HEALTH_WARN}, {.status = GW_HEALTH_PASS}};
 	CHECK_INT_EQ(gw_health_overall(r, 3), GW_HEALTH_WARN);
 	CHECK_INT_EQ(gw_health_overall(r, 0), GW_HEALTH_PASS);
 	CHECK_STR_EQ(gw_health_system_name(GW_HSYS_NVLINK), "nvlink");

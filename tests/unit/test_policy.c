@@ -48,8 +48,9 @@ static void test_parse(void)
 		CHECK_STR_EQ(p.v[0].actions[1].argv[2], "echo $GPUWATCH_VALUE");
 		CHECK(p.v[0].actions[1].argv[3] == NULL);
 		CHECK_STR_EQ(p.v[0].actions[2].url, "http://127.0.0.1:9/hook");
-		CHECK_INT_EQ(p.v[1].conds, (1u << GW_PC_PCIE_REPLAYS) | (1u << GW_PC_NVLINK) | (1u << GW_PC_HEALTH) |
-						    (1u << GW_PC_THERMAL) | (1u << GW_PC_POWER));
+		CHECK_INT_EQ(p.v[1].conds, (1u << GW_PC_PCIE_REPLAYS) | (1u << GW_PC_NVLINK) |
+					       (1u << GW_PC_HEALTH) | (1u << GW_PC_THERMAL) |
+					       (1u << GW_PC_POWER));
 		CHECK_INT_EQ(p.v[1].health, GW_HEALTH_FAIL);
 	}
 	gw_policies_release(&p);
@@ -69,17 +70,21 @@ static void bad(const char *text, const char *want)
 
 static void test_errors(void)
 {
-	bad("policies:\n  - conditions:\n      dbee: true\n    actions: [log]\n", "p.yml:3: unknown condition \"dbee\"");
+	bad("policies:\n  - conditions:\n      dbee: true\n    actions: [log]\n",
+	    "p.yml:3: unknown condition \"dbee\"");
 	bad("policies:\n  - conditions: {dbe: true}\n", "policy policy-1 has no actions");
 	bad("policies:\n  - actions: [log]\n", "has no conditions");
-	bad("policies:\n  - conditions: {dbe: true}\n    actions:\n      - exec: [drain]\n", "not an absolute path");
+	bad("policies:\n  - conditions: {dbe: true}\n    actions:\n      - exec: [drain]\n",
+	    "not an absolute path");
 	bad("policies:\n  - conditions: {xid: [abc]}\n    actions: [log]\n", "is not an XID code");
-	bad("policies:\n  - conditions: {dbe: true}\n    actions: [log]\n    interval: soon\n", "p.yml:4: interval");
+	bad("policies:\n  - conditions: {dbe: true}\n    actions: [log]\n    interval: soon\n",
+	    "p.yml:4: interval");
 	bad("policies:\n  - conditions: {health: bad}\n    actions: [log]\n", "want fail or warn");
 	bad("policies:\n  - conditions: {dbe: true}\n    actions: [{webhook: ftp://x}]\n", "not an http");
 	bad("rules: []\n", "want one key, policies");
 	bad("policies: [\n", "p.yml:2: yaml:");
-	bad("policies:\n  - conditions: {dbe: true}\n    actions: [log]\n    colour: red\n", "unknown or malformed key \"colour\"");
+	bad("policies:\n  - conditions: {dbe: true}\n    actions: [log]\n    colour: red\n",
+	    "unknown or malformed key \"colour\"");
 }
 
 struct fired {
@@ -91,7 +96,8 @@ static void on_fire(void *arg, unsigned int g, const struct gw_policy_fire *f)
 {
 	struct fired *x = arg;
 	x->n++;
-	snprintf(x->last, sizeof(x->last), "%u %s %s %s", g, f->policy->name, gw_policy_cond_name(f->cond), f->value);
+	snprintf(x->last, sizeof(x->last), "%u %s %s %s", g, f->policy->name, gw_policy_cond_name(f->cond),
+		 f->value);
 }
 
 static void test_check(void)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The health watches end to end on tests/data/scenarios/health-faults.scn
-# (twelve GPUs, one fault each on GPUs 1-9 and 11 a second in: ecc-dbe,
+# (twelve GPUs, one fault each on GPUs 1-9 and 11 three seconds in: ecc-dbe,
 # retire-page, remap-fail, pcie-replay, xid 31, lost, hw-thermal throttle,
 # NVLink replay errors, power brake, an NVLink down): each watch gives its verdict on its
 # GPU and on no other, through `gpuwatch health` (text, --json, -i, exit
@@ -55,13 +55,13 @@ check_verdicts() { # FILE WHAT
 }
 
 # ---- the one-shot command ----
-"$BIN" --sim "$scn" health --json -w 3 >"$tmp/one.json" 2>"$tmp/one.err"
+"$BIN" --sim "$scn" health --json -w 5 >"$tmp/one.json" 2>"$tmp/one.err"
 rc=$?
 [ "$rc" = 21 ] || fail "health exit $rc with failing GPUs, want 21 ($(cat "$tmp/one.err"))"
 verdicts <"$tmp/one.json" >"$tmp/one.v" || fail "health --json is not the documented JSON: $(head -c 300 "$tmp/one.json")"
 check_verdicts "$tmp/one.v" "gpuwatch health"
 
-"$BIN" --sim "$scn" health -i 4,0 -w 3 >"$tmp/sel.txt" 2>/dev/null
+"$BIN" --sim "$scn" health -i 4,0 -w 5 >"$tmp/sel.txt" 2>/dev/null
 rc=$?
 [ "$rc" = 20 ] || fail "health -i 4,0 exit $rc with a warning only, want 20"
 grep -q '^Overall: warn$' "$tmp/sel.txt" || fail "health -i 4,0 text: $(cat "$tmp/sel.txt")"
@@ -125,7 +125,7 @@ port=$(free_port)
 	--policy "$tmp/policy.yml" >"$tmp/agent.log" 2>&1 &
 pids+=($!)
 wait_http "http://127.0.0.1:$port/api/v1/health" 10 || fail "no /api/v1/health: $(tail -5 "$tmp/agent.log")"
-sleep 4 # the faults, then frames with them (the slow fields: ECC, retired pages, every 0.5 s)
+sleep 6 # the faults, then frames with them (the slow fields: ECC, retired pages, every 0.5 s)
 curl -sf "http://127.0.0.1:$port/api/v1/health" >"$tmp/agent.json"
 verdicts <"$tmp/agent.json" >"$tmp/agent.v" || fail "/api/v1/health is not the documented JSON: $(head -c 300 "$tmp/agent.json")"
 check_verdicts "$tmp/agent.v" "/api/v1/health"

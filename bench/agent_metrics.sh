@@ -3,7 +3,10 @@
 # same exposition text served by prometheus-node-exporter's textfile
 # collector (its other collectors disabled; it still adds a few of its own
 # metrics and re-parses the file on every scrape) and by nginx as a static
-# file, all in one run on loopback, each under `wrk -t2 -c8 -d30s`.
+# file, all in one run on loopback, each under `wrk -t2 -c8 -d30s`; then
+# the compressed scrape Prometheus makes (Accept-Encoding: gzip) against
+# nginx serving the same exposition pre-compressed (gzip_static, the file
+# gzip'd at the agent's level, -1), with the bytes each puts on the wire.
 #
 # Needs wrk, nginx and prometheus-node-exporter. When one is missing this
 # script apt-get installs it (wrk, nginx-light, prometheus-node-exporter);
@@ -52,6 +55,7 @@ curl -s "http://127.0.0.1:$ap/metrics" >"$tmp/metrics.prom"
 mkdir -p "$tmp/textfile" "$tmp/www" "$tmp/nginx"
 cp "$tmp/metrics.prom" "$tmp/textfile/gpu.prom"
 cp "$tmp/metrics.prom" "$tmp/www/metrics"
+gzip -1 -k -c "$tmp/metrics.prom" >"$tmp/www/metrics.gz"
 np=$(free_port)
 prometheus-node-exporter --collector.disable-defaults --collector.textfile \
 	--collector.textfile.directory="$tmp/textfile" --web.listen-address="127.0.0.1:$np" 2>"$tmp/ne.err" &
@@ -70,6 +74,7 @@ http {
 	client_body_temp_path $tmp/nginx; proxy_temp_path $tmp/nginx; fastcgi_temp_path $tmp/nginx;
 	uwsgi_temp_path $tmp/nginx; scgi_temp_path $tmp/nginx;
 	types { text/plain metrics; }
+	gzip_static on;
 	server { listen 127.0.0.1:$xp; root $tmp/www; }
 }
 NGINX
@@ -102,3 +107,22 @@ for who in gpuwatch node_exporter nginx; do
 done
 awk -v g="${rps[gpuwatch]}" -v n="${rps[node_exporter]}" -v x="${rps[nginx]}" 'BEGIN {
 	printf "ratios (req/s): gpuwatch/node_exporter %.2f, gpuwatch/nginx %.2f\n", g / n, g / x }'
+
+# The compressed scrape: what each sends for Accept-Encoding: gzip, and how fast.
+gz_agent=$(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$ap/metrics" | wc -c)
+gz_nginx=$(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$xp/metrics" | wc -c)
+echo "gzip: gpuwatch sends $gz_agent bytes ($(awk -v a="$gz_agent" -v b="$bytes" 'BEGIN { printf "1/%.1f", b / a }') of the plain text), nginx gzip_static $gz_nginx"
+declare -A zrps
+for who in gpuwatch nginx; do
+	case $who in
+	gpuwatch) url="http://127.0.0.1:$ap/metrics" ;;
+	nginx) url="http://127.0.0.1:$xp/metrics" ;;
+	esac
+	out=$(wrk -t"$threads" -c"$conns" -d"$dur" --latency -H 'Accept-Encoding: gzip' "$url")
+	zrps[$who]=$(echo "$out" | awk '/^Requests\/sec:/ { print $2 }')
+	p99=$(echo "$out" | awk '$1 == "99%" { v=$2; u=v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+		f = u == "us" ? 0.001 : u == "s" ? 1000 : 1; printf "%.3f", v * f }')
+	errs=$(echo "$out" | awk '/Non-2xx|Socket errors/ { $1=$1; print }')
+	printf "%-14s %10s req/s   p99 %8s ms   %s  (gzip)\n" "$who" "${zrps[$who]}" "$p99" "$errs"
+done
+awk -v g="${zrps[gpuwatch]}" -v x="${zrps[nginx]}" 'BEGIN { printf "ratio (req/s, gzip): gpuwatch/nginx gzip_static %.2f\n", g / x }'

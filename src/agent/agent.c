@@ -149,6 +149,12 @@ static void h_static(void *ctx, const struct gw_http_request *req, struct gw_htt
 	}
 	resp->content_type = f->content_type;
 	gw_http_add_header(resp, "Cache-Control", "max-age=300");
+	gw_http_add_header(resp, "Vary", "Accept-Encoding");
+	if (f->gz && gw_http_accepts_coding(gw_http_header(req, "Accept-Encoding"), "gzip")) {
+		gw_http_add_header(resp, "Content-Encoding", "gzip");
+		gw_http_reply_shared(resp, (const char *)f->gz, f->gz_len, keep, NULL);
+		return;
+	}
 	gw_http_reply_shared(resp, (const char *)f->data, f->len, keep, NULL);
 }
 
@@ -329,8 +335,9 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 	if ((rc = open_hpcjob(a, err)) != 0)
 		return rc;
 	a->o.so.hpcjob = a->hpc;
-	if ((rc = gw_sampler_new(&a->sampler, nv, a->gpus, a->ngpus, &a->o.so, err)) != 0 ||
-	    (rc = gw_sampler_start(a->sampler, err)) != 0)
+	if ((rc = gw_sampler_new(&a->sampler, nv, a->gpus, a->ngpus, &a->o.so, err)) == 0)
+		agent_expose_want(a);
+	if (rc != 0 || (rc = gw_sampler_start(a->sampler, err)) != 0)
 		return fail(err, rc, "cannot start sampling", NULL);
 	a->interval_ms = a->o.so.interval_ms ? a->o.so.interval_ms : 1000;
 	a->o.log("info", "msg=sampling gpus=%u", a->ngpus);

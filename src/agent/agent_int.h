@@ -115,6 +115,7 @@ struct gw_agent {
 int agent_expose_load(struct gw_agent *a, struct gw_err *err);
 void agent_expose_release(struct gw_agent *a);
 void agent_expose_check(struct gw_agent *a);
+void agent_expose_want(struct gw_agent *a); /* the counters' on-demand rows, asked of the sampler */
 void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp);
 
 /* alerting.c */

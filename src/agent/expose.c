@@ -55,6 +55,26 @@ static void render_extra(void *arg, struct gw_expfmt *w)
 	}
 }
 
+/* The on-demand rows (GW_FL_ON_DEMAND) the counters list, asked of the sampler; the others it reads anyway. */
+void agent_expose_want(struct gw_agent *a)
+{
+	if (!a->sampler)
+		return;
+	size_t n = gw_fields_count();
+	bool *want = calloc(n ? n : 1, sizeof(*want));
+	if (!want)
+		return; /* the rows stay as they were */
+	pthread_rwlock_rdlock(&a->lock);
+	for (size_t i = 0; a->counters && i < a->counters->n; i++) {
+		int f = a->metrics.field_of[i];
+		if (f >= 0 && !a->counters->v[i].label)
+			want[f] = true;
+	}
+	pthread_rwlock_unlock(&a->lock);
+	gw_sampler_want(a->sampler, want);
+	free(want);
+}
+
 /* Build the new counters and metrics aside, then swap them in under the lock. */
 int agent_expose_load(struct gw_agent *a, struct gw_err *err)
 {
@@ -98,6 +118,7 @@ int agent_expose_load(struct gw_agent *a, struct gw_err *err)
 	pthread_rwlock_unlock(&a->lock);
 	/* the history keeps what /metrics now shows (nothing before it opens) */
 	agent_history_reconfigure(&a->history, c);
+	agent_expose_want(a);
 	if (old_c) {
 		gw_metrics_release(&old_m);
 		gw_counters_release(old_c);
@@ -129,7 +150,8 @@ void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct g
 	size_t len;
 	void *ref;
 	pthread_rwlock_rdlock(&a->lock);
-	int rc = gw_expo_cache_get(&a->expo, &a->metrics, f, kind, &data, &len, &ref);
+	bool gzip = gw_http_accepts_coding(gw_http_header(req, "Accept-Encoding"), "gzip");
+	int rc = gw_expo_cache_get(&a->expo, &a->metrics, f, kind, gzip, &data, &len, &ref);
 	pthread_rwlock_unlock(&a->lock);
 	gw_sampler_release(a->sampler, f);
 	if (rc) {
@@ -137,6 +159,9 @@ void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct g
 		return;
 	}
 	gw_http_reply_shared(resp, data, len, gw_expo_body_unref, ref);
+	if (gzip)
+		gw_http_add_header(resp, "Content-Encoding", "gzip");
+	gw_http_add_header(resp, "Vary", "Accept-Encoding");
 	resp->content_type = kind == GW_EXPFMT_OPENMETRICS ? GW_EXPFMT_CONTENT_TYPE_OPENMETRICS
 							   : GW_EXPFMT_CONTENT_TYPE_TEXT;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,7 +52,36 @@ struct gw_sampler {
 	struct gw_nvml_log log;	    /* which failures were reported */
 	struct gw_window *win;	    /* [gpu]: XID and clock event counts over count_window_ms */
 	long active_field;	    /* table index of clocks_event_reasons.active; -1: none */
+	uint8_t *p2p;		    /* frames' p2p_nvlink */
+	_Atomic unsigned char *want; /* per field: GW_FL_ON_DEMAND rows asked for (gw_sampler_want) */
 };
+
+/* dcgm-exporter's DCGM_EXP_P2P_STATUS, as DCGM reads it: each ordered pair of GPUs' NVLink P2P status. */
+static uint8_t *read_p2p(struct gw_sampler *s)
+{
+	uint8_t *m = malloc((size_t)s->ngpus * s->ngpus + 1);
+	if (!m)
+		return NULL;
+	memset(m, GW_P2P_UNREAD, (size_t)s->ngpus * s->ngpus + 1);
+	for (unsigned int i = 0; s->nv->nvmlDeviceGetP2PStatus && i < s->ngpus; i++)
+		for (unsigned int j = 0; j < s->ngpus; j++) {
+			nvmlGpuP2PStatus_t st = NVML_P2P_STATUS_UNKNOWN;
+			if (i == j || s->gpus[i].lost || s->gpus[j].lost)
+				continue;
+			nvmlReturn_t r = GW_NVML_CALL(&s->tally, &s->gpus[i], s->nv, nvmlDeviceGetP2PStatus, s->gpus[i].dev,
+						      s->gpus[j].dev, NVML_P2P_CAPS_INDEX_NVLINK, &st);
+			if (r == NVML_SUCCESS && st >= 0 && st < GW_P2P_UNREAD)
+				m[i * s->ngpus + j] = (uint8_t)st;
+		}
+	return m;
+}
+
+void gw_sampler_want(struct gw_sampler *s, const bool *want)
+{
+	for (size_t i = 0; i < s->nfields; i++)
+		if (gw_field_at(i)->flags & GW_FL_ON_DEMAND)
+			atomic_store_explicit(&s->want[i], want && want[i], memory_order_relaxed);
+}
 
 int64_t gw_now_ms(void)
 {
@@ -151,7 +181,8 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 	pthread_cond_init(&s->stop_cond, NULL);
 	gw_nvml_log_init(&s->log, s->o.nvml_log_interval_ms);
 	s->win = calloc(ngpus ? ngpus : 1, sizeof(*s->win));
-	if (!s->win || gw_nvml_tally_init(&s->tally, ngpus) != 0) {
+	s->want = calloc(s->nfields ? s->nfields : 1, sizeof(*s->want));
+	if (!s->win || !s->want || gw_nvml_tally_init(&s->tally, ngpus) != 0 || !(s->p2p = read_p2p(s))) {
 		gw_sampler_free(s);
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
 	}
@@ -178,7 +209,8 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 				    .gpu_count = ngpus,
 				    .slow_interval_ms = s->o.slow_interval_ms,
 				    .proc_interval_ms = s->o.proc_interval_ms,
-				    .attr = s->o.attr};
+				    .attr = s->o.attr,
+				    .want = s->want};
 	if (gw_workers_init(&s->workers, &wc, gpus, ngpus) != 0) {
 		gw_sampler_free(s);
 		return gw_err_set(err, GW_ENOMEM, "cannot start the GPU read threads");
@@ -309,6 +341,7 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 	if (s->o.hpcjob)
 		set_jobs(s, f);
 	f->t_ms = t_ms;
+	f->p2p_nvlink = s->p2p;
 	f->sample_seconds = mono_s() - t0;
 	f->seq = ++s->seq;
 	f->ticks_total = ++s->ticks;
@@ -568,5 +601,7 @@ void gw_sampler_free(struct gw_sampler *s)
 	pthread_mutex_destroy(&s->stop_lock);
 	pthread_cond_destroy(&s->stop_cond);
 	free(s->win);
+	free(s->p2p);
+	free((void *)s->want);
 	free(s);
 }

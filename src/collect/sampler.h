@@ -79,6 +79,8 @@ struct gw_frame_gpu {
 	bool clock_window_valid; /* the GPU reports clock event reasons */
 };
 
+#define GW_P2P_UNREAD 0xff
+
 struct gw_frame {
 	int64_t t_ms;  /* scheduled tick time, ms since the epoch */
 	uint64_t seq;  /* 1, 2, ... */
@@ -92,6 +94,9 @@ struct gw_frame {
 	unsigned int stalled_gpus;   /* GPUs stalled in this frame */
 	uint64_t nvml_errors_total;  /* failed NVML calls, all functions and GPUs */
 	uint64_t nvml_errors[GW_NVML_FN__COUNT]; /* failed NVML calls on no GPU (system, events), by function */
+	/* [i * ngpus + j]: nvmlDeviceGetP2PStatus over NVLink from GPU i to GPU j (NVML_P2P_STATUS_*),
+	 * read once at start (the topology holds while the driver is loaded); GW_P2P_UNREAD: no answer */
+	const uint8_t *p2p_nvlink;
 	int refs;                    /* private to the sampler */
 };
 
@@ -124,6 +129,11 @@ void gw_sampler_free(struct gw_sampler *s);
 /* Take one tick now, on the caller's thread (tests, benchmarks, one-shot tools). */
 int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms);
 
+/*
+ * Which GW_FL_ON_DEMAND rows to read from the next tick on: want[i] for
+ * table index i (NULL: none); other rows are always read. Any thread.
+ */
+void gw_sampler_want(struct gw_sampler *s, const bool *want);
 const struct gw_frame *gw_sampler_acquire(struct gw_sampler *s);
 void gw_sampler_release(struct gw_sampler *s, const struct gw_frame *f);
 

@@ -5,6 +5,7 @@
 #include "fields/fields_table.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,12 +22,44 @@ static void plan(const struct gw_workers *p, struct gw_worker *w, bool slow)
 {
 	for (size_t i = 0; i < p->nfields; i++) {
 		const struct gw_field *f = gw_field_at(i);
+		if ((f->flags & GW_FL_ON_DEMAND) &&
+		    !(p->cfg.want && atomic_load_explicit(&p->cfg.want[i], memory_order_relaxed))) {
+			w->reading[i] = false; /* nobody asks: no value */
+			w->v[i] = (struct gw_value){.state = GW_V_NA};
+			w->kib[i].have = false;
+			continue;
+		}
 		bool carry = w->have && (f->flags & GW_FL_SLOW) && !slow;
 		if (w->have && w->v[i].state == GW_V_OK && (f->flags & GW_FL_STATIC))
 			carry = true;
 		if (!f->prom && !f->dcgm)
 			carry = carry || w->have; /* not exported: read once, for identity labels */
 		w->reading[i] = !carry;
+	}
+}
+
+/*
+ * DCGM's bandwidth from a KiB counter, as its cache manager computes it:
+ * the change since the previous read per second, divided by 1000, cut to
+ * an integer; 0 on the first read, when the counter reads 0 and when it
+ * went backwards (a driver reload).
+ */
+static void kib_rates(const struct gw_workers *p, struct gw_worker *w, int64_t t_ms)
+{
+	for (size_t i = 0; i < p->nfields; i++) {
+		if (!w->reading[i] || !(gw_field_at(i)->flags & GW_FL_KIB_RATE))
+			continue;
+		struct gw_value *v = &w->v[i];
+		struct gw_kib_prev *k = &w->kib[i];
+		if (v->state != GW_V_OK || v->kind != GW_VK_INT) {
+			k->have = false;
+			continue;
+		}
+		int64_t now = v->i, rate = 0;
+		if (k->have && now != 0 && now >= k->kib && t_ms > k->t_ms)
+			rate = (int64_t)((double)(now - k->kib) / ((double)(t_ms - k->t_ms) / 1000.0) / 1000.0);
+		*k = (struct gw_kib_prev){.kib = now, .t_ms = t_ms, .have = true};
+		v->i = rate;
 	}
 }
 
@@ -88,6 +121,7 @@ static void read_gpu(const struct gw_workers *p, struct gw_worker *w, int64_t t_
 		if (w->v[i].state == GW_V_UNKNOWN_ERROR || w->v[i].state == GW_V_GPU_LOST)
 			w->read_errors++;
 	}
+	kib_rates(p, w, t_ms);
 	if (procs && !w->gpu->lost) {
 		read_procs(p, w);
 		read_migs(p, w);
@@ -180,7 +214,8 @@ int gw_workers_init(struct gw_workers *p, const struct gw_workers_cfg *cfg, stru
 		pthread_cond_init(&w->go, NULL);
 		w->v = calloc(p->nfields ? p->nfields : 1, sizeof(*w->v));
 		w->reading = calloc(p->nfields ? p->nfields : 1, sizeof(*w->reading));
-		if (!w->v || !w->reading || gw_nvml_tally_init(&w->tally, cfg->gpu_count) != 0)
+		w->kib = calloc(p->nfields ? p->nfields : 1, sizeof(*w->kib));
+		if (!w->v || !w->reading || !w->kib || gw_nvml_tally_init(&w->tally, cfg->gpu_count) != 0)
 			return GW_ENOMEM;
 	}
 	for (unsigned int g = 0; g < n; g++) {
@@ -207,6 +242,7 @@ void gw_workers_release(struct gw_workers *p)
 		pthread_cond_destroy(&w->go);
 		free(w->v);
 		free(w->reading);
+		free(w->kib);
 		gw_procs_release(&w->procs);
 		gw_migs_release(&w->migs);
 		gw_nvml_tally_release(&w->tally);

@@ -34,6 +34,7 @@
 #include "nvml/tally.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -44,6 +45,13 @@ struct gw_workers_cfg {
 	unsigned int slow_interval_ms;	  /* GW_FL_SLOW fields */
 	unsigned int proc_interval_ms;	  /* process lists */
 	const struct gw_cgroup_src *attr; /* attribute processes; NULL: do not */
+	const _Atomic unsigned char *want; /* per field: a GW_FL_ON_DEMAND row is read while its byte is 1 */
+};
+
+/* A GW_FL_KIB_RATE row's counter at its last read. */
+struct gw_kib_prev {
+	int64_t kib, t_ms;
+	bool have;
 };
 
 struct gw_worker {
@@ -72,6 +80,7 @@ struct gw_worker {
 	struct gw_nvml_tally tally;
 	struct gw_read_memo memo;
 	bool *reading; /* per field: read this time (else kept from the last read) */
+	struct gw_kib_prev *kib; /* per field: GW_FL_KIB_RATE rows' last counter, for DCGM's rate */
 	int64_t last_slow_ms, last_proc_ms;
 	unsigned long long proc_util_seen_us; /* newest per-process sample read */
 };

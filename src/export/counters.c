@@ -154,7 +154,7 @@ static bool field_of(const char *name, char *field, size_t n)
 
 /*
  * Whether /metrics can show a row: the sources gw_metrics_prepare() maps
- * (the field table's DCGM names, and two names of its own), and for label
+ * (the field table's DCGM names, and names of dcgm-exporter's own), and for label
  * rows the string fields gw_series_label_source() knows.
  */
 static bool exportable(const char *name, bool label)
@@ -163,6 +163,7 @@ static bool exportable(const char *name, bool label)
 		return gw_series_label_source(name) != GW_SERIES_LABEL_NONE;
 	if (strcmp(name, "DCGM_FI_DEV_XID_ERRORS") == 0 || strcmp(name, "DCGM_FI_DEV_POWER_LIMIT") == 0 ||
 	    strcmp(name, "DCGM_EXP_XID_ERRORS_COUNT") == 0 || strcmp(name, "DCGM_EXP_CLOCK_EVENTS_COUNT") == 0 ||
+	    strcmp(name, "DCGM_EXP_P2P_STATUS") == 0 ||
 	    strcmp(name, "DCGM_EXP_GPU_HEALTH_STATUS") == 0) /* the agent's health watches */
 		return true;
 	for (size_t i = 0; i < gw_fields_count(); i++) {

@@ -14,7 +14,8 @@
 #define SRC_LAST_XID (-2)
 #define SRC_XID_COUNT (-5)	/* DCGM_EXP_XID_ERRORS_COUNT: frame xid_window, by code */
 #define SRC_CLOCK_COUNT (-6) /* DCGM_EXP_CLOCK_EVENTS_COUNT: frame clock_window, by reason */
-#define SRC_HEALTH (-7)      /* DCGM_EXP_GPU_HEALTH_STATUS: gw_metrics.health */
+#define SRC_P2P (-7)	     /* DCGM_EXP_P2P_STATUS: frame p2p_nvlink, by peer */
+#define SRC_HEALTH (-8)      /* DCGM_EXP_GPU_HEALTH_STATUS: gw_metrics.health */
 
 static int field_index(const char *name)
 {
@@ -32,6 +33,8 @@ static int source_of(const char *dcgm)
 		return SRC_XID_COUNT;
 	if (strcmp(dcgm, "DCGM_EXP_CLOCK_EVENTS_COUNT") == 0)
 		return SRC_CLOCK_COUNT;
+	if (strcmp(dcgm, "DCGM_EXP_P2P_STATUS") == 0)
+		return SRC_P2P;
 	if (strcmp(dcgm, "DCGM_EXP_GPU_HEALTH_STATUS") == 0)
 		return SRC_HEALTH;
 	/* Not a DCGM field, but the name common alert rules use for the enforced limit. */
@@ -226,6 +229,46 @@ static void render_health(const struct gw_metrics *m, const struct gw_frame *f, 
 	}
 }
 
+/* dcgm-exporter's names of NVML's P2P statuses (link_status). */
+static const char *p2p_text(unsigned int st)
+{
+	static const char *const names[] = {"OK", "ChipsetNotSupported", "GPUNotSupported", "TopologyNotSupported",
+					    "DisabledByRegKey", "NotSupported", "Unknown"};
+	return st < sizeof(names) / sizeof(names[0]) ? names[st] : "Unknown";
+}
+
+/*
+ * DCGM_EXP_P2P_STATUS as dcgm-exporter gives it: for each GPU, one series
+ * per other GPU with the NVLink P2P status as the value, the peer's index
+ * in peer_gpu and the status in words in link_status (the two after the
+ * label rows, in the order dcgm-exporter's template sorts them).
+ */
+static void render_p2p(const struct gw_metrics *m, const struct gw_frame *f, struct gw_expfmt *w,
+		       const struct gw_counter *ct, enum gw_metric_type type)
+{
+	bool opened = false;
+	for (unsigned int g = 0; f->p2p_nvlink && g < f->ngpus; g++) {
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		for (unsigned int p = 0; !fg->lost && p < f->ngpus; p++) {
+			unsigned int st = f->p2p_nvlink[g * f->ngpus + p];
+			if (p == g || st == GW_P2P_UNREAD || f->gpus[p].lost)
+				continue;
+			if (!opened) {
+				gw_expfmt_family(w, ct->name, ct->help, type);
+				opened = true;
+			}
+			struct glabels gl;
+			dcgm_labels(m, fg, &gl);
+			char peer[16], val[16];
+			snprintf(peer, sizeof(peer), "%u", f->gpus[p].gpu->index);
+			snprintf(val, sizeof(val), "%u", st);
+			gl.l[gl.n++] = (struct gw_label){"link_status", p2p_text(st)};
+			gl.l[gl.n++] = (struct gw_label){"peer_gpu", peer};
+			gw_expfmt_sample_text(w, gl.l, gl.n, val);
+		}
+	}
+}
+
 static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const struct gw_frame *f,
 			struct gw_expfmt *w)
 {
@@ -241,6 +284,10 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 			type = GW_METRIC_UNTYPED;
 		if (src == SRC_XID_COUNT || src == SRC_CLOCK_COUNT) {
 			render_window(m, f, w, ct, type, src == SRC_XID_COUNT);
+			continue;
+		}
+		if (src == SRC_P2P) {
+			render_p2p(m, f, w, ct, type);
 			continue;
 		}
 		if (src == SRC_HEALTH) {

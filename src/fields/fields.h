@@ -71,7 +71,7 @@ struct gw_nvml_tally;
  * is then counted once too, as one call failed. Clear it
  * (gw_read_memo_clear) before each GPU's round.
  */
-#define GW_READ_FV_MAX 16
+#define GW_READ_FV_MAX 64
 
 enum gw_read_memo_call {
 	GW_MEMO_MEMORY,

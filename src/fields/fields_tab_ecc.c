@@ -125,5 +125,19 @@ const struct gw_field gw_fields_ecc[] = {
 	{F("nvlink.links_active"), FMT(UINT), RD(nvlink_active, 0), CU(COUNT), FLAGS(GW_FL_NOSMI | GW_FL_SLOW),
 	 PROM("gpuwatch_nvlink_links_active", GAUGE, "NVLinks up."),
 	 DESC("NVLinks up (active); a GPU without NVLink has none to count.")},
+	/* DCGM's NVLink bandwidth: data received plus sent over every link, as DCGM's rate of the KiB counters */
+	{F("nvlink.bandwidth.total"), FMT(UINT), RD(nvlink_kib, -1), CU(COUNT), FLAGS(GW_FL_NOSMI | GW_FL_KIB_RATE),
+	 DCGM(DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL, 449),
+	 DESC("NVLink data received and sent over all links since the previous sample: KiB per second / 1000, as DCGM computes it.")},
+	/* the same per link, read only when a counters file lists it (DCGM's ids: L0-L5 440.., L6-L11 475.., L12-L14 446.., L15-L17 494..) */
+#define NVLINK_BW(l, id)                                                                                       \
+	{F("nvlink.bandwidth.l" #l), FMT(UINT), RD(nvlink_kib, l), CU(COUNT),                                 \
+	 FLAGS(GW_FL_NOSMI | GW_FL_KIB_RATE | GW_FL_ON_DEMAND), DCGM(DCGM_FI_DEV_NVLINK_BANDWIDTH_L##l, id),   \
+	 DESC("NVLink data received and sent over link " #l ", as DCGM's total is computed.")}
+	NVLINK_BW(0, 440), NVLINK_BW(1, 441), NVLINK_BW(2, 442), NVLINK_BW(3, 443), NVLINK_BW(4, 444),
+	NVLINK_BW(5, 445), NVLINK_BW(6, 475), NVLINK_BW(7, 476), NVLINK_BW(8, 477), NVLINK_BW(9, 478),
+	NVLINK_BW(10, 479), NVLINK_BW(11, 480), NVLINK_BW(12, 446), NVLINK_BW(13, 447), NVLINK_BW(14, 448),
+	NVLINK_BW(15, 494), NVLINK_BW(16, 495), NVLINK_BW(17, 496),
+#undef NVLINK_BW
 };
 const size_t gw_fields_ecc_n = sizeof(gw_fields_ecc) / sizeof(gw_fields_ecc[0]);

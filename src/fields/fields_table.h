@@ -68,6 +68,12 @@ enum gw_ptype {
 #define GW_FL_STATIC 0x2 /* does not change while the driver is loaded */
 #define GW_FL_SLOW 0x4   /* costly to read (ECC, retired pages, PCIe throughput): sampled less often */
 #define GW_FL_DCGM_INT 0x8 /* DCGM's field is an int64 (DCGM_FI_PROF_PCIE_TX_BYTES): printed and stored whole */
+/* The reader gives a KiB counter; the sampler publishes DCGM's rate of it instead: KiB per second / 1000
+ * between two reads, 0 on the first read and when the counter is 0 (DCGM's NVLink bandwidth fields) */
+#define GW_FL_KIB_RATE 0x10
+/* Read only while a consumer asks for it (gw_sampler_want): a row most users never list, whose read
+ * would cost every GPU a driver call per sample (DCGM's per-link NVLink fields) */
+#define GW_FL_ON_DEMAND 0x20
 
 struct gw_field;
 typedef void (*gw_field_reader)(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
@@ -178,6 +184,20 @@ void gw_rd_temperature(const struct gw_field *f, const struct gw_read_ctx *c, st
 void gw_rd_pcie_throughput(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_bar1(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_gpm(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
+void gw_rd_brand(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
+void gw_rd_vgpu_license(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
+void gw_rd_nvlink_kib(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
+/* The link gw_rd_nvlink_kib reads (UINT_MAX: every link). */
+unsigned int gw_rd_nvlink_scope(const struct gw_field *f);
+/*
+ * One NVML field value of the context's GPU: the round's prefetched answer
+ * (gw_read_prefetch) when it was asked for, else a call of its own; a
+ * failure of the call or of the value is counted in the tally.
+ */
+nvmlReturn_t gw_read_field_value(const struct gw_read_ctx *c, unsigned int id, unsigned int scope, nvmlFieldValue_t *fv);
+/* The same, the value's own answer (fv->nvmlReturn) left to the caller to judge and count. */
+nvmlReturn_t gw_read_field_value_raw(const struct gw_read_ctx *c, unsigned int id, unsigned int scope,
+				     nvmlFieldValue_t *fv);
 void gw_rd_dsample(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_ecc(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_ecc_total(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);

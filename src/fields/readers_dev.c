@@ -284,40 +284,68 @@ void gw_read_prefetch(const struct gw_read_ctx *c, const bool *reading)
 	if (!m)
 		return;
 	m->nfv = 0;
-	for (size_t i = 0, n = gw_fields_count(); i < n && m->nfv < GW_READ_FV_MAX; i++) {
+	for (size_t i = 0, n = gw_fields_count(); i < n; i++) {
 		const struct gw_field *f = gw_field_at(i);
-		if (!reading[i] || f->read != gw_rd_field_value)
+		unsigned int ids[2], scope, nid = 0;
+		if (!reading[i])
 			continue;
-		nvmlFieldValue_t *fv = &m->fv[m->nfv];
-		memset(fv, 0, sizeof(*fv));
-		fv->fieldId = m->fv_id[m->nfv] = (unsigned int)f->arg[0];
-		fv->scopeId = m->fv_scope[m->nfv] = (unsigned int)f->arg[1];
-		m->nfv++;
+		if (f->read == gw_rd_field_value) {
+			ids[nid++] = (unsigned int)f->arg[0];
+			scope = (unsigned int)f->arg[1];
+		} else if (f->read == gw_rd_nvlink_kib) {
+			ids[nid++] = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
+			ids[nid++] = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+			scope = gw_rd_nvlink_scope(f);
+		} else {
+			continue;
+		}
+		if (m->nfv + nid > GW_READ_FV_MAX)
+			break;
+		for (unsigned int j = 0; j < nid; j++) {
+			nvmlFieldValue_t *fv = &m->fv[m->nfv];
+			memset(fv, 0, sizeof(*fv));
+			fv->fieldId = m->fv_id[m->nfv] = ids[j];
+			fv->scopeId = m->fv_scope[m->nfv] = scope;
+			m->nfv++;
+		}
 	}
 	if (m->nfv)
 		m->fv_ret = CALL(c, nvmlDeviceGetFieldValues, c->gpu->dev, (int)m->nfv, m->fv);
+}
+
+nvmlReturn_t gw_read_field_value(const struct gw_read_ctx *c, unsigned int id, unsigned int scope, nvmlFieldValue_t *fv)
+{
+	nvmlReturn_t r = gw_read_field_value_raw(c, id, scope, fv);
+	if (r == NVML_SUCCESS) /* the value's own answer: a failure there counts against the call too */
+		r = gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceGetFieldValues, fv->nvmlReturn);
+	return r;
+}
+
+nvmlReturn_t gw_read_field_value_raw(const struct gw_read_ctx *c, unsigned int id, unsigned int scope,
+				     nvmlFieldValue_t *fv)
+{
+	nvmlReturn_t r;
+	const struct gw_read_memo *m = c->memo;
+	unsigned int k = 0;
+	while (m && k < m->nfv && (m->fv_id[k] != id || m->fv_scope[k] != scope))
+		k++;
+	if (m && k < m->nfv) { /* asked for with the round's other field values */
+		*fv = m->fv[k];
+		r = m->fv_ret;
+	} else {
+		memset(fv, 0, sizeof(*fv));
+		fv->fieldId = id;
+		fv->scopeId = scope;
+		r = CALL(c, nvmlDeviceGetFieldValues, c->gpu->dev, 1, fv);
+	}
+	return r;
 }
 
 /* arg0: NVML field id, arg1: scope id. The value is kept as NVML gives it. */
 void gw_rd_field_value(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
 {
 	nvmlFieldValue_t fv;
-	nvmlReturn_t r;
-	const struct gw_read_memo *m = c->memo;
-	unsigned int k = 0;
-	while (m && k < m->nfv && (m->fv_id[k] != (unsigned int)f->arg[0] || m->fv_scope[k] != (unsigned int)f->arg[1]))
-		k++;
-	if (m && k < m->nfv) { /* asked for with the round's other field values */
-		fv = m->fv[k];
-		r = m->fv_ret;
-	} else {
-		memset(&fv, 0, sizeof(fv));
-		fv.fieldId = (unsigned int)f->arg[0];
-		fv.scopeId = (unsigned int)f->arg[1];
-		r = CALL(c, nvmlDeviceGetFieldValues, c->gpu->dev, 1, &fv);
-	}
-	if (r == NVML_SUCCESS) /* the value's own answer: a failure there counts against the call too */
-		r = gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceGetFieldValues, fv.nvmlReturn);
+	nvmlReturn_t r = gw_read_field_value(c, (unsigned int)f->arg[0], (unsigned int)f->arg[1], &fv);
 	gw_field_set_nvml(c, v, r);
 	if (r != NVML_SUCCESS)
 		return;

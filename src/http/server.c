@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_ARGS 256
 
@@ -99,6 +100,56 @@ const char *gw_http_arg(const struct gw_http_request *req, const char *name)
 const char *gw_http_header(const struct gw_http_request *req, const char *name)
 {
 	return mhd.MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+/* q-value of one Accept-Encoding element's parameters ("; q=0.5"): 1 when absent, 0 when malformed. */
+static double coding_q(const char *p, const char *end)
+{
+	while (p < end) {
+		while (p < end && (*p == ';' || *p == ' ' || *p == '\t'))
+			p++;
+		if (end - p >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+			char num[16];
+			size_t n = (size_t)(end - (p + 2));
+			if (n == 0 || n >= sizeof(num))
+				return 0;
+			memcpy(num, p + 2, n);
+			num[n] = '\0';
+			while (n && (num[n - 1] == ' ' || num[n - 1] == '\t'))
+				num[--n] = '\0';
+			char *e;
+			double q = strtod(num, &e);
+			return *e || !(q >= 0 && q <= 1) ? 0 : q;
+		}
+		while (p < end && *p != ';')
+			p++;
+	}
+	return 1;
+}
+
+bool gw_http_accepts_coding(const char *ae, const char *coding)
+{
+	double named = -1, star = -1;
+	size_t cl = strlen(coding);
+	for (const char *p = ae; p && *p;) {
+		const char *end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		const char *t = p;
+		while (p < end && *p != ';' && *p != ' ' && *p != '\t')
+			p++;
+		size_t tl = (size_t)(p - t);
+		double q = coding_q(p, end);
+		if ((tl == cl && strncasecmp(t, coding, cl) == 0) ||
+		    (strcmp(coding, "gzip") == 0 && tl == 6 && strncasecmp(t, "x-gzip", 6) == 0))
+			named = q > named ? q : named;
+		else if (tl == 1 && *t == '*')
+			star = q;
+		p = *end ? end + 1 : end;
+	}
+	return named >= 0 ? named > 0 : star > 0;
 }
 
 void gw_http_reply_text(struct gw_http_response *resp, int status, const char *text)

@@ -138,6 +138,12 @@ void gw_http_stats(struct gw_http *srv, struct gw_http_stats *out);
 const char *gw_http_arg(const struct gw_http_request *req, const char *name);
 /* A request header, or NULL. */
 const char *gw_http_header(const struct gw_http_request *req, const char *name);
+/*
+ * Whether an Accept-Encoding value takes `coding` (RFC 9110 12.5.3): the
+ * coding named (any case; "x-gzip" for "gzip") or "*", with a q-value
+ * above 0; a q=0 on the coding itself refuses it. NULL or empty: no.
+ */
+bool gw_http_accepts_coding(const char *accept_encoding, const char *coding);
 
 /* Helpers for handlers. */
 void gw_http_reply_text(struct gw_http_response *resp, int status, const char *text);

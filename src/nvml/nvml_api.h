@@ -236,6 +236,21 @@ typedef int nvmlDeviceArchitecture_t; /* unsigned int in NVML; same size */
 
 /* Topology and NVLink. */
 typedef int nvmlGpuTopologyLevel_t;
+/* nvmlDeviceGetP2PStatus: what a GPU-to-GPU path supports */
+typedef int nvmlGpuP2PCapsIndex_t;
+#define NVML_P2P_CAPS_INDEX_READ 0
+#define NVML_P2P_CAPS_INDEX_WRITE 1
+#define NVML_P2P_CAPS_INDEX_NVLINK 2
+#define NVML_P2P_CAPS_INDEX_ATOMICS 3
+#define NVML_P2P_CAPS_INDEX_PCI 4
+typedef int nvmlGpuP2PStatus_t;
+#define NVML_P2P_STATUS_OK 0
+#define NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED 1
+#define NVML_P2P_STATUS_GPU_NOT_SUPPORTED 2
+#define NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED 3
+#define NVML_P2P_STATUS_DISABLED_BY_REGKEY 4
+#define NVML_P2P_STATUS_NOT_SUPPORTED 5
+#define NVML_P2P_STATUS_UNKNOWN 6
 #define NVML_TOPOLOGY_INTERNAL 0   /* the same board */
 #define NVML_TOPOLOGY_SINGLE 10    /* one PCIe switch between them */
 #define NVML_TOPOLOGY_MULTIPLE 20  /* several PCIe switches, no host bridge */
@@ -436,6 +451,31 @@ typedef int nvmlGpuVirtualizationMode_t;
 #define NVML_GPU_VIRTUALIZATION_MODE_VGPU 2
 #define NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU 3
 #define NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA 4
+
+/* vGPU software licensing (nvmlDeviceGetGridLicensableFeatures_v4's layout) */
+#define NVML_GRID_LICENSE_BUFFER_SIZE 128
+#define NVML_GRID_LICENSE_FEATURE_MAX_COUNT 3
+#define NVML_GRID_LICENSE_FEATURE_CODE_UNKNOWN 0
+#define NVML_GRID_LICENSE_FEATURE_CODE_VGPU 1
+typedef int nvmlGridLicenseFeatureCode_t;
+typedef struct {
+	unsigned int year;
+	unsigned short month, day, hour, min, sec;
+	unsigned char status;
+} nvmlGridLicenseExpiry_t;
+typedef struct {
+	nvmlGridLicenseFeatureCode_t featureCode;
+	unsigned int featureState; /* non-zero: licensed now */
+	char licenseInfo[NVML_GRID_LICENSE_BUFFER_SIZE];
+	char productName[NVML_GRID_LICENSE_BUFFER_SIZE];
+	unsigned int featureEnabled;
+	nvmlGridLicenseExpiry_t licenseExpiry;
+} nvmlGridLicensableFeature_t;
+typedef struct {
+	int isGridLicenseSupported; /* non-zero on a vGPU guest */
+	unsigned int licensableFeaturesCount;
+	nvmlGridLicensableFeature_t gridLicensableFeatures[NVML_GRID_LICENSE_FEATURE_MAX_COUNT];
+} nvmlGridLicensableFeatures_t;
 
 #define NVML_DEVICE_ADDRESSING_MODE_NONE 0
 #define NVML_DEVICE_ADDRESSING_MODE_HMM 1
@@ -730,6 +770,8 @@ typedef struct {
 	/* topology, affinity and NVLink */                                                                 \
 	X(OPT, nvmlDeviceGetTopologyCommonAncestor,                                                         \
 	  (nvmlDevice_t d, nvmlDevice_t d2, nvmlGpuTopologyLevel_t *pathInfo), NULL)                        \
+	X(OPT, nvmlDeviceGetP2PStatus,                                                                      \
+	  (nvmlDevice_t d, nvmlDevice_t d2, nvmlGpuP2PCapsIndex_t index, nvmlGpuP2PStatus_t *status), NULL) \
 	X(OPT, nvmlDeviceGetCpuAffinity, (nvmlDevice_t d, unsigned int cpuSetSize, unsigned long *cpuSet), NULL) \
 	X(OPT, nvmlDeviceGetMemoryAffinity,                                                                 \
 	  (nvmlDevice_t d, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope), NULL) \
@@ -751,6 +793,7 @@ typedef struct {
 	X(OPT, nvmlDeviceGetAddressingMode, (nvmlDevice_t d, nvmlDeviceAddressingMode_t *mode), NULL)       \
 	X(OPT, nvmlDeviceGetC2cModeInfoV, (nvmlDevice_t d, nvmlC2cModeInfo_v1_t *c2c), NULL)                \
 	X(OPT, nvmlDeviceGetVirtualizationMode, (nvmlDevice_t d, nvmlGpuVirtualizationMode_t *mode), NULL)  \
+	X(OPT, nvmlDeviceGetGridLicensableFeatures_v4, (nvmlDevice_t d, nvmlGridLicensableFeatures_t *f), NULL) \
 	X(OPT, nvmlDeviceGetGspFirmwareVersion, (nvmlDevice_t d, char *version), NULL)                      \
 	X(OPT, nvmlDeviceGetPciInfoExt, (nvmlDevice_t d, nvmlPciInfoExt_t *pci), NULL)                      \
 	X(OPT, nvmlDeviceGetMarginTemperature, (nvmlDevice_t d, nvmlMarginTemperature_t *margin), NULL)     \

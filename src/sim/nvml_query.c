@@ -133,6 +133,28 @@ static nvmlReturn_t fbc(nvmlFBCStats_t *s)
 	return NVML_SUCCESS;
 }
 
+/*
+ * vGPU licensing: a bare-metal or pass-through GPU answers that licensing
+ * does not apply (what DCGM reads as license status 0); a vGPU guest holds
+ * a vGPU licence.
+ */
+static nvmlReturn_t grid_license(const struct gwsim_gpu *g, nvmlGridLicensableFeatures_t *f)
+{
+	if (!f)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	memset(f, 0, sizeof(*f));
+	if (g->st.virt_mode != NVML_GPU_VIRTUALIZATION_MODE_VGPU)
+		return NVML_SUCCESS;
+	f->isGridLicenseSupported = 1;
+	f->licensableFeaturesCount = 1;
+	nvmlGridLicensableFeature_t *v = &f->gridLicensableFeatures[0];
+	v->featureCode = NVML_GRID_LICENSE_FEATURE_CODE_VGPU;
+	v->featureState = 1;
+	v->featureEnabled = 1;
+	snprintf(v->productName, sizeof(v->productName), "NVIDIA Virtual Compute Server");
+	return NVML_SUCCESS;
+}
+
 static nvmlReturn_t sram(const struct gwsim_gpu *g, nvmlEccSramErrorStatus_t *s)
 {
 	if (!g->st.ecc || g->st.arch < NVML_DEVICE_ARCH_AMPERE)
@@ -218,6 +240,7 @@ GWSIM_DEV(nvmlDeviceGetAddressingMode, (nvmlDevice_t d, nvmlDeviceAddressingMode
 GWSIM_DEV(nvmlDeviceGetC2cModeInfoV, (nvmlDevice_t d, nvmlC2cModeInfo_v1_t *info), c2c(g, info))
 GWSIM_DEV(nvmlDeviceGetVirtualizationMode, (nvmlDevice_t d, nvmlGpuVirtualizationMode_t *mode),
 	  put_u((unsigned int *)mode, g->st.virt_mode))
+GWSIM_DEV(nvmlDeviceGetGridLicensableFeatures_v4, (nvmlDevice_t d, nvmlGridLicensableFeatures_t *f), grid_license(g, f))
 GWSIM_DEV(nvmlDeviceGetGspFirmwareVersion, (nvmlDevice_t d, char *version), gsp_version(g, version))
 GWSIM_DEV(nvmlDeviceGetPciInfoExt, (nvmlDevice_t d, nvmlPciInfoExt_t *pci), pci_ext(g, pci))
 GWSIM_DEV(nvmlDeviceGetMarginTemperature, (nvmlDevice_t d, nvmlMarginTemperature_t *m), margin(g, m))

@@ -46,6 +46,27 @@ static nvmlReturn_t common_ancestor(const struct gwsim_gpu *g, nvmlDevice_t d2, 
 	return NVML_SUCCESS;
 }
 
+/*
+ * Peer-to-peer between two boards: over NVLink when both have an active
+ * link (each reaches the other through the NVSwitches); over PCIe (read,
+ * write, atomics) between datacenter boards, which have ECC; GeForce and
+ * workstation boards answer that the GPU does not support it.
+ */
+static nvmlReturn_t p2p_status(const struct gwsim_gpu *g, nvmlDevice_t d2, nvmlGpuP2PCapsIndex_t index,
+			       nvmlGpuP2PStatus_t *out)
+{
+	const struct gwsim_gpu *h = gpu_of_handle(d2);
+	if (!h || !out || index < NVML_P2P_CAPS_INDEX_READ || index > NVML_P2P_CAPS_INDEX_PCI)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (h->h.lost)
+		return NVML_ERROR_GPU_IS_LOST;
+	if (index == NVML_P2P_CAPS_INDEX_NVLINK)
+		*out = g->st.nvlinks && h->st.nvlinks ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
+	else
+		*out = g->st.ecc && h->st.ecc ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_GPU_NOT_SUPPORTED;
+	return NVML_SUCCESS;
+}
+
 /* Set the bits of a CPU list ("0-55,112-167") in words of unsigned long. */
 static nvmlReturn_t cpu_set(const char *list, unsigned int words, unsigned long *set)
 {
@@ -89,6 +110,9 @@ static nvmlReturn_t mem_affinity(const struct gwsim_gpu *g, unsigned int words, 
 GWSIM_DEV(nvmlDeviceGetTopologyCommonAncestor,
 	  (nvmlDevice_t d, nvmlDevice_t d2, nvmlGpuTopologyLevel_t *pathInfo),
 	  common_ancestor(g, d2, pathInfo))
+GWSIM_DEV(nvmlDeviceGetP2PStatus,
+	  (nvmlDevice_t d, nvmlDevice_t d2, nvmlGpuP2PCapsIndex_t index, nvmlGpuP2PStatus_t *status),
+	  p2p_status(g, d2, index, status))
 GWSIM_DEV(nvmlDeviceGetCpuAffinity, (nvmlDevice_t d, unsigned int cpuSetSize, unsigned long *cpuSet),
 	  cpu_set(g->st.cpu_affinity, cpuSetSize, cpuSet))
 GWSIM_DEV(nvmlDeviceGetMemoryAffinity,

@@ -15,6 +15,8 @@ struct gw_asset {
 	const char *content_type;
 	const unsigned char *data;
 	size_t len;
+	const unsigned char *gz; /* the same gzip'd at build time (gzip -9 -n); NULL: none */
+	size_t gz_len;
 };
 
 /* Every file, ended by one whose path is NULL. */

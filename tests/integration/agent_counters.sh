@@ -28,6 +28,21 @@ grep -q 'level=info msg="counters file: field left out" why=".*c.csv:2: DCGM_FI_
 	fail "no info line for the field left out: $(cat -v "$tmp/agent.err")"
 grep -q 'NVSWITCH' "$tmp/m" && fail "a field left out has a family"
 
+# a scrape that accepts gzip (Prometheus' always does) gets the same exposition compressed: a sixth for one
+# GPU, whose HELP and TYPE lines weigh most (8 GPUs: a fourteenth, bench/agent_metrics.sh)
+curl -s -D "$tmp/zh" -H 'Accept-Encoding: gzip' "http://127.0.0.1:$port/metrics" >"$tmp/m.gz"
+curl -s -D "$tmp/ph" "http://127.0.0.1:$port/metrics" >"$tmp/m2"
+grep -qi '^Content-Encoding: gzip' "$tmp/zh" || fail "no Content-Encoding: gzip: $(cat "$tmp/zh")"
+grep -qi '^Vary: Accept-Encoding' "$tmp/zh" || fail "gzip answer without Vary: Accept-Encoding"
+grep -qi '^Content-Encoding' "$tmp/ph" && fail "a plain scrape was compressed"
+grep -qi '^Vary: Accept-Encoding' "$tmp/ph" || fail "plain answer without Vary: Accept-Encoding"
+gzip -dc "$tmp/m.gz" >"$tmp/mz" || fail "the gzip body does not decompress"
+[ "$(sed 's/ [^ ]*$//' "$tmp/mz")" = "$(sed 's/ [^ ]*$//' "$tmp/m2")" ] || fail "the gzip body's series differ from the plain one's"
+[ $(($(stat -c %s "$tmp/m.gz") * 5)) -le "$(stat -c %s "$tmp/m2")" ] ||
+	fail "gzip body $(stat -c %s "$tmp/m.gz") bytes for $(stat -c %s "$tmp/m2") plain: not a fifth"
+curl -s -D "$tmp/qh" -H 'Accept-Encoding: gzip;q=0, identity' "http://127.0.0.1:$port/metrics" >/dev/null
+grep -qi '^Content-Encoding' "$tmp/qh" && fail "gzip;q=0 was answered compressed"
+
 # refused_with FILE MESSAGE: the agent stops at start, saying MESSAGE (fixed string)
 refused_with() {
 	timeout 20 "$BIN" --sim 1xH200 agent -a "127.0.0.1:$(free_port)" --no-history -f "$1" 2>"$tmp/r.err"

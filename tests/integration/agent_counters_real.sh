@@ -91,7 +91,7 @@ for n, name, typ, help_ in rows:
     if not re.search(r'^%s\{' % re.escape(name), text, re.M):
         bad.append('%s: TYPE without samples' % name)
     if name.startswith('DCGM_EXP_'):
-        continue  # window counts: /metrics only, not stored
+        continue  # window counts and P2P status: /metrics only, not stored
     if name not in md:
         bad.append('%s: not in /api/v1/metadata' % name)
     elif md[name][0]['help'] != help_ or md[name][0]['type'] != typ:
@@ -106,9 +106,10 @@ for m in re.finditer(r'^((?:DCGM|dcgm)[A-Za-z_0-9]*)\{([^}]*)\} (\S+)$', text, r
     if keys[:6] != std:
         bad.append('%s: labels start %s' % (m.group(1), keys[:6])); break
     extra = keys[6:]
-    if m.group(1) == 'DCGM_EXP_GPU_HEALTH_STATUS':  # the health watches: error code and watch last
-        if extra[-2:] != ['health_error_code', 'health_watch']:
-            bad.append('%s: no health_error_code, health_watch at the end: %s' % (m.group(1), extra)); break
+    if m.group(1) in ('DCGM_EXP_GPU_HEALTH_STATUS', 'DCGM_EXP_P2P_STATUS'):  # the two labels they add, last
+        last = ['health_error_code', 'health_watch'] if 'HEALTH' in m.group(1) else ['link_status', 'peer_gpu']
+        if extra[-2:] != last:
+            bad.append('%s: no %s at the end: %s' % (m.group(1), ', '.join(last), extra)); break
         extra = extra[:-2]
     elif m.group(1).startswith('DCGM_EXP_'):  # dcgm-exporter's window counts: what was counted last
         if extra[-1:] not in (['xid'], ['clock_event']):
@@ -179,7 +180,7 @@ check "$tmp/all-uncommented.csv" all "$tmp/capped.scn"
 grep -q '^dcgm_sm_clock{gpu="0",UUID=' "$tmp/legacy.prom" || fail "legacy: no dcgm_sm_clock"
 grep -q '^DCGM_FI_' "$tmp/legacy.prom" && fail "legacy: a DCGM_FI_ name where the file gives a 1.x one"
 # every label row of the uncommented file that the simulated H200 answers, in file order
-grep -Eq '^DCGM_FI_DEV_GPU_TEMP\{gpu="0",UUID="[^"]+",pci_bus_id="[^"]+",device="nvidia0",modelName="NVIDIA H200",Hostname="[^"]+",DCGM_FI_DRIVER_VERSION="[^"]+",DCGM_FI_NVML_VERSION="[^"]+",DCGM_FI_DEV_SERIAL="[^"]+",DCGM_FI_DEV_OEM_INFOROM_VER="[^"]+",DCGM_FI_DEV_ECC_INFOROM_VER="[^"]+",(DCGM_FI_DEV_POWER_INFOROM_VER="[^"]+",)?DCGM_FI_DEV_INFOROM_IMAGE_VER="[^"]+",DCGM_FI_DEV_VBIOS_VERSION="[^"]+"\} [0-9]+$' "$tmp/all.prom" ||
+grep -Eq '^DCGM_FI_DEV_GPU_TEMP\{gpu="0",UUID="[^"]+",pci_bus_id="[^"]+",device="nvidia0",modelName="NVIDIA H200",Hostname="[^"]+",DCGM_FI_DRIVER_VERSION="[^"]+",DCGM_FI_NVML_VERSION="[^"]+",DCGM_FI_DEV_BRAND="NVIDIA",DCGM_FI_DEV_SERIAL="[^"]+",DCGM_FI_DEV_OEM_INFOROM_VER="[^"]+",DCGM_FI_DEV_ECC_INFOROM_VER="[^"]+",(DCGM_FI_DEV_POWER_INFOROM_VER="[^"]+",)?DCGM_FI_DEV_INFOROM_IMAGE_VER="[^"]+",DCGM_FI_DEV_VBIOS_VERSION="[^"]+"\} [0-9]+$' "$tmp/all.prom" ||
 	fail "all: label rows: $(grep '^DCGM_FI_DEV_GPU_TEMP{' "$tmp/all.prom" | head -1)"
 # what NVML answers on an H200 is exported: violations, ECC and NVLink error totals, profiling ratios
 for f in POWER THERMAL SYNC_BOOST BOARD_LIMIT LOW_UTIL RELIABILITY; do
@@ -193,7 +194,22 @@ for f in DEV_ECC_SBE_VOL_TOTAL DEV_ECC_DBE_VOL_TOTAL DEV_ECC_SBE_AGG_TOTAL DEV_E
 done
 grep -Eq '^DCGM_EXP_CLOCK_EVENTS_COUNT\{gpu="0",.*,DCGM_FI_DEV_VBIOS_VERSION="[^"]+",clock_event="[a-z_]+"\} [1-9][0-9]*$' "$tmp/all.prom" ||
 	fail "all: no DCGM_EXP_CLOCK_EVENTS_COUNT: $(grep '^DCGM_EXP' "$tmp/all.prom" | head -2)"
-grep -q 'DCGM_FI_DEV_BRAND left out' "$tmp/all.err" || fail "all: DCGM_FI_DEV_BRAND not logged as left out"
+# the default file's NVLink bandwidth (DCGM's rate: a whole number) and vGPU licence (0 on bare metal)
+grep -Eq '^DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL\{gpu="0",.*\} [0-9]+$' "$tmp/default.prom" ||
+	fail "default: DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: $(grep '^DCGM_FI_DEV_NVLINK_BANDWIDTH' "$tmp/default.prom" | head -1)"
+grep -Eq '^DCGM_FI_DEV_VGPU_LICENSE_STATUS\{gpu="0",.*\} 0$' "$tmp/default.prom" ||
+	fail "default: DCGM_FI_DEV_VGPU_LICENSE_STATUS: $(grep '^DCGM_FI_DEV_VGPU' "$tmp/default.prom" | head -1)"
+# dcgm-exporter's P2P status: each GPU towards each other one, over NVLink (both H200s have links)
+for pair in '0 1' '1 0'; do
+	set -- $pair
+	grep -Eq "^DCGM_EXP_P2P_STATUS\{gpu=\"$1\",.*,DCGM_FI_DEV_VBIOS_VERSION=\"[^\"]+\",link_status=\"OK\",peer_gpu=\"$2\"\} 0\$" "$tmp/all.prom" ||
+		fail "all: no DCGM_EXP_P2P_STATUS from $1 to $2: $(grep '^DCGM_EXP_P2P' "$tmp/all.prom" | head -2)"
+done
+[ "$(grep -c '^DCGM_EXP_P2P_STATUS{' "$tmp/all.prom")" = 2 ] || fail "all: DCGM_EXP_P2P_STATUS has a GPU towards itself"
+# the per-link bandwidth the uncommented file lists, read because it lists it (an H200 has 18 links)
+grep -Eq '^DCGM_FI_DEV_NVLINK_BANDWIDTH_L0\{gpu="1",.*\} [0-9]+$' "$tmp/all.prom" ||
+	fail "all: DCGM_FI_DEV_NVLINK_BANDWIDTH_L0: $(grep '^DCGM_FI_DEV_NVLINK_BANDWIDTH_L0' "$tmp/all.prom" | head -1)"
+grep -q '^DCGM_FI_DEV_NVLINK_BANDWIDTH_L0' "$tmp/default.prom" && fail "default: a per-link row the file does not list"
 
 [ "$fails" = 0 ] || exit 1
 echo "ok"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static void test_counters_parse(void)
 {
@@ -60,7 +61,7 @@ static void test_counters_checks(void)
 			  "# a comment\n"
 			  "DCGM_FI_DEV_GPU_TEMP, gauge, T again\n"
 			  "DCGM_FI_DEV_CPU_VENDOR, label, Vendor\n"
-			  "dcgm_nvlink_bandwidth_total, counter, y\n";
+			  "dcgm_fi_dev_nvlink_tx_bandwidth_l0, counter, y\n";
 	CHECK_INT_EQ(gw_counters_parse(&c, csv, "t.csv", &err), 0);
 	CHECK_INT_EQ(c.n, 1);
 	if (c.n == 1)
@@ -74,8 +75,8 @@ static void test_counters_checks(void)
 					 "this DCGM field");
 		CHECK_STR_EQ(c.notes[1], "t.csv:5: DCGM_FI_DEV_CPU_VENDOR left out: gpuwatch does not read this DCGM "
 					 "field as a label");
-		CHECK_STR_EQ(c.notes[2], "t.csv:6: dcgm_nvlink_bandwidth_total left out: gpuwatch does not read "
-					 "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL");
+		CHECK_STR_EQ(c.notes[2], "t.csv:6: dcgm_fi_dev_nvlink_tx_bandwidth_l0 left out: gpuwatch does not read "
+					 "DCGM_FI_DEV_NVLINK_TX_BANDWIDTH_L0");
 	}
 	gw_counters_release(&c);
 	CHECK_INT_EQ(c.nwarnings, 0);
@@ -253,16 +254,39 @@ static void test_expo_cache(void)
 	const char *d1, *d2, *d3, *d4;
 	size_t l1, l2, l3, l4;
 	void *r1, *r2, *r3, *r4;
-	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, &d1, &l1, &r1), 0);
-	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, &d2, &l2, &r2), 0);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, false, &d1, &l1, &r1), 0);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, false, &d2, &l2, &r2), 0);
 	CHECK(d1 == d2 && l1 == l2 && ec.renders == 1);
 	/* The bytes are exactly what a direct render gives. */
 	struct gw_buf b;
 	gw_buf_init(&b, 1 << 22);
 	CHECK_INT_EQ(gw_metrics_render(&m, f1, GW_EXPFMT_TEXT, &b), 0);
 	CHECK(b.len == l1 && memcmp(b.data, d1, l1) == 0);
+	/* Gzip: the plain bytes compressed once, shared by every gzip scrape of the frame. */
+	const char *z1, *z2;
+	size_t zl1, zl2;
+	void *zr1, *zr2;
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, true, &z1, &zl1, &zr1), 0);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, true, &z2, &zl2, &zr2), 0);
+	CHECK(z1 == z2 && ec.renders == 1 && ec.compressions == 1);
+	CHECK(zl1 > 18 && zl1 * 8 < l1 && (unsigned char)z1[0] == 0x1f && (unsigned char)z1[1] == 0x8b);
+	{
+		char *out = malloc(l1 + 1);
+		z_stream z = {0};
+		CHECK_INT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+		z.next_in = (Bytef *)z1;
+		z.avail_in = (uInt)zl1;
+		z.next_out = (Bytef *)out;
+		z.avail_out = (uInt)(l1 + 1);
+		CHECK_INT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+		CHECK(z.total_out == l1 && memcmp(out, d1, l1) == 0);
+		inflateEnd(&z);
+		free(out);
+	}
+	gw_expo_body_unref(zr1);
+	gw_expo_body_unref(zr2);
 	/* The other format is its own entry. */
-	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_OPENMETRICS, &d3, &l3, &r3), 0);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_OPENMETRICS, false, &d3, &l3, &r3), 0);
 	CHECK(ec.renders == 2 && l3 > 6 && memcmp(d3 + l3 - 6, "# EOF\n", 6) == 0);
 	gw_expo_body_unref(r3);
 
@@ -270,25 +294,28 @@ static void test_expo_cache(void)
 	CHECK_INT_EQ(gw_sampler_tick(s, 1700000001000), 0);
 	const struct gw_frame *f2 = gw_sampler_acquire(s);
 	CHECK(f2 != NULL && f2->seq > f1->seq);
-	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f2, GW_EXPFMT_TEXT, &d3, &l3, &r3), 0);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f2, GW_EXPFMT_TEXT, false, &d3, &l3, &r3), 0);
 	CHECK(ec.renders == 3 && d3 != d1);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f2, GW_EXPFMT_TEXT, true, &z1, &zl1, &zr1), 0);
+	CHECK(ec.renders == 3 && ec.compressions == 2); /* the new frame's bytes compressed, not rendered again */
+	gw_expo_body_unref(zr1);
 	CHECK(memcmp(b.data, d1, l1) == 0); /* r1 still holds the first frame's bytes */
 	gw_expo_body_unref(r1);
 	gw_expo_body_unref(r2);
 	/* A late request with the older frame gets the newer bytes, no render. */
-	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, &d4, &l4, &r4), 0);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f1, GW_EXPFMT_TEXT, false, &d4, &l4, &r4), 0);
 	CHECK(d4 == d3 && ec.renders == 3);
 	gw_expo_body_unref(r4);
 	/* After a config change the cache is cleared and the same frame renders again. */
 	gw_expo_cache_clear(&ec);
-	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f2, GW_EXPFMT_TEXT, &d4, &l4, &r4), 0);
+	CHECK_INT_EQ(gw_expo_cache_get(&ec, &m, f2, GW_EXPFMT_TEXT, false, &d4, &l4, &r4), 0);
 	CHECK(ec.renders == 4 && l4 == l3 && memcmp(d4, d3, l3) == 0);
 	gw_expo_body_unref(r4);
 	gw_expo_body_unref(r3);
 	/* Over the limit: an error, nothing cached. */
 	struct gw_expo_cache tiny;
 	gw_expo_cache_init(&tiny, 1000);
-	CHECK_INT_EQ(gw_expo_cache_get(&tiny, &m, f2, GW_EXPFMT_TEXT, &d4, &l4, &r4), GW_EOVERFLOW);
+	CHECK_INT_EQ(gw_expo_cache_get(&tiny, &m, f2, GW_EXPFMT_TEXT, false, &d4, &l4, &r4), GW_EOVERFLOW);
 	CHECK(tiny.renders == 0);
 	gw_expo_cache_release(&tiny);
 

@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -83,11 +84,13 @@ static void zero_counts(void)
 }
 
 /* Fields read through nvmlDeviceGetFieldValues. */
+/* NVML field values a round asks for: one per field-value row, two (received, sent) per NVLink counter. */
 static unsigned int fv_fields(void)
 {
 	unsigned int n = 0;
 	for (size_t i = 0; i < gw_fields_count(); i++)
-		n += gw_field_at(i)->read == gw_rd_field_value;
+		if (!(gw_field_at(i)->flags & GW_FL_ON_DEMAND)) /* not asked for: not read */
+			n += gw_field_at(i)->read == gw_rd_field_value ? 1 : gw_field_at(i)->read == gw_rd_nvlink_kib ? 2 : 0;
 	return n;
 }
 
@@ -100,7 +103,8 @@ static void check_same_as_single_reads(struct gw_nvml *nv, struct gw_gpu *gpus, 
 		struct gw_read_ctx c = {.nv = nv, .gpu = &gpus[g], .gpu_count = n};
 		for (size_t i = 0; i < gw_fields_count(); i++) {
 			const struct gw_field *fd = gw_field_at(i);
-			if (fd->read == gw_rd_timestamp || (fd->flags & GW_FL_SLOW))
+			/* a GW_FL_KIB_RATE row holds the sampler's rate of what a read gives */
+			if (fd->read == gw_rd_timestamp || (fd->flags & (GW_FL_SLOW | GW_FL_KIB_RATE)))
 				continue;
 			struct gw_value v;
 			memset(&v, 0, sizeof(v));
@@ -312,8 +316,106 @@ static void test_event_wait_manual_clock(void)
 	gw_nvml_close(nv);
 }
 
+/* NVLink counters the test sets: KiB received and sent over every link. */
+static unsigned long long nvl_rx, nvl_tx;
+
+static nvmlReturn_t c_fv_nvlink(nvmlDevice_t d, int n, nvmlFieldValue_t *v)
+{
+	real.n_fv++;
+	nvmlReturn_t r = real.fv(d, n, v);
+	for (int i = 0; r == NVML_SUCCESS && i < n; i++) {
+		bool rx = v[i].fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
+		if ((rx || v[i].fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX) && v[i].scopeId == UINT_MAX) {
+			v[i].nvmlReturn = NVML_SUCCESS;
+			v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+			v[i].value.ullVal = rx ? nvl_rx : nvl_tx;
+		}
+	}
+	return r;
+}
+
+static int64_t frame_value(struct gw_sampler *s, const char *field)
+{
+	size_t i = 0;
+	while (i < gw_fields_count() && strcmp(gw_field_at(i)->name, field) != 0)
+		i++;
+	CHECK(i < gw_fields_count());
+	if (i == gw_fields_count())
+		return -2;
+	const struct gw_frame *f = gw_sampler_acquire(s);
+	const struct gw_value *v = &f->gpus[0].v[i];
+	int64_t x = v->state == GW_V_OK ? v->i : -1;
+	gw_sampler_release(s, f);
+	return x;
+}
+
+/*
+ * DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL as DCGM computes it from the
+ * received and sent KiB counters: 0 on the first read, then the change
+ * per second divided by 1000, cut to an integer; 0 again when the counter
+ * goes back (a driver reload) or reads 0.
+ */
+static void test_nvlink_bandwidth_rate(void)
+{
+	struct gw_gpu *gpus;
+	unsigned int n;
+	struct gw_nvml *nv = sim_open_text_gpus("[sim]\nfleet = 1xH200:training\nclock = manual\n", &gpus, &n);
+	CHECK(nv != NULL);
+	if (!nv)
+		return;
+	real.fv = nv->nvmlDeviceGetFieldValues;
+	nv->nvmlDeviceGetFieldValues = c_fv_nvlink;
+	struct gw_sampler *s;
+	struct gw_err err;
+	struct gw_sampler_opts so = {.interval_ms = 1000, .no_events = true};
+	CHECK_INT_EQ(gw_sampler_new(&s, nv, gpus, n, &so, &err), 0);
+	nvl_rx = 1000000, nvl_tx = 500000;
+	CHECK_INT_EQ(gw_sampler_tick(s, 1000), 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.total"), 0);
+	nvl_rx += 3000000, nvl_tx += 1000999; /* 4,000,999 KiB in 1 s */
+	CHECK_INT_EQ(gw_sampler_tick(s, 2000), 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.total"), 4000);
+	nvl_rx += 1500, nvl_tx += 1500; /* 3000 KiB in 2 s */
+	CHECK_INT_EQ(gw_sampler_tick(s, 4000), 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.total"), 1);
+	nvl_rx = 10, nvl_tx = 0; /* went back */
+	CHECK_INT_EQ(gw_sampler_tick(s, 5000), 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.total"), 0);
+	nvl_rx += 2000000;
+	CHECK_INT_EQ(gw_sampler_tick(s, 6000), 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.total"), 2000);
+	/* a per-link row is read only once asked for, in the same round's one call */
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.l3"), -1);
+	bool *want = calloc(gw_fields_count(), sizeof(*want));
+	for (size_t i = 0; i < gw_fields_count(); i++)
+		want[i] = strcmp(gw_field_at(i)->name, "nvlink.bandwidth.l3") == 0 ||
+			  strcmp(gw_field_at(i)->name, "nvlink.bandwidth.l17") == 0;
+	gw_sampler_want(s, want);
+	zero_counts();
+	CHECK_INT_EQ(gw_sampler_tick(s, 7000), 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.l3"), 0); /* its first read */
+	CHECK_INT_EQ(real.n_fv, 1);
+	int (*adv)(double);
+	*(void **)&adv = dlsym(nv->lib, "gwsim_clock_advance");
+	CHECK(adv != NULL);
+	if (adv)
+		adv(1.0); /* a second of the training workload's traffic */
+	CHECK_INT_EQ(gw_sampler_tick(s, 8000), 0);
+	CHECK(frame_value(s, "nvlink.bandwidth.l3") > 0); /* the training workload moves data over every link */
+	CHECK(frame_value(s, "nvlink.bandwidth.l17") > 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.l2"), -1);
+	gw_sampler_want(s, NULL);
+	CHECK_INT_EQ(gw_sampler_tick(s, 9000), 0);
+	CHECK_INT_EQ(frame_value(s, "nvlink.bandwidth.l3"), -1);
+	free(want);
+	gw_sampler_free(s);
+	free(gpus);
+	gw_nvml_close(nv);
+}
+
 int main(void)
 {
+	RUN(test_nvlink_bandwidth_rate);
 	RUN(test_shared_calls);
 	RUN(test_shared_call_failing);
 	RUN(test_event_wait_blocks);

@@ -204,6 +204,29 @@ static void test_form_parser(void)
 	free(args);
 }
 
+/* Accept-Encoding as RFC 9110 reads it: names in any case, q-values, "*", and q=0 refusing. */
+static void test_accepts_coding(void)
+{
+	CHECK(gw_http_accepts_coding("gzip", "gzip"));
+	CHECK(gw_http_accepts_coding("gzip, deflate, br", "gzip")); /* curl --compressed, browsers */
+	CHECK(gw_http_accepts_coding("deflate, GZip;q=0.5", "gzip"));
+	CHECK(gw_http_accepts_coding("x-gzip", "gzip"));
+	CHECK(gw_http_accepts_coding("*", "gzip"));
+	CHECK(gw_http_accepts_coding("identity;q=1, *;q=0.1", "gzip"));
+	CHECK(gw_http_accepts_coding(" gzip ; q=1.0 ", "gzip"));
+	CHECK(!gw_http_accepts_coding(NULL, "gzip"));
+	CHECK(!gw_http_accepts_coding("", "gzip"));
+	CHECK(!gw_http_accepts_coding("identity", "gzip"));
+	CHECK(!gw_http_accepts_coding("gzip;q=0", "gzip"));
+	CHECK(!gw_http_accepts_coding("gzip;q=0.000, *", "gzip")); /* refused by name though * takes anything */
+	CHECK(!gw_http_accepts_coding("*;q=0", "gzip"));
+	CHECK(!gw_http_accepts_coding("gzipx, xgzip", "gzip"));
+	CHECK(!gw_http_accepts_coding("gzip;q=2", "gzip")); /* a malformed q-value takes nothing */
+	CHECK(!gw_http_accepts_coding("gzip;q=abc", "gzip"));
+	CHECK(gw_http_accepts_coding("br, zstd", "zstd"));
+	CHECK(!gw_http_accepts_coding("gzip", "zstd"));
+}
+
 int main(void)
 {
 	RUN(test_routes_and_args);
@@ -211,5 +234,6 @@ int main(void)
 	RUN(test_shared_body);
 	RUN(test_bad_listen);
 	RUN(test_form_parser);
+	RUN(test_accepts_coding);
 	return harness_done();
 }

@@ -55,7 +55,8 @@ void gw_health_text(struct gw_buf *b, const struct gw_health_gpu_id *ids, const 
 {
 	gw_buf_printf(b, "Overall: %s\n", gw_health_status_name(gw_health_overall(r, n)));
 	for (unsigned int g = 0; g < n; g++) {
-		gw_buf_printf(b, "GPU %u  %s  %s\n", ids[g].index, ids[g].uuid,
+		/* a GPU lost before it was first read has no UUID to show */
+		gw_buf_printf(b, "GPU %u  %s  %s\n", ids[g].index, ids[g].uuid[0] ? ids[g].uuid : "(UUID unknown)",
 			      gw_health_status_name((enum gw_health_status)r[g].status));
 		for (unsigned int i = 0; i < r[g].ninc; i++) {
 			const struct gw_health_incident *in = &r[g].inc[i];

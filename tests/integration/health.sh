@@ -6,7 +6,8 @@
 # GPU and on no other, through `gpuwatch health` (text, --json, -i, exit
 # codes) and through the agent's /metrics (gpuwatch_health_status and
 # dcgm-exporter's DCGM_EXP_GPU_HEALTH_STATUS), /api/v1/health and its
-# history. A clean fleet passes with exit 0. Policies (--policy) run a
+# history. A clean fleet passes with exit 0; the text and JSON match
+# tests/golden/health/ on tests/data/scenarios/health-state.scn. Policies (--policy) run a
 # program, log and post a webhook for their GPU's events, once each; a
 # program that is not there is logged and the agent goes on.
 set -u
@@ -74,6 +75,20 @@ grep -q 'PCIe replays in the last minute.*check the slot' "$tmp/sel.txt" || fail
 rc=$?
 [ "$rc" = 0 ] || fail "a clean fleet exits $rc, want 0: $(cat "$tmp/clean.txt")"
 [ "$(grep -c '^GPU .* pass$' "$tmp/clean.txt")" = 7 ] || fail "a clean fleet does not pass: $(cat "$tmp/clean.txt")"
+
+# the text and JSON as they are printed (tests/golden/health/; times masked; GW_GOLDEN_UPDATE=1 rewrites them)
+gold="$SRC/tests/golden/health"
+mask() { sed -e 's/(since [0-9T:.Z-]*)/(since T)/' -e 's/"since":"[0-9T:.Z-]*"/"since":"T"/g'; }
+"$BIN" --sim "$SRC/tests/data/scenarios/health-state.scn" health 2>/dev/null | mask >"$tmp/state.txt"
+[ "${PIPESTATUS[0]}" = 21 ] || fail "health-state.scn: exit ${PIPESTATUS[0]}, want 21"
+"$BIN" --sim "$SRC/tests/data/scenarios/health-state.scn" health --json 2>/dev/null | mask >"$tmp/state.json"
+for f in state.txt state.json; do
+	if [ "${GW_GOLDEN_UPDATE:-0}" = 1 ]; then
+		mkdir -p "$gold" && cp "$tmp/$f" "$gold/$f"
+	else
+		diff -u "$gold/$f" "$tmp/$f" >"$tmp/$f.diff" || fail "health output differs from tests/golden/health/$f: $(head -20 "$tmp/$f.diff")"
+	fi
+done
 
 "$BIN" --sim 2xH200 health -w abc >/dev/null 2>"$tmp/bad.err"
 [ $? = 2 ] && grep -q -- '-w abc: not a number of seconds' "$tmp/bad.err" || fail "bad -w: $(cat "$tmp/bad.err")"

@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{"dmon", gw_cmd_dmon, "device monitor, nvidia-smi dmon compatible"},
 	{"pmon", gw_cmd_pmon, "process monitor, nvidia-smi pmon compatible"},
 	{"agent", gw_cmd_agent, "sampling daemon: dcgm-exporter compatible /metrics, history, PromQL API"},
+	{"health", gw_cmd_health, "health watches once, like dcgmi health -c (exit 0 pass, 20 warn, 21 fail)"},
 	{"query", gw_cmd_query, "PromQL over the local store, like promtool query"},
 	{"serve", gw_cmd_serve, "the query API over a store without sampling (imported logs, copied stores)"},
 	{"import", gw_cmd_import, "import nvidia-smi CSV logs into the store"},

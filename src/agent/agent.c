@@ -344,6 +344,10 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 	if ((rc = start_history(a, err)) != 0 || (rc = agent_forecast_start(a, err)) != 0 ||
 	    (rc = agent_push_open(a, err)) != 0)
 		return rc;
+	if ((rc = agent_policy_open(a, err)) != 0)
+		return fail(err, rc, "cannot load the policies", NULL);
+	if ((rc = agent_policy_start(a, err)) != 0 || (rc = agent_health_start(a, err)) != 0)
+		return fail(err, rc, "cannot start the health watches", NULL);
 	if ((rc = agent_alerting_open(a, err)) != 0)
 		return fail(err, rc, "cannot load the rules", NULL);
 	return 0;
@@ -370,11 +374,12 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 	const struct gw_agent_opts *o = &a->o;
 	struct gw_http_route *all = a->routes;
 	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >=
-			   NOWN + GW_API_NROUTES + 2 + AGENT_ALERTING_NROUTES,
+			   NOWN + GW_API_NROUTES + 3 + AGENT_ALERTING_NROUTES,
 		       "room for every route");
 	size_t nroutes = 0;
 	for (size_t i = 0; i < NOWN; i++)
 		all[nroutes++] = own_routes[i];
+	all[nroutes++] = agent_health_route;
 	/*
 	 * The routes that read the store run on the server's query pool (at
 	 * most --query.max-concurrency at once), never on the threads that
@@ -457,6 +462,8 @@ void gw_agent_free(struct gw_agent *a)
 	agent_alerting_close(a); /* its evaluator reads and writes the store */
 	agent_forecast_stop(a);	 /* it writes to the store */
 	agent_push_close(a);	 /* after the server: no push runs */
+	agent_health_stop(a);    /* it appends to the store and reads frames */
+	agent_policy_close(a);   /* the actions the watches queued run first */
 	if (a->history.db)
 		agent_history_close(&a->history); /* stops storing, flushes */
 	gw_sampler_free(a->sampler);

@@ -1,8 +1,8 @@
 /*
  * agent_int.h - what the agent's parts share (not a public header):
- * agent.c (wiring, /health, the landing page, the route table) and
- * expose.c (the counters file and /metrics), alerting.c, forecast.c and
- * push.c.
+ * agent.c (wiring, /health, the landing page, the route table),
+ * expose.c (the counters file and /metrics), alerting.c, forecast.c,
+ * push.c, health.c (the health watches), policy.c and status.c.
  */
 #ifndef GW_AGENT_AGENT_INT_H
 #define GW_AGENT_AGENT_INT_H
@@ -14,6 +14,10 @@
 #include "export/counters.h"
 #include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
+#include "health/health.h"
+#include "health/policy.h"
+#include "health/reading.h"
+#include "http/curl.h"
 #include "http/server.h"
 #include "ingest/push.h"
 #include "rules/manager.h"
@@ -79,6 +83,41 @@ struct agent_push {
 	uint64_t pushes, refused, store_refused;
 };
 
+/* The health watches over the frames (health.c). */
+struct agent_health {
+	bool open, running, have;
+	struct gw_health h;
+	struct gw_health_map map;
+	pthread_mutex_t mu;             /* guards h, rep, have, seq */
+	struct gw_health_report *rep;   /* [gpu]: the latest verdicts */
+	uint64_t seq;                   /* the frame they are of */
+	uint64_t *refs;                 /* [gpu][system]: store refs, 0: not created yet */
+	pthread_t thread;
+	pthread_mutex_t stop_mu;
+	pthread_cond_t wake;
+	bool stop;
+};
+
+/* --policy: the policies and the worker that runs their actions (policy.c). */
+#define AGENT_POLICY_QUEUE 256
+struct agent_policy_job {
+	struct gw_policy_fire fire;
+	unsigned int gpu; /* position */
+	int64_t t_ms;
+};
+struct agent_policy {
+	bool open, running, stop, curl_ok;
+	struct gw_policies set;
+	struct gw_policy_state state; /* the health thread's */
+	pthread_mutex_t mu;           /* guards the queue and stop */
+	pthread_cond_t cv;
+	struct agent_policy_job q[AGENT_POLICY_QUEUE];
+	unsigned int head, n;
+	uint64_t dropped;
+	pthread_t thread;
+	struct gw_curl curl; /* the worker's, loaded at its first webhook */
+};
+
 struct gw_agent {
 	struct gw_agent_opts o;
 	struct gw_nvml *nv;
@@ -99,7 +138,9 @@ struct gw_agent {
 	struct agent_alerting alerting;
 	struct agent_forecast forecast;
 	struct agent_push push;
-	struct gw_http_route routes[12 + GW_API_NROUTES]; /* every part's; the server borrows them */
+	struct agent_health health;
+	struct agent_policy policy;
+	struct gw_http_route routes[14 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };
 
@@ -129,6 +170,19 @@ extern const struct gw_http_route agent_push_route; /* ctx: the agent */
 int agent_push_open(struct gw_agent *a, struct gw_err *err);
 void agent_push_close(struct gw_agent *a);
 void agent_push_render(struct gw_agent *a, struct gw_expfmt *w);
+/* health.c */
+extern const struct gw_http_route agent_health_route; /* GET /api/v1/health */
+int agent_health_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */
+void agent_health_stop(struct gw_agent *a);
+void agent_health_render(struct gw_agent *a, struct gw_expfmt *w);
+int agent_health_dcgm(void *arg, unsigned int g, const char *watch, const char **code); /* gw_metrics.health */
+
+/* policy.c */
+int agent_policy_open(struct gw_agent *a, struct gw_err *err); /* read --policy; none: nothing */
+int agent_policy_start(struct gw_agent *a, struct gw_err *err);
+void agent_policy_check(struct gw_agent *a, unsigned int g, const struct gw_health_reading *r,
+			const struct gw_health_report *rep); /* the health thread, after each evaluation */
+void agent_policy_close(struct gw_agent *a); /* after agent_health_stop */
 
 /* status.c */
 void agent_status_init(struct gw_agent *a);

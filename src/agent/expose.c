@@ -22,6 +22,7 @@ static void render_extra(void *arg, struct gw_expfmt *w)
 	agent_alerting_render(a, w);
 	agent_forecast_render(a, w);
 	agent_push_render(a, w);
+	agent_health_render(a, w);
 	struct gw_http *srv = atomic_load(&a->http);
 	if (!srv)
 		return;
@@ -108,6 +109,8 @@ int agent_expose_load(struct gw_agent *a, struct gw_err *err)
 	m.native = a->o.native;
 	m.extra = render_extra; /* the store's part is empty while no history is kept */
 	m.extra_arg = a;
+	m.health = agent_health_dcgm; /* DCGM_EXP_GPU_HEALTH_STATUS, when the counters list it */
+	m.health_arg = a;
 	pthread_rwlock_wrlock(&a->lock);
 	struct gw_counters *old_c = a->counters;
 	struct gw_metrics old_m = a->metrics;

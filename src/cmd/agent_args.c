@@ -73,13 +73,15 @@ static void usage(FILE *out)
 		"      --alertmanager.url URL  send alerts to this Alertmanager's v2 API (repeatable)\n"
 		"      --alert.webhook URL     POST alerts as Alertmanager's webhook JSON (repeatable)\n"
 		"      --alert.log             log every alert sent\n"
+		"      --policy FILE           health policies: conditions (dbe, xid, retired_pages, ...)\n"
+		"                              and actions (log, exec, webhook); see docs/HEALTH.md\n"
 		"      --external-label NAME=VALUE  added to alerts sent (repeatable), $externalLabels\n"
 		"      --web.external-url URL  the agent as users reach it: alerts' generatorURL\n"
 		"                              (default http://HOST:PORT)\n"
 		"  -h, --help                  show this help\n\n"
 		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /,\n"
 		"/api/v1/{query,query_range,series,labels,label/NAME/values,metadata,status/buildinfo},\n"
-		"/api/v1/{rules,alerts}, POST /-/reload\n"
+		"/api/v1/{rules,alerts,health}, POST /-/reload\n"
 		"Signals: SIGTERM/SIGINT stop; SIGHUP reloads the counters and rule files.\n");
 }
 
@@ -240,7 +242,8 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--rules.alert.for-grace-period") == 0 ||
 			     strcmp(name, "--rules.alert.resend-delay") == 0 || strcmp(name, "--alertmanager.url") == 0 ||
 			     strcmp(name, "--alert.webhook") == 0 || strcmp(name, "--external-label") == 0 ||
-			     strcmp(name, "--web.external-url") == 0 || strcmp(name, "--memory.forecast-window") == 0;
+			     strcmp(name, "--web.external-url") == 0 || strcmp(name, "--memory.forecast-window") == 0 ||
+			     strcmp(name, "--policy") == 0;
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -358,6 +361,8 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			list_add(o, &o->ao.external_labels, &o->ao.nexternal_labels, val, argc);
 		} else if (strcmp(name, "--web.external-url") == 0) {
 			o->ao.external_url = val;
+		} else if (strcmp(name, "--policy") == 0) {
+			o->ao.policy_file = val;
 		} else if (strcmp(name, "--rules.evaluation-interval") == 0) {
 			if (parse_timeout(name, val, false, &o->ao.rule_interval_ms))
 				return 2;

@@ -163,7 +163,8 @@ static bool exportable(const char *name, bool label)
 		return gw_series_label_source(name) != GW_SERIES_LABEL_NONE;
 	if (strcmp(name, "DCGM_FI_DEV_XID_ERRORS") == 0 || strcmp(name, "DCGM_FI_DEV_POWER_LIMIT") == 0 ||
 	    strcmp(name, "DCGM_EXP_XID_ERRORS_COUNT") == 0 || strcmp(name, "DCGM_EXP_CLOCK_EVENTS_COUNT") == 0 ||
-	    strcmp(name, "DCGM_EXP_P2P_STATUS") == 0)
+	    strcmp(name, "DCGM_EXP_P2P_STATUS") == 0 ||
+	    strcmp(name, "DCGM_EXP_GPU_HEALTH_STATUS") == 0) /* the agent's health watches */
 		return true;
 	for (size_t i = 0; i < gw_fields_count(); i++) {
 		const struct gw_field *f = gw_field_at(i);

@@ -15,6 +15,7 @@
 #define SRC_XID_COUNT (-5)	/* DCGM_EXP_XID_ERRORS_COUNT: frame xid_window, by code */
 #define SRC_CLOCK_COUNT (-6) /* DCGM_EXP_CLOCK_EVENTS_COUNT: frame clock_window, by reason */
 #define SRC_P2P (-7)	     /* DCGM_EXP_P2P_STATUS: frame p2p_nvlink, by peer */
+#define SRC_HEALTH (-8)      /* DCGM_EXP_GPU_HEALTH_STATUS: gw_metrics.health */
 
 static int field_index(const char *name)
 {
@@ -34,6 +35,8 @@ static int source_of(const char *dcgm)
 		return SRC_CLOCK_COUNT;
 	if (strcmp(dcgm, "DCGM_EXP_P2P_STATUS") == 0)
 		return SRC_P2P;
+	if (strcmp(dcgm, "DCGM_EXP_GPU_HEALTH_STATUS") == 0)
+		return SRC_HEALTH;
 	/* Not a DCGM field, but the name common alert rules use for the enforced limit. */
 	if (strcmp(dcgm, "DCGM_FI_DEV_POWER_LIMIT") == 0)
 		return field_index("enforced.power.limit");
@@ -192,6 +195,40 @@ static void render_window(const struct gw_metrics *m, const struct gw_frame *f, 
 	}
 }
 
+/*
+ * dcgm-exporter's health family: each GPU once per health watch it lists,
+ * health_error_code and health_watch after the label rows (in the order
+ * its Go template prints a label map: sorted).
+ */
+static void render_health(const struct gw_metrics *m, const struct gw_frame *f, struct gw_expfmt *w,
+			  const struct gw_counter *ct, enum gw_metric_type type)
+{
+	static const char *const watches[] = {"PCIE", "NVLINK", "PMU",	   "MCU",    "MEM", "SM",
+					      "INFOROM", "THERMAL", "POWER", "DRIVER", "ALL"};
+	if (!m->health)
+		return;
+	bool opened = false;
+	for (unsigned int g = 0; g < f->ngpus; g++) {
+		struct glabels gl;
+		dcgm_labels(m, &f->gpus[g], &gl);
+		for (size_t i = 0; i < sizeof(watches) / sizeof(watches[0]); i++) {
+			const char *code = "DCGM_FR_OK";
+			int v = m->health(m->health_arg, g, watches[i], &code);
+			if (v < 0)
+				break;
+			if (!opened) {
+				gw_expfmt_family(w, ct->name, ct->help, type);
+				opened = true;
+			}
+			char val[16];
+			snprintf(val, sizeof(val), "%d", v);
+			gl.l[gl.n] = (struct gw_label){"health_error_code", code};
+			gl.l[gl.n + 1] = (struct gw_label){"health_watch", watches[i]};
+			gw_expfmt_sample_text(w, gl.l, gl.n + 2, val);
+		}
+	}
+}
+
 /* dcgm-exporter's names of NVML's P2P statuses (link_status). */
 static const char *p2p_text(unsigned int st)
 {
@@ -251,6 +288,10 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 		}
 		if (src == SRC_P2P) {
 			render_p2p(m, f, w, ct, type);
+			continue;
+		}
+		if (src == SRC_HEALTH) {
+			render_health(m, f, w, ct, type);
 			continue;
 		}
 		bool opened = false;

@@ -35,6 +35,14 @@ struct gw_metrics {
 	/* more native families, rendered last (the agent's store); NULL: none */
 	void (*extra)(void *arg, struct gw_expfmt *w);
 	void *extra_arg;
+	/*
+	 * DCGM_EXP_GPU_HEALTH_STATUS's source (the agent's health watches): GPU
+	 * g's (frame position) result under dcgm-exporter's health_watch name
+	 * ("PCIE", ..., "ALL"): 0 pass, 10 warn, 20 fail, with DCGM's error
+	 * code in *code; -1: no result for it. NULL: the family is left out.
+	 */
+	int (*health)(void *arg, unsigned int g, const char *watch, const char **code);
+	void *health_arg;
 };
 
 int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters, struct gw_nvml *nv);

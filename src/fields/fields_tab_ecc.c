@@ -122,6 +122,9 @@ const struct gw_field gw_fields_ecc[] = {
 	NVLINK_ERR("recovery", GW_NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL,
 		   DCGM(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, 439), "NVLink recovery errors, all links."),
 #undef NVLINK_ERR
+	{F("nvlink.links_active"), FMT(UINT), RD(nvlink_active, 0), CU(COUNT), FLAGS(GW_FL_NOSMI | GW_FL_SLOW),
+	 PROM("gpuwatch_nvlink_links_active", GAUGE, "NVLinks up."),
+	 DESC("NVLinks up (active); a GPU without NVLink has none to count.")},
 	/* DCGM's NVLink bandwidth: data received plus sent over every link, as DCGM's rate of the KiB counters */
 	{F("nvlink.bandwidth.total"), FMT(UINT), RD(nvlink_kib, -1), CU(COUNT), FLAGS(GW_FL_NOSMI | GW_FL_KIB_RATE),
 	 DCGM(DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL, 449),

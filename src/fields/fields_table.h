@@ -205,5 +205,6 @@ void gw_rd_retired(const struct gw_field *f, const struct gw_read_ctx *c, struct
 void gw_rd_remapped(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_violation(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_remap_histogram(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
+void gw_rd_nvlink_active(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 
 #endif

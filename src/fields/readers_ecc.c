@@ -68,3 +68,28 @@ void gw_rd_remap_histogram(const struct gw_field *f, const struct gw_read_ctx *c
 	const unsigned int x[] = {h.max, h.high, h.partial, h.low, h.none};
 	gw_value_int(v, x[f->arg[0] % 5]);
 }
+
+/*
+ * NVLinks up: links are asked for in order until one is out of range
+ * (INVALID_ARGUMENT, which is no failure here: NVML has no link count every
+ * driver answers). No link at all: not supported.
+ */
+void gw_rd_nvlink_active(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
+{
+	(void)f;
+	unsigned int up = 0, id = 0;
+	nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
+	for (; c->nv->nvmlDeviceGetNvLinkState && id < NVML_NVLINK_MAX_LINKS; id++) {
+		nvmlEnableState_t st = NVML_FEATURE_DISABLED;
+		r = c->nv->nvmlDeviceGetNvLinkState(c->gpu->dev, id, &st);
+		if (r != NVML_SUCCESS)
+			break;
+		up += st == NVML_FEATURE_ENABLED;
+	}
+	if (id > 0 && r == NVML_ERROR_INVALID_ARGUMENT)
+		r = NVML_SUCCESS;
+	gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceGetNvLinkState, r);
+	gw_field_set_nvml(c, v, r);
+	if (r == NVML_SUCCESS)
+		gw_value_int(v, up);
+}

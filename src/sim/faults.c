@@ -7,6 +7,7 @@
  *   xid N | ecc-sbe [N] [dram|sram] | ecc-dbe [N] [dram|sram]
  *   retire-page sbe|dbe [ADDR] | remap-row corr|unc | remap-fail
  *   pcie-replay [N] | lost | throttle REASON SECONDS
+ *   nvlink-error crc-flit|crc-data|replay|recovery [N] | nvlink-down LINK
  *   spike util_gpu|util_mem|power_mw VALUE SECONDS
  *   fail FUNC CODE [SECONDS] | timeout FUNC DELAY_MS [SECONDS]
  */
@@ -265,6 +266,13 @@ static void apply(struct gwsim_gpu *g, const struct gwsim_fault *f)
 	case GWSIM_F_PCIE_REPLAY:
 		h->pcie_replays += (unsigned int)f->arg;
 		break;
+	case GWSIM_F_NVLINK:
+		if (g->st.nvlinks) /* a board without NVLink has no counters to add to */
+			h->nvlink_err[f->arg2] += f->arg;
+		break;
+	case GWSIM_F_NVLINK_DOWN:
+		h->nvlink_down |= 1u << f->arg;
+		break;
 	case GWSIM_F_LOST:
 		h->last_xid = 79;
 		gwsim_event_post(g, nvmlEventTypeXidCriticalError, 79);
@@ -429,6 +437,24 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 		f.arg = 1;
 		if (n >= 2 && count("pcie-replay count", w[1], 1, 1000000, &f.arg, err, errlen) != 0)
 			return -1;
+	} else if (strcasecmp(k, "nvlink-error") == 0) {
+		static const char *const which[] = {"crc-flit", "crc-data", "replay", "recovery"};
+		f.kind = GWSIM_F_NVLINK;
+		f.arg2 = -1;
+		for (int i = 0; n >= 2 && i < 4; i++)
+			if (strcasecmp(w[1], which[i]) == 0)
+				f.arg2 = i;
+		if (f.arg2 < 0)
+			return snprintf(err, errlen, "expected \"nvlink-error crc-flit|crc-data|replay|recovery [N]\""), -1;
+		f.arg = 1;
+		if (n >= 3 && count("nvlink-error count", w[2], 1, 1000000, &f.arg, err, errlen) != 0)
+			return -1;
+	} else if (strcasecmp(k, "nvlink-down") == 0) {
+		f.kind = GWSIM_F_NVLINK_DOWN;
+		if (n < 2)
+			return snprintf(err, errlen, "expected \"nvlink-down LINK\""), -1;
+		if (count("nvlink-down link", w[1], 0, NVML_NVLINK_MAX_LINKS - 1, &f.arg, err, errlen) != 0)
+			return -1;
 	} else if (strcasecmp(k, "lost") == 0) {
 		f.kind = GWSIM_F_LOST;
 	} else if (strcasecmp(k, "throttle") == 0) {
@@ -464,7 +490,7 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 	} else {
 		return snprintf(err, errlen,
 				"unknown fault \"%s\" (known: xid, ecc-sbe, ecc-dbe, retire-page, remap-row, "
-				"remap-fail, pcie-replay, lost, throttle, spike, fail, timeout)", k), -1;
+				"remap-fail, pcie-replay, nvlink-error, nvlink-down, lost, throttle, spike, fail, timeout)", k), -1;
 	}
 	gwsim.faults[gwsim.nfaults++] = f;
 	return 0;

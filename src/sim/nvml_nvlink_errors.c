@@ -2,8 +2,9 @@
  * nvml_nvlink_errors.c - the simulator's NVLink error counters, as field
  * values (nvmlDeviceGetFieldValues): the totals over a GPU's links of
  * flow-control CRC, data CRC, replay and recovery errors. Simulated links
- * are healthy, so every total is 0; a GPU without NVLink does not have
- * them (NOT_SUPPORTED), as a PCIe-only board answers.
+ * are healthy, so every total stays 0 until an nvlink-error fault adds to
+ * it; a GPU without NVLink does not have them (NOT_SUPPORTED), as a
+ * PCIe-only board answers.
  */
 #include "sim.h"
 
@@ -15,17 +16,26 @@
 
 nvmlReturn_t gwsim_field_nvlink_errors(const struct gwsim_gpu *g, nvmlFieldValue_t *f)
 {
+	enum gwsim_nvlink_err which;
 	switch (f->fieldId) {
 	case FI_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL:
+		which = GWSIM_NVL_CRC_FLIT;
+		break;
 	case FI_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL:
+		which = GWSIM_NVL_CRC_DATA;
+		break;
 	case FI_NVLINK_REPLAY_ERROR_COUNT_TOTAL:
+		which = GWSIM_NVL_REPLAY;
+		break;
 	case FI_NVLINK_RECOVERY_ERROR_COUNT_TOTAL:
-		if (!g->st.nvlinks)
-			return NVML_ERROR_NOT_SUPPORTED;
-		f->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
-		f->value.ullVal = 0;
-		return NVML_SUCCESS;
+		which = GWSIM_NVL_RECOVERY;
+		break;
 	default:
 		return NVML_ERROR_NOT_SUPPORTED;
 	}
+	if (!g->st.nvlinks)
+		return NVML_ERROR_NOT_SUPPORTED;
+	f->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+	f->value.ullVal = g->h.nvlink_err[which];
+	return NVML_SUCCESS;
 }

@@ -137,7 +137,8 @@ static nvmlReturn_t link_state(const struct gwsim_gpu *g, unsigned int link, nvm
 {
 	nvmlReturn_t r = link_check(g, link, active);
 	if (r == NVML_SUCCESS)
-		*active = link < g->st.nvlinks ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+		*active = link < g->st.nvlinks && !(g->h.nvlink_down >> link & 1) ? NVML_FEATURE_ENABLED
+										    : NVML_FEATURE_DISABLED;
 	return r;
 }
 

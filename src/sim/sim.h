@@ -257,7 +257,12 @@ enum gwsim_fault_kind {
 	GWSIM_F_LOST,
 	GWSIM_F_THROTTLE, /* force a clock event reason for a duration */
 	GWSIM_F_SPIKE,    /* a value (utilisation, power) overridden for a short window */
+	GWSIM_F_NVLINK,   /* NVLink errors: arg counts, arg2 says which (enum gwsim_nvlink_err) */
+	GWSIM_F_NVLINK_DOWN, /* NVLink arg goes down */
 };
+
+/* The NVLink error counters a GWSIM_F_NVLINK fault adds to. */
+enum gwsim_nvlink_err { GWSIM_NVL_CRC_FLIT, GWSIM_NVL_CRC_DATA, GWSIM_NVL_REPLAY, GWSIM_NVL_RECOVERY };
 
 /* What a spike overrides (arg2 of a GWSIM_F_SPIKE fault). */
 enum gwsim_spike_of { GWSIM_SPIKE_UTIL_GPU, GWSIM_SPIKE_UTIL_MEM, GWSIM_SPIKE_POWER, GWSIM_SPIKE__COUNT };
@@ -329,6 +334,9 @@ struct gwsim_health {
 	bool remap_pending, remap_failure;
 	unsigned int remap_hist[5];
 	unsigned int pcie_replays;
+	/* NVLink error totals over all links, by enum gwsim_nvlink_err (fault nvlink-error) */
+	unsigned long long nvlink_err[4];
+	uint32_t nvlink_down; /* links an nvlink-down fault took down, a bit per link */
 	unsigned long long last_xid;
 	bool lost;
 };

@@ -106,9 +106,10 @@ for m in re.finditer(r'^((?:DCGM|dcgm)[A-Za-z_0-9]*)\{([^}]*)\} (\S+)$', text, r
     if keys[:6] != std:
         bad.append('%s: labels start %s' % (m.group(1), keys[:6])); break
     extra = keys[6:]
-    if m.group(1) == 'DCGM_EXP_P2P_STATUS':  # the status in words and the peer last
-        if extra[-2:] != ['link_status', 'peer_gpu']:
-            bad.append('%s: no link_status, peer_gpu at the end: %s' % (m.group(1), extra)); break
+    if m.group(1) in ('DCGM_EXP_GPU_HEALTH_STATUS', 'DCGM_EXP_P2P_STATUS'):  # the two labels they add, last
+        last = ['health_error_code', 'health_watch'] if 'HEALTH' in m.group(1) else ['link_status', 'peer_gpu']
+        if extra[-2:] != last:
+            bad.append('%s: no %s at the end: %s' % (m.group(1), ', '.join(last), extra)); break
         extra = extra[:-2]
     elif m.group(1).startswith('DCGM_EXP_'):  # dcgm-exporter's window counts: what was counted last
         if extra[-1:] not in (['xid'], ['clock_event']):

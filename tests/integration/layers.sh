@@ -13,6 +13,7 @@ declare -A may=(
 	[fields]="core nvml fields"
 	[collect]="core nvml fields collect"
 	[export]="core model nvml fields collect export"
+	[health]="core model nvml fields collect api health"
 	[http]="core http"
 	[store]="core model store"
 	[promql]="core model promql"
@@ -20,9 +21,9 @@ declare -A may=(
 	[api]="core model promql http api"
 	[rules]="core model store promql http export api rules"
 	[web]="web"
-	[agent]="core model analysis nvml fields collect export http store ingest promql api rules web agent"
+	[agent]="core model analysis nvml fields collect export http store ingest promql api rules web health agent"
 	[ui]="core model nvml fields collect http ui"
-	[cmd]="core model analysis nvml fields collect export http store ingest promql api rules web agent ui cmd"
+	[cmd]="core model analysis nvml fields collect export http store ingest promql api rules web health agent ui cmd"
 	[sim]="nvml"
 )
 

@@ -53,6 +53,8 @@ temp_c = 61
 fault = 1s throttle hw-thermal 600s
 [gpu 2]
 fault = 2s xid 13
+[gpu 3]
+fault = 1s ecc-dbe
 SCN
 port=$(free_port)
 "$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$port" --storage.path "$tmp/data" 2>"$tmp/agent.err" &
@@ -112,12 +114,13 @@ for r in 300:1 86400:288; do
 	[ "$n" = 4 ] || fail "range $range: $n charts of 4 GPUs and $((range / step + 1)) points, want 4: $(grep -o '<div class="chart"[^>]*>' "$tmp/hist.html")"
 done
 grep -Eq 'Uncaught|ERROR:CONSOLE' "$tmp/hist.html.console" && fail "console errors: $(grep -E 'Uncaught|CONSOLE' "$tmp/hist.html.console" | head -3)"
-# Events on the charts: GPU 1's throttling (a span) and GPU 2's XID 13 (an instant), listed under them;
-# no other GPU has an XID.
+# Events on the charts: GPU 1's throttling (a span), GPU 2's XID 13 and GPU 3's XID 94 (instants), listed
+# under them; no other GPU has an XID.
 grep -q '<li class="throttle" data-kind="throttle" data-gpu="1">' "$tmp/hist.html" || fail "GPU 1's throttling is not among the events"
 grep -q '<li class="xid" data-kind="xid" data-gpu="2">[^<]*XID 13' "$tmp/hist.html" ||
 	fail "GPU 2's XID 13 is not among the events: $(grep -o '<ul id="events">.\{0,400\}' "$tmp/hist.html")"
-grep -o '<li class="xid" data-kind="xid" data-gpu="[0-9]*"' "$tmp/hist.html" | grep -qv 'data-gpu="2"' && fail "an XID event on a GPU without one"
+grep -q '<li class="xid" data-kind="xid" data-gpu="3">[^<]*XID 94' "$tmp/hist.html" || fail "GPU 3's XID 94 (its contained ECC error) is not among the events"
+grep -o '<li class="xid" data-kind="xid" data-gpu="[0-9]*"' "$tmp/hist.html" | grep -Eqv 'data-gpu="[23]"' && fail "an XID event on a GPU without one"
 # A chosen set of GPUs (#gpus=0,2): the charts draw those two, the picker ticks those two.
 browse "http://127.0.0.1:$port/#range=300&gpus=0,2" "$tmp/pick.html" --dump-dom
 n=$(grep -o '<div class="chart" data-chart="[a-z]*" data-series="2"' "$tmp/pick.html" | wc -l)
@@ -140,6 +143,12 @@ grep -q '<main id="tiles" aria-live="polite" hidden="">' "$tmp/heat.html" || fai
 grep -q '<option value="5" selected' "$tmp/heat.html" || grep -q 'id="refresh"' "$tmp/heat.html" || fail "no refresh picker"
 grep -Eq 'Uncaught|ERROR:CONSOLE' "$tmp/pick.html.console" "$tmp/heat.html.console" && fail "console errors in picker/heat-map views"
 
+# Health from /api/v1/health on each tile: GPU 1 (thermal throttling) and GPU 3 (a contained ECC error)
+# warn, GPU 0 passes; GPU 1's detail lists its thermal incident.
+for g in 0:pass 1:warn 3:warn; do
+	grep -Eq "<article class=\"tile\" data-gpu=\"${g%%:*}\" data-uuid=\"[^\"]*\" data-health=\"${g##*:}\"" "$tmp/dom.html" ||
+		fail "GPU ${g%%:*}'s tile is not marked ${g##*:}: $(grep -o "<article class=\"tile\" data-gpu=\"${g%%:*}\"[^>]*>" "$tmp/dom.html")"
+done
 # One GPU in detail (#gpu=1): every series the history has for it, and its processes from /metrics.
 browse "http://127.0.0.1:$port/#gpu=1" "$tmp/detail.html" --dump-dom
 fields=$(sed -n 's/.*<section id="detail" data-gpu="1" data-fields="\([0-9]*\)" data-processes="[0-9]*">.*/\1/p' "$tmp/detail.html")
@@ -150,6 +159,8 @@ want=$(curl -s "http://127.0.0.1:$port/api/v1/query" --data-urlencode 'query=cou
 pid=$(sed -n 's/^gpuwatch_process_memory_used_bytes{gpu="1",.*pid="\([0-9]*\)".*/\1/p' "$tmp/metrics" | head -1)
 [ -n "$pid" ] && grep -q "<tr data-pid=\"$pid\">" "$tmp/detail.html" || fail "GPU 1's process $pid is not in its detail"
 grep -q '<article class="tile selected" data-gpu="1"' "$tmp/detail.html" || fail "GPU 1's tile is not marked selected"
+grep -q '<div id="detail-health" data-status="warn">' "$tmp/detail.html" || fail "GPU 1's detail does not say warn"
+grep -q '<tr class="warn" data-system="thermal">' "$tmp/detail.html" || fail "GPU 1's thermal incident is not in its detail"
 
 shot="$(dirname "$BIN")/web-overview.png"
 browse "http://127.0.0.1:$port/#range=300" "$tmp/shot.out" --hide-scrollbars --window-size=1200,1100 --screenshot="$shot"

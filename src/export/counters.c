@@ -143,6 +143,8 @@ static const char *const own_names[] = {"DCGM_FI_DEV_POWER_LIMIT"};
 static bool field_of(const char *name, char *field, size_t n)
 {
 	if (strncmp(name, "DCGM_", 5) == 0) {
+		if (gw_dcgm_alias(name, field, n)) /* a newer DCGM's name: exported as the file gives it */
+			return true;
 		bool known = gw_dcgm_name_known(name);
 		for (size_t i = 0; i < sizeof(own_names) / sizeof(own_names[0]) && !known; i++)
 			known = strcmp(own_names[i], name) == 0;

@@ -250,3 +250,27 @@ bool gw_dcgm_legacy_field(const char *name, char *out, size_t n)
 	out[i] = '\0';
 	return gw_dcgm_name_known(out);
 }
+
+bool gw_dcgm_alias(const char *name, char *out, size_t n)
+{
+	static const char *const errs[] = {"CRC_FLIT", "CRC_DATA", "REPLAY", "RECOVERY"};
+	static const char nvl[] = "DCGM_FI_DEV_NVLINK_";
+	unsigned int link;
+	int end = 0;
+	if (strcmp(name, "DCGM_FI_DEV_GPU_BRAND") == 0)
+		return snprintf(out, n, "DCGM_FI_DEV_BRAND") < (int)n;
+	if (strncmp(name, nvl, sizeof(nvl) - 1) != 0)
+		return false;
+	const char *rest = name + sizeof(nvl) - 1;
+	if (strcmp(rest, "THROUGHPUT_TOTAL") == 0)
+		return snprintf(out, n, "%sBANDWIDTH_TOTAL", nvl) < (int)n;
+	if (sscanf(rest, "THROUGHPUT_L%u%n", &link, &end) == 1 && rest[end] == '\0' && link < 18)
+		return snprintf(out, n, "%sBANDWIDTH_L%u", nvl, link) < (int)n;
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		size_t k = strlen(errs[i]);
+		if (strncmp(rest, errs[i], k) == 0 && sscanf(rest + k, "_ERROR_L%u_TOTAL%n", &link, &end) == 1 &&
+		    rest[k + (size_t)end] == '\0' && link < 18)
+			return snprintf(out, n, "%s%s_ERROR_COUNT_L%u", nvl, errs[i], link) < (int)n;
+	}
+	return false;
+}

@@ -28,4 +28,13 @@ bool gw_dcgm_name_known(const char *name);
  */
 bool gw_dcgm_legacy_field(const char *name, char *out, size_t n);
 
+/*
+ * DCGM 4.6's new names for fields the counters files know by their older
+ * ones (DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_L3_TOTAL for
+ * DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L3, DCGM_FI_DEV_NVLINK_THROUGHPUT_*
+ * for DCGM_FI_DEV_NVLINK_BANDWIDTH_*, DCGM_FI_DEV_GPU_BRAND for
+ * DCGM_FI_DEV_BRAND): true with the older name in out.
+ */
+bool gw_dcgm_alias(const char *name, char *out, size_t n);
+
 #endif

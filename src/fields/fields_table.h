@@ -187,6 +187,7 @@ void gw_rd_gpm(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_
 void gw_rd_brand(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_vgpu_license(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 void gw_rd_nvlink_kib(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
+void gw_rd_nvlink_err(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v);
 /* The link gw_rd_nvlink_kib reads (UINT_MAX: every link). */
 unsigned int gw_rd_nvlink_scope(const struct gw_field *f);
 /*

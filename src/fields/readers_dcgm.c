@@ -109,3 +109,22 @@ void gw_rd_nvlink_kib(const struct gw_field *f, const struct gw_read_ctx *c, str
 	if (r == NVML_SUCCESS)
 		gw_value_int(v, (int64_t)(rx.value.ullVal + tx.value.ullVal));
 }
+
+/*
+ * One link's NVLink error counter (DCGM's per-link error fields): arg0
+ * NVML's counter (NVML_NVLINK_ERROR_DL_*), arg1 the link. A link the GPU
+ * does not have is no value, not a failure.
+ */
+void gw_rd_nvlink_err(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *v)
+{
+	unsigned long long n = 0;
+	nvmlReturn_t r = c->nv->nvmlDeviceGetNvLinkErrorCounter
+				 ? c->nv->nvmlDeviceGetNvLinkErrorCounter(c->gpu->dev, (unsigned int)f->arg[1], f->arg[0], &n)
+				 : NVML_ERROR_FUNCTION_NOT_FOUND;
+	if (r == NVML_ERROR_INVALID_ARGUMENT || r == NVML_ERROR_NOT_FOUND)
+		r = NVML_ERROR_NOT_SUPPORTED;
+	gw_nvml_tally_note(c->tally, c->gpu, GW_NVML_FN_nvmlDeviceGetNvLinkErrorCounter, r);
+	gw_field_set_nvml(c, v, r);
+	if (r == NVML_SUCCESS)
+		gw_value_int(v, (int64_t)n);
+}

@@ -236,6 +236,12 @@ typedef int nvmlDeviceArchitecture_t; /* unsigned int in NVML; same size */
 
 /* Topology and NVLink. */
 typedef int nvmlGpuTopologyLevel_t;
+/* nvmlDeviceGetNvLinkErrorCounter: one link's data-link-layer error counters */
+typedef int nvmlNvLinkErrorCounter_t;
+#define NVML_NVLINK_ERROR_DL_REPLAY 0
+#define NVML_NVLINK_ERROR_DL_RECOVERY 1
+#define NVML_NVLINK_ERROR_DL_CRC_FLIT 2
+#define NVML_NVLINK_ERROR_DL_CRC_DATA 3
 /* nvmlDeviceGetP2PStatus: what a GPU-to-GPU path supports */
 typedef int nvmlGpuP2PCapsIndex_t;
 #define NVML_P2P_CAPS_INDEX_READ 0
@@ -777,6 +783,8 @@ typedef struct {
 	  (nvmlDevice_t d, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope), NULL) \
 	X(OPT, nvmlDeviceGetNumaNodeId, (nvmlDevice_t d, unsigned int *node), NULL)                         \
 	X(OPT, nvmlDeviceGetNvLinkState, (nvmlDevice_t d, unsigned int link, nvmlEnableState_t *isActive), NULL) \
+	X(OPT, nvmlDeviceGetNvLinkErrorCounter,                                                             \
+	  (nvmlDevice_t d, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *value), NULL) \
 	X(OPT, nvmlDeviceGetNvLinkVersion, (nvmlDevice_t d, unsigned int link, unsigned int *version), NULL) \
 	X(OPT, nvmlDeviceGetNvLinkRemotePciInfo_v2, (nvmlDevice_t d, unsigned int link, nvmlPciInfo_t *pci), \
 	  "nvmlDeviceGetNvLinkRemotePciInfo")                                                               \

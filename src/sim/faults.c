@@ -7,7 +7,7 @@
  *   xid N | ecc-sbe [N] [dram|sram] | ecc-dbe [N] [dram|sram]
  *   retire-page sbe|dbe [ADDR] | remap-row corr|unc | remap-fail
  *   pcie-replay [N] | lost | throttle REASON SECONDS
- *   nvlink-error crc-flit|crc-data|replay|recovery [N] | nvlink-down LINK
+ *   nvlink-error crc-flit|crc-data|replay|recovery [N [LINK]] | nvlink-down LINK
  *   spike util_gpu|util_mem|power_mw VALUE SECONDS
  *   fail FUNC CODE [SECONDS] | timeout FUNC DELAY_MS [SECONDS]
  */
@@ -267,8 +267,10 @@ static void apply(struct gwsim_gpu *g, const struct gwsim_fault *f)
 		h->pcie_replays += (unsigned int)f->arg;
 		break;
 	case GWSIM_F_NVLINK:
-		if (g->st.nvlinks) /* a board without NVLink has no counters to add to */
+		if (g->st.nvlinks > (unsigned int)f->link) { /* a board without the link has no counters to add to */
 			h->nvlink_err[f->arg2] += f->arg;
+			h->nvlink_link_err[f->arg2][f->link] += f->arg;
+		}
 		break;
 	case GWSIM_F_NVLINK_DOWN:
 		h->nvlink_down |= 1u << f->arg;
@@ -445,10 +447,14 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 			if (strcasecmp(w[1], which[i]) == 0)
 				f.arg2 = i;
 		if (f.arg2 < 0)
-			return snprintf(err, errlen, "expected \"nvlink-error crc-flit|crc-data|replay|recovery [N]\""), -1;
+			return snprintf(err, errlen, "expected \"nvlink-error crc-flit|crc-data|replay|recovery [N [LINK]]\""), -1;
 		f.arg = 1;
 		if (n >= 3 && count("nvlink-error count", w[2], 1, 1000000, &f.arg, err, errlen) != 0)
 			return -1;
+		unsigned long long link = 0;
+		if (n >= 4 && count("nvlink-error link", w[3], 0, NVML_NVLINK_MAX_LINKS - 1, &link, err, errlen) != 0)
+			return -1;
+		f.link = (int)link;
 	} else if (strcasecmp(k, "nvlink-down") == 0) {
 		f.kind = GWSIM_F_NVLINK_DOWN;
 		if (n < 2)

@@ -1,7 +1,8 @@
 /*
- * nvml_nvlink_errors.c - the simulator's NVLink error counters, as field
- * values (nvmlDeviceGetFieldValues): the totals over a GPU's links of
- * flow-control CRC, data CRC, replay and recovery errors. Simulated links
+ * nvml_nvlink_errors.c - the simulator's NVLink error counters: as field
+ * values (nvmlDeviceGetFieldValues), the totals over a GPU's links of
+ * flow-control CRC, data CRC, replay and recovery errors, and per link
+ * (nvmlDeviceGetNvLinkErrorCounter). Simulated links
  * are healthy, so every total stays 0 until an nvlink-error fault adds to
  * it; a GPU without NVLink does not have them (NOT_SUPPORTED), as a
  * PCIe-only board answers.
@@ -39,3 +40,26 @@ nvmlReturn_t gwsim_field_nvlink_errors(const struct gwsim_gpu *g, nvmlFieldValue
 	f->value.ullVal = g->h.nvlink_err[which];
 	return NVML_SUCCESS;
 }
+
+/* One link's counter; a link the board does not have is an invalid argument, as NVML answers. */
+static nvmlReturn_t link_counter(const struct gwsim_gpu *g, unsigned int link, nvmlNvLinkErrorCounter_t c,
+				 unsigned long long *value)
+{
+	static const enum gwsim_nvlink_err which[] = {
+		[NVML_NVLINK_ERROR_DL_REPLAY] = GWSIM_NVL_REPLAY,
+		[NVML_NVLINK_ERROR_DL_RECOVERY] = GWSIM_NVL_RECOVERY,
+		[NVML_NVLINK_ERROR_DL_CRC_FLIT] = GWSIM_NVL_CRC_FLIT,
+		[NVML_NVLINK_ERROR_DL_CRC_DATA] = GWSIM_NVL_CRC_DATA,
+	};
+	if (g->st.nvlinks + g->st.nvlink_inactive == 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	if (!value || c < NVML_NVLINK_ERROR_DL_REPLAY || c > NVML_NVLINK_ERROR_DL_CRC_DATA ||
+	    link >= g->st.nvlinks + g->st.nvlink_inactive)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*value = g->h.nvlink_link_err[which[c]][link];
+	return NVML_SUCCESS;
+}
+
+GWSIM_DEV(nvmlDeviceGetNvLinkErrorCounter,
+	  (nvmlDevice_t d, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *value),
+	  link_counter(g, link, counter, value))

@@ -273,6 +273,7 @@ struct gwsim_fault {
 	enum gwsim_fault_kind kind;
 	unsigned long long arg;  /* XID, count, address, reason bits */
 	int arg2;                /* memory location / cause / corr-unc */
+	int link;                /* nvlink-error: the link the errors are on */
 	double duration;
 	uint64_t done_mask; /* GPUs it has been applied to */
 };
@@ -336,6 +337,7 @@ struct gwsim_health {
 	unsigned int pcie_replays;
 	/* NVLink error totals over all links, by enum gwsim_nvlink_err (fault nvlink-error) */
 	unsigned long long nvlink_err[4];
+	unsigned long long nvlink_link_err[4][NVML_NVLINK_MAX_LINKS]; /* the same by link (the fault's LINK) */
 	uint32_t nvlink_down; /* links an nvlink-down fault took down, a bit per link */
 	unsigned long long last_xid;
 	bool lost;

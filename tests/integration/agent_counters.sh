@@ -43,6 +43,26 @@ gzip -dc "$tmp/m.gz" >"$tmp/mz" || fail "the gzip body does not decompress"
 curl -s -D "$tmp/qh" -H 'Accept-Encoding: gzip;q=0, identity' "http://127.0.0.1:$port/metrics" >/dev/null
 grep -qi '^Content-Encoding' "$tmp/qh" && fail "gzip;q=0 was answered compressed"
 
+# Per-link NVLink rows, read because the file lists them, under DCGM 4.6's names as well as the older
+# ones: five flow-control CRC errors on GPU 0's link 3 are on that link of that GPU only.
+printf '[sim]\nfleet = 2xH200:training\n[gpu 0]\nfault = 1s nvlink-error crc-flit 5 3\n' >"$tmp/nl.scn"
+printf 'DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_L3_TOTAL, counter, L3\nDCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0, counter, L0\nDCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL, counter, all\nDCGM_FI_DEV_GPU_BRAND, label, brand\n' >"$tmp/nl.csv"
+port2=$(free_port)
+"$BIN" --sim "$tmp/nl.scn" agent -a "127.0.0.1:$port2" --no-history -f "$tmp/nl.csv" 2>"$tmp/nl.err" &
+pids+=($!)
+wait_http "http://127.0.0.1:$port2/metrics" 20 || fail "agent with per-link rows did not serve: $(cat -v "$tmp/nl.err")"
+for _ in $(seq 30); do
+	curl -s "http://127.0.0.1:$port2/metrics" >"$tmp/nl.prom"
+	grep -q '^DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_L3_TOTAL{gpu="0",.*} 5$' "$tmp/nl.prom" && break
+	sleep 0.2
+done
+grep -q '^DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_L3_TOTAL{gpu="0",.*DCGM_FI_DEV_GPU_BRAND="NVIDIA"} 5$' "$tmp/nl.prom" ||
+	fail "GPU 0's link 3: $(grep '^DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_L3' "$tmp/nl.prom")"
+grep -q '^DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_L3_TOTAL{gpu="1",.*} 0$' "$tmp/nl.prom" || fail "GPU 1's link 3 is not 0"
+[ "$(grep -c '^DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0{.*} 0$' "$tmp/nl.prom")" = 2 ] || fail "link 0 is not 0 on both GPUs"
+grep -Eq '^DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL\{gpu="0",.*\} [0-9]+$' "$tmp/nl.prom" || fail "no DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL"
+grep -q 'left out' "$tmp/nl.err" && fail "a row left out: $(grep 'left out' "$tmp/nl.err")"
+
 # refused_with FILE MESSAGE: the agent stops at start, saying MESSAGE (fixed string)
 refused_with() {
 	timeout 20 "$BIN" --sim 1xH200 agent -a "127.0.0.1:$(free_port)" --no-history -f "$1" 2>"$tmp/r.err"

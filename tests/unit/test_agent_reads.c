@@ -103,8 +103,9 @@ static void check_same_as_single_reads(struct gw_nvml *nv, struct gw_gpu *gpus, 
 		struct gw_read_ctx c = {.nv = nv, .gpu = &gpus[g], .gpu_count = n};
 		for (size_t i = 0; i < gw_fields_count(); i++) {
 			const struct gw_field *fd = gw_field_at(i);
-			/* a GW_FL_KIB_RATE row holds the sampler's rate of what a read gives */
-			if (fd->read == gw_rd_timestamp || (fd->flags & (GW_FL_SLOW | GW_FL_KIB_RATE)))
+			/* a GW_FL_KIB_RATE row holds the sampler's rate of what a read gives; on-demand rows nobody
+			 * asked for are not read */
+			if (fd->read == gw_rd_timestamp || (fd->flags & (GW_FL_SLOW | GW_FL_KIB_RATE | GW_FL_ON_DEMAND)))
 				continue;
 			struct gw_value v;
 			memset(&v, 0, sizeof(v));

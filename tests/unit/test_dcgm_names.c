@@ -75,10 +75,31 @@ static void test_xid(void)
 		CHECK(strcmp(gw_xid_text(common[i]), "Unknown XID") != 0);
 }
 
+/* DCGM 4.6's names for fields the counters files know by older ones. */
+static void test_aliases(void)
+{
+	char out[96];
+	CHECK(gw_dcgm_alias("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_L3_TOTAL", out, sizeof(out)));
+	CHECK_STR_EQ(out, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L3");
+	CHECK(gw_dcgm_alias("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_L17_TOTAL", out, sizeof(out)));
+	CHECK_STR_EQ(out, "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L17");
+	CHECK(gw_dcgm_alias("DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL", out, sizeof(out)));
+	CHECK_STR_EQ(out, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL");
+	CHECK(gw_dcgm_alias("DCGM_FI_DEV_NVLINK_THROUGHPUT_L12", out, sizeof(out)));
+	CHECK_STR_EQ(out, "DCGM_FI_DEV_NVLINK_BANDWIDTH_L12");
+	CHECK(gw_dcgm_alias("DCGM_FI_DEV_GPU_BRAND", out, sizeof(out)));
+	CHECK_STR_EQ(out, "DCGM_FI_DEV_BRAND");
+	CHECK(!gw_dcgm_alias("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_L18_TOTAL", out, sizeof(out)));
+	CHECK(!gw_dcgm_alias("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_L3_TOTALS", out, sizeof(out)));
+	CHECK(!gw_dcgm_alias("DCGM_FI_DEV_NVLINK_THROUGHPUT_L", out, sizeof(out)));
+	CHECK(!gw_dcgm_alias("DCGM_FI_DEV_GPU_TEMP", out, sizeof(out)));
+}
+
 int main(void)
 {
 	RUN(test_known);
 	RUN(test_legacy);
 	RUN(test_xid);
+	RUN(test_aliases);
 	return harness_done();
 }

@@ -269,6 +269,9 @@
 			}
 		}
 		drawPicker();
+		const overview = document.getElementById(heat ? "heatmap" : "tiles");
+		if (!overview.dataset.firstMs && rows.length)
+			overview.dataset.firstMs = String(Math.round(performance.now()));
 	}
 
 	/* The agent's health verdicts (gpuwatch health's JSON); an agent without them leaves the badges empty. */
@@ -607,15 +610,23 @@
 		const section = document.getElementById("history");
 		section.dataset.range = String(range);
 		section.dataset.step = String(step);
-		try {
-			marks = await events(start, end, step);
-		} catch (e) {
-			marks = []; /* an engine without these series still draws the charts */
-		}
+		/* the charts' and the events' queries all at once: the charts are drawn as they come, the marks
+		 * added when theirs do */
+		const marksDone = events(start, end, step).catch(() => []).then((m) => {
+			marks = m; /* an engine without these series still draws the charts */
+			for (const c of charts.values()) {
+				if (c.plot)
+					c.plot.redraw(false);
+				c.box.dataset.marks = String(marks.length);
+			}
+		});
 		await Promise.all(CHARTS.map(async (def) => {
 			const data = await api("/api/v1/query_range", { query: sel(def.metric, gpuMatcher()), start, end, step });
 			draw(def, data, start, end, step);
 		}));
+		if (!section.dataset.firstMs) /* how long after the page was asked for the charts were first drawn */
+			section.dataset.firstMs = String(Math.round(performance.now()));
+		await marksDone;
 		drawEvents();
 		section.dataset.drawn = String(Date.now());
 	}

@@ -108,7 +108,7 @@ echo "page weight on the wire (gzip): $weight bytes"
 for r in 300:1 86400:288; do
 	range=${r%%:*} step=${r##*:}
 	browse "http://127.0.0.1:$port/#range=$range" "$tmp/hist.html" --dump-dom
-	grep -q "<section id=\"history\" data-range=\"$range\" data-step=\"$step\" data-drawn=" "$tmp/hist.html" ||
+	grep -q "<section id=\"history\" data-range=\"$range\" data-step=\"$step\" data-first-ms=\"[0-9]*\" data-drawn=" "$tmp/hist.html" ||
 		fail "range $range: $(grep -o '<section id="history"[^>]*>' "$tmp/hist.html")"
 	n=$(grep -o "<div class=\"chart\" data-chart=\"[a-z]*\" data-series=\"4\" data-points=\"$((range / step + 1))\" data-marks=\"[0-9]*\">" "$tmp/hist.html" | wc -l)
 	[ "$n" = 4 ] || fail "range $range: $n charts of 4 GPUs and $((range / step + 1)) points, want 4: $(grep -o '<div class="chart"[^>]*>' "$tmp/hist.html")"

@@ -491,6 +491,8 @@
 			for (const d of CHARTS) {
 				const box = el("div", "chart");
 				box.dataset.chart = d.id;
+				for (const k of ["series", "points", "marks"]) /* in this order, whatever comes first */
+					box.dataset[k] = "0";
 				box.append(el("h3", "", d.title));
 				document.getElementById("charts").append(box);
 				charts.set(d.id, { box, plot: null, gpus: "" });

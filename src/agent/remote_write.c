@@ -262,6 +262,11 @@ static void *writer_run(void *arg)
 	const struct gw_rw_opts *o = w->o;
 	int64_t acked = w->acked, inflight = INT64_MIN, last_send = gw_now_ms();
 	double per_ms = 0; /* samples a millisecond of the store holds, from the last window */
+	/* The longest window, so that one holds about WINDOW_BATCHES requests when catching up:
+	 * unknown at first (a short one tells), grown while windows come back empty (the agent
+	 * was stopped: nothing stored), from the last window's density otherwise. */
+	int64_t span = 10000;
+	const double cap = (double)o->max_samples_per_send * WINDOW_BATCHES;
 	int64_t tmp;
 	if (state_read(w, &tmp, &inflight) && inflight <= acked)
 		inflight = INT64_MIN;
@@ -279,11 +284,7 @@ static void *writer_run(void *arg)
 				rw_sleep(rw, 250);
 				continue;
 			}
-			to = until;
-			/* catching up: a window of about WINDOW_BATCHES requests */
-			double cap = (double)o->max_samples_per_send * WINDOW_BATCHES;
-			if (per_ms > 0 && per_ms * (double)(to - acked) > cap)
-				to = acked + (int64_t)(cap / per_ms) + 1;
+			to = until - acked > span ? acked + span : until;
 			if (state_write(w, acked, to) != 0)
 				rw_log_failure(w, "cannot write the position file");
 		}
@@ -299,8 +300,12 @@ static void *writer_run(void *arg)
 				break;
 			continue;
 		}
-		if (to > acked)
+		if (n) {
 			per_ms = (double)n / (double)(to - acked);
+			span = cap / per_ms >= 1 ? (int64_t)(cap / per_ms) : 1;
+		} else {
+			span = span < 86400000 / 4 ? span * 4 : 86400000;
+		}
 		acked = to;
 		inflight = INT64_MIN;
 		last_send = gw_now_ms();
@@ -384,10 +389,15 @@ static int writer_open(struct agent_rw *rw, struct rw_writer *w, const struct gw
 			return gw_err_set(err, GW_EIO, "mkdir %s: %s", dir, strerror(errno));
 		snprintf(w->state, sizeof(w->state), "%s/%016llx", dir, (unsigned long long)fnv(o->url));
 	}
-	/* No position yet: from this start on, as Prometheus starts a new queue at the WAL's end. */
-	int64_t inflight;
+	/*
+	 * No position yet: what this run stores, as Prometheus starts a new
+	 * queue at its WAL's end: after the newest sample an earlier run wrote
+	 * (the sampler has already started; its first frames come after it).
+	 * A new store holds nothing older than this run.
+	 */
+	int64_t inflight, d = gw_tsdb_durable_t(a->history.db);
 	if (!state_read(w, &w->acked, &inflight))
-		w->acked = gw_now_ms() - 1;
+		w->acked = d != INT64_MIN ? d : gw_now_ms() - 3600 * 1000;
 	atomic_store(&w->acked_pub, w->acked);
 	a->o.log("info", "msg=\"remote write\" url=%s from_ms=%lld position_file=%s", w->url, (long long)w->acked,
 		 w->state[0] ? w->state : "none");

@@ -22,7 +22,7 @@ struct rw_conn {
 	struct gw_buf pb, body;
 	char answer[256];     /* the first bytes of a refusal, for the log */
 	size_t answer_len;
-	int64_t retry_after_ms; /* a 429's or 503's Retry-After; -1: none */
+	int64_t retry_after_ms; /* the answer's Retry-After; -1: none */
 };
 
 /* One URL. The counters are written by its threads and read by /metrics. */

@@ -2,8 +2,8 @@
  * remote_send.c - one remote-write request and its retries, as Prometheus
  * 2.42's queue manager sends one: 2xx is done; 5xx, a failed connection,
  * and 429 when retry_on_429 is set are retried after a backoff that starts
- * at min_backoff and doubles up to max_backoff (a 429's Retry-After, when
- * given, instead), for as long as it takes; any other answer is final and
+ * at min_backoff and doubles up to max_backoff (the answer's Retry-After,
+ * when it gives one, instead), for as long as it takes; any other answer is final and
  * the request's samples count as failed.
  */
 #include "agent/agent_int.h"
@@ -30,7 +30,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
 	return len;
 }
 
-/* Retry-After in seconds (the HTTP-date form is not used by remote-write receivers). */
+/* Retry-After in seconds (receivers do not send the HTTP-date form). */
 static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
 	struct rw_conn *c = arg;
@@ -200,7 +200,7 @@ enum rw_outcome rw_send(struct rw_writer *w, struct rw_conn *c, uint64_t samples
 		}
 		atomic_fetch_add(&w->retried, samples);
 		rw_log_failure(w, why);
-		int64_t wait = c->retry_after_ms >= 0 && code == 429 ? c->retry_after_ms : backoff;
+		int64_t wait = c->retry_after_ms >= 0 && code ? c->retry_after_ms : backoff;
 		if (!rw_sleep(w->rw, wait))
 			return RW_STOPPED;
 		backoff = backoff * 2 > o->max_backoff_ms ? o->max_backoff_ms : backoff * 2;

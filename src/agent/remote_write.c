@@ -374,10 +374,16 @@ static int writer_open(struct agent_rw *rw, struct rw_writer *w, const struct gw
 		w->headers = rw->curl.curl_slist_append(w->headers, o->headers[i]);
 	if (!w->headers)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
-	if (o->keep && (rc = gw_matcher_init(&w->m[w->nm++], GW_METRIC_NAME, o->keep, GW_MATCH_RE, err)) != 0)
-		return rc;
-	if (o->drop && (rc = gw_matcher_init(&w->m[w->nm++], GW_METRIC_NAME, o->drop, GW_MATCH_NRE, err)) != 0)
-		return rc;
+	const char *re[2] = {o->keep, o->drop};
+	for (int i = 0; i < 2; i++) {
+		if (!re[i])
+			continue;
+		struct gw_err e;
+		gw_err_clear(&e);
+		if ((rc = gw_matcher_init(&w->m[w->nm], GW_METRIC_NAME, re[i], i ? GW_MATCH_NRE : GW_MATCH_RE, &e)) != 0)
+			return gw_err_set(err, rc, "--remote-write.%s: %s", i ? "drop" : "keep", e.msg);
+		w->nm++;
+	}
 	w->conns = calloc(o->max_shards, sizeof(*w->conns));
 	if (!w->conns)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");

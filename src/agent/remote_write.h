@@ -24,7 +24,7 @@
  *
  * Answers are handled as Prometheus 2.42 handles them: 2xx done; 5xx,
  * and 429 with retry_on_429, and a failed connection retried with backoff
- * (min_backoff doubling up to max_backoff; a 429's Retry-After when given)
+ * (min_backoff doubling up to max_backoff; the answer's Retry-After when given)
  * until answered; any other answer drops the request and counts its
  * samples as failed.
  *

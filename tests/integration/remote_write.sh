@@ -24,6 +24,16 @@ rc=$?
 out=$("$BIN" --sim 1xH200 agent --remote-write.header 'X-A: b' 2>&1)
 grep -q "applies to the --remote-write.url before it" <<<"$out" || fail "per-URL option before any URL: $out"
 
+out=$("$BIN" --sim 1xH200 agent -a 127.0.0.1:0 --storage.path "$tmp/bad" --remote-write.url http://127.0.0.1:1/w \
+	--remote-write.keep 'a(' 2>&1)
+grep -q 'cannot start remote write: --remote-write.keep: invalid regular expression' <<<"$out" || fail "bad keep regex: $out"
+"$BIN" agent --help >"$tmp/help"
+for f in url username password password-file bearer-token bearer-token-file header tls-ca-file tls-cert-file \
+	tls-key-file tls-insecure-skip-verify keep drop timeout max-shards max-samples-per-send batch-send-deadline \
+	min-backoff max-backoff retry-on-http-429; do
+	grep -q -- "--remote-write.$f\b" "$tmp/help" || fail "agent --help does not describe --remote-write.$f"
+done
+
 # A receiver that records what reaches it: /r400 refuses everything with 400,
 # /r503 answers 503 three times, then 204.
 cat >"$tmp/recv.py" <<'PY'

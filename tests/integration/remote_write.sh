@@ -7,11 +7,13 @@
 # kill -9 and started again resumes where it was acknowledged; a receiver
 # answering 400 has its samples dropped and counted while basic auth, the
 # extra header and the protocol's headers reach it; one answering 503 at
-# first is retried until it takes them; --no-history refuses the option.
+# first is retried until it takes them; an HTTPS receiver is verified with
+# the CA file given and gets the bearer token; --no-history refuses the
+# option, a bad regex is named, every flag is in --help.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
-command -v prometheus >/dev/null && command -v curl >/dev/null && command -v python3 >/dev/null || {
-	echo "skipped: prometheus, curl or python3 not installed (scripts/deps.sh test installs them)"
+command -v prometheus >/dev/null && command -v curl >/dev/null && command -v python3 >/dev/null && command -v openssl >/dev/null || {
+	echo "skipped: prometheus, curl, python3 or openssl not installed (scripts/deps.sh test installs them)"
 	exit 77
 }
 . "$(dirname "$0")/../lib/common.sh"
@@ -59,11 +61,24 @@ class H(http.server.BaseHTTPRequestHandler):
         self.wfile.write(msg)
     def log_message(self, *a):
         pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+if len(sys.argv) > 3:  # HTTPS with this certificate and key
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+srv.serve_forever()
 PY
 rport=$(free_port)
 python3 "$tmp/recv.py" "$rport" "$tmp/recv.log" &
 pids+=($!)
+# The same over HTTPS, its certificate checked against our own CA file.
+tport=$(free_port)
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" >/dev/null 2>&1 || fail "openssl could not make a certificate"
+python3 "$tmp/recv.py" "$tport" "$tmp/tls.log" "$tmp/cert.pem" "$tmp/key.pem" &
+pids+=($!)
+printf 'tok123\n' >"$tmp/token"
 
 pport=$(free_port)
 start_receiver() {
@@ -86,7 +101,9 @@ start_agent() {
 		--remote-write.password-file "$tmp/pw" --remote-write.header 'X-Scope-OrgID: tenant1' \
 		--remote-write.keep 'DCGM_FI_DEV_GPU_TEMP' \
 		--remote-write.url "http://127.0.0.1:$rport/r503" --remote-write.keep 'DCGM_FI_DEV_POWER_USAGE' \
-		--remote-write.batch-send-deadline 1s 2>>"$tmp/agent.err" &
+		--remote-write.batch-send-deadline 1s \
+		--remote-write.url "https://127.0.0.1:$tport/tls" --remote-write.tls-ca-file "$tmp/cert.pem" \
+		--remote-write.bearer-token-file "$tmp/token" --remote-write.keep up 2>>"$tmp/agent.err" &
 	apid=$!
 	pids+=("$apid")
 	wait_http "http://127.0.0.1:$aport/health" 10 || fail "agent /health never answered: $(cat "$tmp/agent.err")"
@@ -151,6 +168,11 @@ n=$(curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=count
 	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"]["result"]))')
 [ "$n" = 0 ] || fail "--remote-write.drop DCGM_FI_PROF_.* still sent them"
 
+# HTTPS: the CA file verifies the receiver, the bearer token reaches it (after its 503s, since it counts them too).
+ut="https://127.0.0.1:$tport/tls"
+for _ in $(seq 50); do [ "$(metric gpuwatch_remote_write_samples_total "$ut")" != 0 ] && break; sleep 0.2; done
+[ "$(metric gpuwatch_remote_write_samples_total "$ut")" != 0 ] || fail "https: never sent: $(grep tls "$tmp/agent.err" | tail -2)"
+grep -q '"authorization": "Bearer tok123"' "$tmp/tls.log" || fail "https: no bearer token: $(head -c 600 "$tmp/tls.log")"
 # 503 three times: retried until taken, nothing failed.
 u503="http://127.0.0.1:$rport/r503"
 for _ in $(seq 50); do [ "$(metric gpuwatch_remote_write_samples_total "$u503")" != 0 ] && break; sleep 0.2; done

@@ -20,7 +20,7 @@ struct rw_writer;
 struct rw_conn {
 	CURL *easy;
 	struct gw_buf pb, body;
-	char answer[256];     /* the first bytes of a refusal, for the log */
+	char answer[256]; /* the first bytes of a refusal, for the log */
 	size_t answer_len;
 	int64_t retry_after_ms; /* the answer's Retry-After; -1: none */
 };
@@ -29,7 +29,7 @@ struct rw_conn {
 struct rw_writer {
 	const struct gw_rw_opts *o;
 	struct agent_rw *rw;
-	char url[512];  /* without user:password@, for labels and logs */
+	char url[512];	 /* without user:password@, for labels and logs */
 	char state[600]; /* the position's file; "" without a storage path */
 	char password[256], token[1024];
 	struct curl_slist *headers;
@@ -38,8 +38,8 @@ struct rw_writer {
 	struct rw_conn *conns; /* [max_shards], made when first used */
 	pthread_t thread;
 	bool started;
-	int64_t acked;                 /* position: everything up to it answered */
-	_Atomic int64_t acked_pub;     /* the same, for /metrics */
+	int64_t acked;		   /* position: everything up to it answered */
+	_Atomic int64_t acked_pub; /* the same, for /metrics */
 	_Atomic uint64_t sent, failed, retried, failures, bytes, pending;
 	_Atomic unsigned int shards;
 	/* the failure logged last and when (one line a minute while it lasts) */

@@ -136,8 +136,9 @@ void rw_log_failure(struct rw_writer *w, const char *what)
 	pthread_mutex_unlock(&w->log_mu);
 	if (say) {
 		char q[600];
-		a->o.log("warn", "msg=\"remote write failing\" url=%s err=\"%s\" failures=%llu hint=\"retried until "
-				 "answered; the samples wait in the store\"",
+		a->o.log("warn",
+			 "msg=\"remote write failing\" url=%s err=\"%s\" failures=%llu hint=\"retried until "
+			 "answered; the samples wait in the store\"",
 			 w->url, gw_logq(q, sizeof(q), what), (unsigned long long)atomic_load(&w->failures));
 	}
 }
@@ -193,8 +194,9 @@ enum rw_outcome rw_send(struct rw_writer *w, struct rw_conn *c, uint64_t samples
 			/* refused for good: Prometheus drops such a request and counts its samples */
 			atomic_fetch_add(&w->failed, samples);
 			char q[GW_ERR_MSG_MAX + 64];
-			w->rw->a->o.log("error", "msg=\"remote write refused; samples dropped\" url=%s samples=%llu "
-						 "err=\"%s\"",
+			w->rw->a->o.log("error",
+					"msg=\"remote write refused; samples dropped\" url=%s samples=%llu "
+					"err=\"%s\"",
 					w->url, (unsigned long long)samples, gw_logq(q, sizeof(q), why));
 			return RW_REFUSED;
 		}

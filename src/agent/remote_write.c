@@ -79,7 +79,7 @@ struct shard {
 	struct rw_writer *w;
 	unsigned int idx;
 	const struct gw_series *s; /* the window's series, sorted */
-	const size_t *mine;        /* this shard's of them, in order */
+	const size_t *mine;	   /* this shard's of them, in order */
 	size_t n;
 	const struct gw_labels *ext;
 	enum rw_outcome out;
@@ -102,8 +102,8 @@ static uint64_t labels_hash(const struct gw_labels *l)
 }
 
 /* Send one request of b[0..nb) and account for it. */
-static enum rw_outcome flush_batch(struct shard *sh, struct rw_conn *c, const struct gw_rw_series *b, size_t nb,
-				   uint64_t samples)
+static enum rw_outcome flush_batch(struct shard *sh, struct rw_conn *c, const struct gw_rw_series *b,
+				   size_t nb, uint64_t samples)
 {
 	struct rw_writer *w = sh->w;
 	struct gw_err err;
@@ -218,7 +218,8 @@ static int send_window(struct rw_writer *w, int64_t from, int64_t to, uint64_t *
 	for (unsigned int k = 0; k < ns; k++)
 		count[k + 1] += count[k];
 	for (unsigned int k = 0; k < ns; k++) {
-		sh[k] = (struct shard){.w = w, .idx = k, .s = set.s, .mine = order + count[k], .ext = &a->alerting.external};
+		sh[k] = (struct shard){
+		    .w = w, .idx = k, .s = set.s, .mine = order + count[k], .ext = &a->alerting.external};
 	}
 	for (size_t i = 0; which && i < set.n; i++)
 		order[count[which[i]] + sh[which[i]].n++] = i;
@@ -280,7 +281,8 @@ static void *writer_run(void *arg)
 			}
 			/* A request's worth waiting, or the deadline passed: read. */
 			bool full = per_ms > 0 && per_ms * (double)(until - acked) >= o->max_samples_per_send;
-			if (!full && gw_now_ms() - last_send < o->batch_send_deadline_ms && until - acked < o->batch_send_deadline_ms) {
+			if (!full && gw_now_ms() - last_send < o->batch_send_deadline_ms &&
+			    until - acked < o->batch_send_deadline_ms) {
 				rw_sleep(rw, 250);
 				continue;
 			}
@@ -345,7 +347,8 @@ static void url_public(const char *url, char *out, size_t len)
 		snprintf(out, len, "%s", url);
 }
 
-static int writer_open(struct agent_rw *rw, struct rw_writer *w, const struct gw_rw_opts *o, struct gw_err *err)
+static int writer_open(struct agent_rw *rw, struct rw_writer *w, const struct gw_rw_opts *o,
+		       struct gw_err *err)
 {
 	struct gw_agent *a = rw->a;
 	w->o = o;
@@ -355,11 +358,13 @@ static int writer_open(struct agent_rw *rw, struct rw_writer *w, const struct gw
 	int rc = 0;
 	if (o->password)
 		snprintf(w->password, sizeof(w->password), "%s", o->password);
-	if (o->password_file && (rc = read_secret(o->password_file, w->password, sizeof(w->password), err)) != 0)
+	if (o->password_file &&
+	    (rc = read_secret(o->password_file, w->password, sizeof(w->password), err)) != 0)
 		return rc;
 	if (o->bearer_token)
 		snprintf(w->token, sizeof(w->token), "%s", o->bearer_token);
-	if (o->bearer_token_file && (rc = read_secret(o->bearer_token_file, w->token, sizeof(w->token), err)) != 0)
+	if (o->bearer_token_file &&
+	    (rc = read_secret(o->bearer_token_file, w->token, sizeof(w->token), err)) != 0)
 		return rc;
 	const char *fixed[] = {"Content-Encoding: " GW_RW_ENCODING, "Content-Type: " GW_RW_CONTENT_TYPE,
 			       "X-Prometheus-Remote-Write-Version: " GW_RW_VERSION, "Expect:"};
@@ -380,7 +385,8 @@ static int writer_open(struct agent_rw *rw, struct rw_writer *w, const struct gw
 			continue;
 		struct gw_err e;
 		gw_err_clear(&e);
-		if ((rc = gw_matcher_init(&w->m[w->nm], GW_METRIC_NAME, re[i], i ? GW_MATCH_NRE : GW_MATCH_RE, &e)) != 0)
+		if ((rc = gw_matcher_init(&w->m[w->nm], GW_METRIC_NAME, re[i], i ? GW_MATCH_NRE : GW_MATCH_RE,
+					  &e)) != 0)
 			return gw_err_set(err, rc, "--remote-write.%s: %s", i ? "drop" : "keep", e.msg);
 		w->nm++;
 	}
@@ -405,8 +411,8 @@ static int writer_open(struct agent_rw *rw, struct rw_writer *w, const struct gw
 	if (!state_read(w, &w->acked, &inflight))
 		w->acked = d != INT64_MIN ? d : gw_now_ms() - 3600 * 1000;
 	atomic_store(&w->acked_pub, w->acked);
-	a->o.log("info", "msg=\"remote write\" url=%s from_ms=%lld position_file=%s", w->url, (long long)w->acked,
-		 w->state[0] ? w->state : "none");
+	a->o.log("info", "msg=\"remote write\" url=%s from_ms=%lld position_file=%s", w->url,
+		 (long long)w->acked, w->state[0] ? w->state : "none");
 	if (pthread_create(&w->thread, NULL, writer_run, w) != 0)
 		return gw_err_set(err, GW_ENOMEM, "cannot start the remote writer's thread");
 	w->started = true;
@@ -435,7 +441,8 @@ int agent_rw_open(struct gw_agent *a, struct gw_err *err)
 	if (!a->o.nremote_writes)
 		return 0;
 	if (!a->history.db)
-		return gw_err_set(err, GW_EINVAL, "--remote-write.url sends from the history store: drop --no-history");
+		return gw_err_set(err, GW_EINVAL,
+				  "--remote-write.url sends from the history store: drop --no-history");
 	struct agent_rw *rw = calloc(1, sizeof(*rw));
 	if (!rw)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
@@ -559,18 +566,21 @@ void agent_rw_render(struct gw_agent *a, struct gw_expfmt *w)
 		"4xx answer).",
 		C, g_failed, until);
 	per_url(w, rw, "gpuwatch_remote_write_samples_retried_total",
-		"Total number of samples sent again after a recoverable error (5xx, 429 if retried, no connection).",
+		"Total number of samples sent again after a recoverable error (5xx, 429 if retried, no "
+		"connection).",
 		C, g_retried, until);
-	per_url(w, rw, "gpuwatch_remote_write_failures_total", "Total number of requests that failed, at any attempt.",
-		C, g_failures, until);
+	per_url(w, rw, "gpuwatch_remote_write_failures_total",
+		"Total number of requests that failed, at any attempt.", C, g_failures, until);
 	per_url(w, rw, "gpuwatch_remote_write_bytes_total",
-		"Total number of bytes of compressed requests acknowledged by the remote storage.", C, g_bytes, until);
+		"Total number of bytes of compressed requests acknowledged by the remote storage.", C,
+		g_bytes, until);
 	per_url(w, rw, "gpuwatch_remote_write_samples_pending",
 		"Samples of the window being sent that are not yet answered.", G, g_pending, until);
-	per_url(w, rw, "gpuwatch_remote_write_shards", "Shards the last window was sent with.", G, g_shards, until);
-	per_url(w, rw, "gpuwatch_remote_write_highest_sent_timestamp_seconds",
-		"Up to this time every sample was answered by the remote storage (the position).", G, g_sent_ts,
+	per_url(w, rw, "gpuwatch_remote_write_shards", "Shards the last window was sent with.", G, g_shards,
 		until);
+	per_url(w, rw, "gpuwatch_remote_write_highest_sent_timestamp_seconds",
+		"Up to this time every sample was answered by the remote storage (the position).", G,
+		g_sent_ts, until);
 	per_url(w, rw, "gpuwatch_remote_write_lag_seconds",
 		"How far the position is behind the newest sample written to the store.", G, g_lag, until);
 }

@@ -10,8 +10,8 @@
  * never past what the last flush wrote (store/tsdb.h gw_tsdb_durable_t)
  * less a settling margin, so what it sends is on disk and later appends
  * cannot land behind it. A window is split into shards by a hash of each
- * series' labels (a series always goes to the same shard, its samples in
- * time order) and each shard into requests of at most
+ * series' labels (a series' samples in a window go to one shard, in
+ * time order; windows go one after another) and each shard into requests of at most
  * max_samples_per_send samples, sent one after another; the shards of a
  * window go out at once. When every request of a window was answered, the
  * position moves to its end and is written to DIR/remote_write/<id>
@@ -47,18 +47,18 @@
 struct gw_rw_opts {
 	const char *url;
 	const char *username, *password, *password_file; /* basic auth */
-	const char *bearer_token, *bearer_token_file;     /* Authorization: Bearer */
+	const char *bearer_token, *bearer_token_file;	 /* Authorization: Bearer */
 	const char *ca_file, *cert_file, *key_file;
 	bool insecure_skip_verify;
 	const char *headers[GW_RW_MAX_HEADERS]; /* "Name: value" */
 	unsigned int nheaders;
-	const char *keep, *drop;                /* regexes on the metric name, anchored */
-	int64_t timeout_ms;                     /* a request's; default 30 s (remote_timeout) */
-	unsigned int max_shards;                /* default 200 */
-	unsigned int max_samples_per_send;      /* default 500 */
-	int64_t batch_send_deadline_ms;         /* default 5 s */
+	const char *keep, *drop;		/* regexes on the metric name, anchored */
+	int64_t timeout_ms;			/* a request's; default 30 s (remote_timeout) */
+	unsigned int max_shards;		/* default 200 */
+	unsigned int max_samples_per_send;	/* default 500 */
+	int64_t batch_send_deadline_ms;		/* default 5 s */
 	int64_t min_backoff_ms, max_backoff_ms; /* default 30 ms, 5 s */
-	bool retry_on_429;                      /* default false, as 2.42 */
+	bool retry_on_429;			/* default false, as 2.42 */
 };
 
 struct gw_agent;

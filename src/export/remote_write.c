@@ -87,8 +87,8 @@ int gw_rw_marshal(const struct gw_rw_series *s, size_t n, const struct gw_labels
 	return rc;
 }
 
-int gw_rw_encode(const struct gw_snappy *sn, const struct gw_rw_series *s, size_t n, const struct gw_labels *ext,
-		 struct gw_buf *pb, struct gw_buf *body, struct gw_err *err)
+int gw_rw_encode(const struct gw_snappy *sn, const struct gw_rw_series *s, size_t n,
+		 const struct gw_labels *ext, struct gw_buf *pb, struct gw_buf *body, struct gw_err *err)
 {
 	int rc = gw_rw_marshal(s, n, ext, pb, err);
 	if (rc)

@@ -36,12 +36,13 @@ struct gw_rw_series {
 	size_t n;
 };
 
-/* The WriteRequest for s[0..n) with external labels ext (sorted; may be empty), uncompressed, into pb (replaced). */
+/* The WriteRequest for s[0..n) with external labels ext (sorted; may be empty), uncompressed, into pb
+ * (replaced). */
 int gw_rw_marshal(const struct gw_rw_series *s, size_t n, const struct gw_labels *ext, struct gw_buf *pb,
 		  struct gw_err *err);
 
 /* gw_rw_marshal, then snappy: the request's body into body (replaced); pb is scratch. */
-int gw_rw_encode(const struct gw_snappy *sn, const struct gw_rw_series *s, size_t n, const struct gw_labels *ext,
-		 struct gw_buf *pb, struct gw_buf *body, struct gw_err *err);
+int gw_rw_encode(const struct gw_snappy *sn, const struct gw_rw_series *s, size_t n,
+		 const struct gw_labels *ext, struct gw_buf *pb, struct gw_buf *body, struct gw_err *err);
 
 #endif

@@ -15,10 +15,11 @@ int gw_snappy_open(struct gw_snappy *s, struct gw_err *err)
 	memset(s, 0, sizeof(*s));
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
-		return gw_err_set(err, GW_ENOLIB, "cannot load %s (install libsnappy1v5): %s", path, dlerror());
-#define GW_SNAPPY_RESOLVE(name)                                                                    \
-	*(void **)&s->name = dlsym(h, #name);                                                      \
-	if (!s->name)                                                                              \
+		return gw_err_set(err, GW_ENOLIB, "cannot load %s (install libsnappy1v5): %s", path,
+				  dlerror());
+#define GW_SNAPPY_RESOLVE(name)                                                                              \
+	*(void **)&s->name = dlsym(h, #name);                                                                \
+	if (!s->name)                                                                                        \
 		return gw_err_set(err, GW_ENOLIB, "%s lacks %s", path, #name);
 	GW_SNAPPY_FUNCS(GW_SNAPPY_RESOLVE)
 #undef GW_SNAPPY_RESOLVE

@@ -22,10 +22,10 @@
 
 #define GW_SNAPPY_SONAME "libsnappy.so.1"
 
-#define GW_SNAPPY_FUNCS(X)                                                                         \
-	X(snappy_compress)                                                                         \
-	X(snappy_uncompress)                                                                       \
-	X(snappy_max_compressed_length)                                                            \
+#define GW_SNAPPY_FUNCS(X)                                                                                   \
+	X(snappy_compress)                                                                                   \
+	X(snappy_uncompress)                                                                                 \
+	X(snappy_max_compressed_length)                                                                      \
 	X(snappy_uncompressed_length)
 
 struct gw_snappy {

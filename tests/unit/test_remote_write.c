@@ -17,7 +17,7 @@ static void test_wire_bytes(void)
 {
 	/* WriteRequest{timeseries: [{labels: [{__name__, a}], samples: [{value 1, timestamp 2}]}]} */
 	static const unsigned char want[] = {0x0a, 0x1c, 0x0a, 0x0d, 0x0a, 0x08, '_',  '_',  'n',  'a',
-					     'm',  'e',  '_',  '_',  0x12, 0x01, 'a',  0x12, 0x0b, 0x09,
+					     'm',  'e',	 '_',  '_',  0x12, 0x01, 'a',  0x12, 0x0b, 0x09,
 					     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f, 0x10, 0x02};
 	struct gw_lpair p[] = {{"__name__", "a"}};
 	int64_t t = 2;
@@ -57,8 +57,11 @@ static void test_round_trip(void)
 	CHECK_INT_EQ(r->n_timeseries, 2);
 	/* series a: cluster, gpu, instance (its own), zone added, sorted */
 	Gwrw__TimeSeries *x = r->timeseries[0];
-	static const char *want_a[][2] = {{"__name__", "DCGM_FI_DEV_GPU_TEMP"}, {"cluster", "c1"}, {"gpu", "0"},
-					  {"instance", "h1"},			 {"zone", "z"}};
+	static const char *want_a[][2] = {{"__name__", "DCGM_FI_DEV_GPU_TEMP"},
+					  {"cluster", "c1"},
+					  {"gpu", "0"},
+					  {"instance", "h1"},
+					  {"zone", "z"}};
 	CHECK_INT_EQ(x->n_labels, 5);
 	for (size_t i = 0; i < x->n_labels && i < 5; i++) {
 		CHECK_STR_EQ(x->labels[i]->name, want_a[i][0]);
@@ -70,8 +73,11 @@ static void test_round_trip(void)
 		CHECK(memcmp(&x->samples[i]->value, &va[i], sizeof(double)) == 0);
 	}
 	x = r->timeseries[1];
-	static const char *want_b[][2] = {{"__name__", "up"}, {"cluster", "c1"}, {"instance", "ignored"},
-					  {"job", "gpuwatch"}, {"zone", "z"}};
+	static const char *want_b[][2] = {{"__name__", "up"},
+					  {"cluster", "c1"},
+					  {"instance", "ignored"},
+					  {"job", "gpuwatch"},
+					  {"zone", "z"}};
 	CHECK_INT_EQ(x->n_labels, 5);
 	for (size_t i = 0; i < x->n_labels && i < 5; i++) {
 		CHECK_STR_EQ(x->labels[i]->name, want_b[i][0]);

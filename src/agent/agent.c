@@ -461,12 +461,13 @@ void gw_agent_free(struct gw_agent *a)
 		return;
 	struct gw_http *srv = atomic_exchange(&a->http, NULL);
 	gw_http_stop(srv);
-	agent_rw_close(a);       /* reads the store */
-	agent_alerting_close(a); /* its evaluator reads and writes the store */
+	agent_rw_stop(a);        /* reads the store, sends with the external labels alerting holds */
+	agent_alerting_close(a); /* its evaluator reads and writes the store, and tells remote write */
 	agent_forecast_stop(a);	 /* it writes to the store */
 	agent_push_close(a);	 /* after the server: no push runs */
 	agent_health_stop(a);    /* it appends to the store and reads frames */
 	agent_policy_close(a);   /* the actions the watches queued run first */
+	agent_rw_close(a);       /* after every part that appends: they tell it */
 	if (a->history.db)
 		agent_history_close(&a->history); /* stops storing, flushes */
 	gw_sampler_free(a->sampler);

@@ -40,6 +40,8 @@ struct rw_writer {
 	bool started;
 	int64_t acked;		   /* position: everything up to it answered */
 	_Atomic int64_t acked_pub; /* the same, for /metrics */
+	_Atomic int64_t read_to;   /* the end of the window read last: appends at or before it are late */
+	_Atomic uint64_t late;
 	_Atomic uint64_t sent, failed, retried, failures, bytes, pending;
 	_Atomic unsigned int shards;
 	/* the failure logged last and when (one line a minute while it lasts) */

@@ -293,6 +293,7 @@ static void *writer_run(void *arg)
 		struct gw_err err;
 		gw_err_clear(&err);
 		uint64_t n = 0;
+		atomic_store(&w->read_to, to);
 		int rc = send_window(w, acked, to, &n, &err);
 		if (rc == 1)
 			break; /* stopping: the window stays in flight for the next start */
@@ -411,6 +412,7 @@ static int writer_open(struct agent_rw *rw, struct rw_writer *w, const struct gw
 	if (!state_read(w, &w->acked, &inflight))
 		w->acked = d != INT64_MIN ? d : gw_now_ms() - 3600 * 1000;
 	atomic_store(&w->acked_pub, w->acked);
+	atomic_store(&w->read_to, w->acked);
 	a->o.log("info", "msg=\"remote write\" url=%s from_ms=%lld position_file=%s", w->url,
 		 (long long)w->acked, w->state[0] ? w->state : "none");
 	if (pthread_create(&w->thread, NULL, writer_run, w) != 0)
@@ -464,7 +466,7 @@ int agent_rw_open(struct gw_agent *a, struct gw_err *err)
 	return rc;
 }
 
-void agent_rw_close(struct gw_agent *a)
+void agent_rw_stop(struct gw_agent *a)
 {
 	struct agent_rw *rw = a->rw;
 	if (!rw)
@@ -477,6 +479,18 @@ void agent_rw_close(struct gw_agent *a)
 		struct rw_writer *w = &rw->w[i];
 		if (w->started)
 			pthread_join(w->thread, NULL);
+		w->started = false;
+	}
+}
+
+void agent_rw_close(struct gw_agent *a)
+{
+	struct agent_rw *rw = a->rw;
+	if (!rw)
+		return;
+	agent_rw_stop(a);
+	for (size_t i = 0; i < rw->n; i++) {
+		struct rw_writer *w = &rw->w[i];
 		for (unsigned int k = 0; w->conns && k < w->o->max_shards; k++)
 			rw_conn_release(rw, &w->conns[k]);
 		free(w->conns);
@@ -491,6 +505,14 @@ void agent_rw_close(struct gw_agent *a)
 	pthread_mutex_destroy(&rw->mu);
 	free(rw);
 	a->rw = NULL;
+}
+
+void agent_rw_note_append(struct gw_agent *a, int64_t t)
+{
+	struct agent_rw *rw = a->rw;
+	for (size_t i = 0; rw && i < rw->n; i++)
+		if (t <= atomic_load(&rw->w[i].read_to))
+			atomic_fetch_add(&rw->w[i].late, 1);
 }
 
 /* One family, one sample per URL. */
@@ -528,6 +550,11 @@ static double g_bytes(const struct rw_writer *w, int64_t u)
 {
 	(void)u;
 	return (double)atomic_load(&w->bytes);
+}
+static double g_late(const struct rw_writer *w, int64_t u)
+{
+	(void)u;
+	return (double)atomic_load(&w->late);
 }
 static double g_pending(const struct rw_writer *w, int64_t u)
 {
@@ -574,6 +601,9 @@ void agent_rw_render(struct gw_agent *a, struct gw_expfmt *w)
 	per_url(w, rw, "gpuwatch_remote_write_bytes_total",
 		"Total number of bytes of compressed requests acknowledged by the remote storage.", C,
 		g_bytes, until);
+	per_url(w, rw, "gpuwatch_remote_write_samples_late_total",
+		"Total number of rule results stored after the writer had read past their time: not sent.", C,
+		g_late, until);
 	per_url(w, rw, "gpuwatch_remote_write_samples_pending",
 		"Samples of the window being sent that are not yet answered.", G, g_pending, until);
 	per_url(w, rw, "gpuwatch_remote_write_shards", "Shards the last window was sent with.", G, g_shards,

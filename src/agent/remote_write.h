@@ -67,7 +67,15 @@ struct agent_rw;
 /* Check the options, load libcurl and libsnappy, start one writer per URL. No URL: nothing. */
 int agent_rw_open(struct gw_agent *a, struct gw_err *err);
 /* Stop the writers (a request in flight is abandoned; its window is sent again on the next start). */
+void agent_rw_stop(struct gw_agent *a);
+/* Stop them if still running, and free them: after the rules' evaluator, which notes its appends here. */
 void agent_rw_close(struct gw_agent *a);
+/*
+ * A sample just appended at time t (ms) by other than the sampler (rule
+ * results): counted as late for each URL whose writer has already read
+ * past t, since it will not be sent there. Any thread.
+ */
+void agent_rw_note_append(struct gw_agent *a, int64_t t);
 /* gpuwatch_remote_write_* families. */
 void agent_rw_render(struct gw_agent *a, struct gw_expfmt *w);
 

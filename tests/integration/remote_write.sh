@@ -94,7 +94,7 @@ start_receiver
 aport=$(free_port)
 start_agent() {
 	"$BIN" --sim 2xH200:training agent -a "127.0.0.1:$aport" --storage.path "$tmp/data" --storage.flush-interval 1s \
-		--external-label cluster=c1 \
+		--external-label cluster=c1 --rules "$tmp/rules.yml" \
 		--remote-write.url "http://127.0.0.1:$pport/api/v1/write" --remote-write.drop 'DCGM_FI_PROF_.*' \
 		--remote-write.batch-send-deadline 1s --remote-write.max-backoff 500ms \
 		--remote-write.url "http://127.0.0.1:$rport/r400" --remote-write.username alice \
@@ -109,6 +109,15 @@ start_agent() {
 	wait_http "http://127.0.0.1:$aport/health" 10 || fail "agent /health never answered: $(cat "$tmp/agent.err")"
 }
 printf 's3cret\n' >"$tmp/pw"
+# Rule results are stored, so they are sent too.
+cat >"$tmp/rules.yml" <<'YML'
+groups:
+  - name: gpu
+    interval: 1s
+    rules:
+      - record: gpu:temp:max
+        expr: max(DCGM_FI_DEV_GPU_TEMP)
+YML
 start_agent
 
 # metric NAME [URL]: the agent's value of a gpuwatch_remote_write_* family for the receiver.
@@ -130,7 +139,7 @@ wait_position() {
 compare() {
 	local what=$1 pos
 	pos=$(metric gpuwatch_remote_write_highest_sent_timestamp_seconds)
-	for q in DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE gpuwatch_power_draw_watts up; do
+	for q in DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE gpuwatch_power_draw_watts up gpu:temp:max; do
 		curl -s "http://127.0.0.1:$aport/api/v1/query" --data-urlencode "query=$q[1h]" --data-urlencode "time=$pos" >"$tmp/a.json"
 		curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q{cluster=\"c1\"}[1h]" \
 			--data-urlencode "time=$pos" >"$tmp/p.json"
@@ -207,6 +216,8 @@ start_receiver
 start_agent
 wait_position 30 $((killed + 3000)) || fail "position never moved after the restart: $(tail -5 "$tmp/agent.err")"
 compare "after kill -9"
+late=$(metric gpuwatch_remote_write_samples_late_total)
+[ "$late" = 0 ] || fail "$late rule results stored after remote write had read past them"
 f=$(metric gpuwatch_remote_write_samples_failed_total)
 [ "$f" = 0 ] || fail "after kill -9: $f samples refused by Prometheus: $(grep refused "$tmp/agent.err" | tail -2)"
 

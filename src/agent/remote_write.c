@@ -85,6 +85,7 @@ struct shard {
 	enum rw_outcome out;
 	int rc;
 	pthread_t th;
+	bool threaded; /* th runs it (else it ran on the writer's thread) */
 };
 
 static uint64_t labels_hash(const struct gw_labels *l)
@@ -225,15 +226,17 @@ static int send_window(struct rw_writer *w, int64_t from, int64_t to, uint64_t *
 		order[count[which[i]] + sh[which[i]].n++] = i;
 	if (!which)
 		rc = gw_err_set(err, GW_ENOMEM, "out of memory");
-	for (unsigned int k = 1; !rc && k < ns; k++)
-		if (pthread_create(&sh[k].th, NULL, shard_run, &sh[k]) != 0)
-			sh[k].th = 0, shard_run(&sh[k]); /* no thread to spare: sent from here */
+	for (unsigned int k = 1; !rc && k < ns; k++) {
+		sh[k].threaded = pthread_create(&sh[k].th, NULL, shard_run, &sh[k]) == 0;
+		if (!sh[k].threaded)
+			shard_run(&sh[k]); /* no thread to spare: sent from here */
+	}
 	if (!rc)
 		shard_run(&sh[0]);
 	bool stopped = false;
-	for (unsigned int k = 0; !rc && k < ns; k++) {
-		if (k && sh[k].th)
-			pthread_join(sh[k].th, NULL);
+	for (unsigned int k = 0; k < ns; k++) {
+		if (sh[k].threaded)
+			pthread_join(sh[k].th, NULL); /* every one, whatever the others did */
 		stopped |= sh[k].out == RW_STOPPED;
 		if (sh[k].rc && !rc)
 			rc = gw_err_set(err, sh[k].rc, "cannot send: %s", gw_strerror(sh[k].rc));
@@ -298,6 +301,8 @@ static void *writer_run(void *arg)
 		if (rc == 1)
 			break; /* stopping: the window stays in flight for the next start */
 		if (rc < 0) {
+			/* the same window again, cut the same way: some of its requests may have gone */
+			inflight = to;
 			rw_log_failure(w, err.msg);
 			if (!rw_sleep(rw, 1000))
 				break;

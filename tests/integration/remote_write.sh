@@ -9,7 +9,8 @@
 # extra header and the protocol's headers reach it; one answering 503 at
 # first is retried until it takes them; an HTTPS receiver is verified with
 # the CA file given and gets the bearer token; --no-history refuses the
-# option, a bad regex is named, every flag is in --help.
+# option, a bad regex is named, every flag is in --help; a store holding
+# half an hour the receiver never saw is sent whole, in order.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 command -v prometheus >/dev/null && command -v curl >/dev/null && command -v python3 >/dev/null && command -v openssl >/dev/null || {
@@ -92,8 +93,11 @@ start_receiver() {
 start_receiver
 
 aport=$(free_port)
+store=$tmp/data
+extra=()
 start_agent() {
-	"$BIN" --sim 2xH200:training agent -a "127.0.0.1:$aport" --storage.path "$tmp/data" --storage.flush-interval 1s \
+	"$BIN" --sim 2xH200:training agent -a "127.0.0.1:$aport" --storage.path "$store" --storage.flush-interval 1s \
+		"${extra[@]}" \
 		--external-label cluster=c1 --rules "$tmp/rules.yml" \
 		--remote-write.url "http://127.0.0.1:$pport/api/v1/write" --remote-write.drop 'DCGM_FI_PROF_.*' \
 		--remote-write.batch-send-deadline 1s --remote-write.max-backoff 500ms \
@@ -136,12 +140,13 @@ wait_position() {
 }
 
 # compare: every sample the agent holds up to the position equals Prometheus' (same time, same value).
+# compare WHAT [MATCHERS [METRICS]]
 compare() {
-	local what=$1 pos
+	local what=$1 m=${2:-} pos
 	pos=$(metric gpuwatch_remote_write_highest_sent_timestamp_seconds)
-	for q in DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE gpuwatch_power_draw_watts up gpu:temp:max; do
-		curl -s "http://127.0.0.1:$aport/api/v1/query" --data-urlencode "query=$q[1h]" --data-urlencode "time=$pos" >"$tmp/a.json"
-		curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q{cluster=\"c1\"}[1h]" \
+	for q in ${3:-DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE gpuwatch_power_draw_watts up gpu:temp:max}; do
+		curl -s "http://127.0.0.1:$aport/api/v1/query" --data-urlencode "query=$q{$m}[1h]" --data-urlencode "time=$pos" >"$tmp/a.json"
+		curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q{cluster=\"c1\"${m:+,$m}}[1h]" \
 			--data-urlencode "time=$pos" >"$tmp/p.json"
 		python3 - "$tmp/a.json" "$tmp/p.json" "$what $q" <<'PY' || fail "$what: $q differs (see above)"
 import json, sys
@@ -245,6 +250,34 @@ if [x for x in recs if x["path"] == "/r503" and "x-scope-orgid" in x["headers"]]
 print(bad) if bad else None
 sys.exit(1 if bad else 0)
 PY
+# Half an hour the receiver never saw: a store written by sim record as the
+# agent writes it, with the position at its start. All of it arrives, in
+# order, in windows of about 16 requests, and equals the store's.
+kill "$apid"
+wait "$apid" 2>/dev/null
+"$BIN" --sim 2xH200:training sim record -d 30m --storage.path "$tmp/big" --instance big -q 2>/dev/null ||
+	fail "sim record failed"
+url="http://127.0.0.1:$pport/api/v1/write"
+id=$(python3 -c 'import sys
+h = 1469598103934665603
+for c in sys.argv[1].encode():
+    h = ((h ^ c) * 1099511628211) % (1 << 64)
+print("%016x" % h)' "$url")
+mkdir -p "$tmp/big/remote_write"
+now=$(date +%s%3N)
+printf 'acked %d\ninflight %d\nurl %s\n' $((now - 1900000)) $((now - 1900000)) "$url" >"$tmp/big/remote_write/$id"
+store=$tmp/big
+extra=(--instance big)
+t0=$(date +%s%3N)
+start_agent
+wait_position 120 "$now" || fail "30 minutes behind: never caught up: $(tail -3 "$tmp/agent.err")"
+echo "caught up 30 minutes of 2 GPUs in $(($(date +%s%3N) - t0)) ms"
+compare "30 minutes behind" 'instance="big"' "DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE gpuwatch_power_draw_watts"
+n=$(curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=count_over_time(DCGM_FI_DEV_GPU_TEMP{instance="big",gpu="0"}[1h])' \
+	--data-urlencode "time=$(metric gpuwatch_remote_write_highest_sent_timestamp_seconds)" |
+	python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
+[ "${n:-0}" -ge 1800 ] || fail "30 minutes behind: Prometheus holds $n samples of a series, want 1800 or more"
+
 kill "$apid"
 wait "$apid" 2>/dev/null
 [ "$fails" = 0 ] && echo "remote_write: ok"

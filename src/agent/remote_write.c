@@ -576,6 +576,12 @@ static double g_sent_ts(const struct rw_writer *w, int64_t u)
 	(void)u;
 	return (double)atomic_load(&w->acked_pub) / 1000;
 }
+/* The newest sample the store has written, shared by every URL (as Prometheus' is by its queues). */
+static double g_highest(const struct rw_writer *w, int64_t until)
+{
+	(void)w;
+	return until == INT64_MIN ? 0 : (double)until / 1000;
+}
 /* How far behind the store the position is: 0 while it keeps up to what may be read. */
 static double g_lag(const struct rw_writer *w, int64_t until)
 {
@@ -613,9 +619,12 @@ void agent_rw_render(struct gw_agent *a, struct gw_expfmt *w)
 		"Samples of the window being sent that are not yet answered.", G, g_pending, until);
 	per_url(w, rw, "gpuwatch_remote_write_shards", "Shards the last window was sent with.", G, g_shards,
 		until);
-	per_url(w, rw, "gpuwatch_remote_write_highest_sent_timestamp_seconds",
+	per_url(w, rw, "gpuwatch_remote_write_queue_highest_sent_timestamp_seconds",
 		"Up to this time every sample was answered by the remote storage (the position).", G,
 		g_sent_ts, until);
+	per_url(w, rw, "gpuwatch_remote_write_highest_timestamp_in_seconds",
+		"The newest sample time the store has written, which remote write may send.", G, g_highest,
+		until);
 	per_url(w, rw, "gpuwatch_remote_write_lag_seconds",
 		"How far the position is behind the newest sample written to the store.", G, g_lag, until);
 }

@@ -132,7 +132,7 @@ metric() {
 # wait_position SECONDS MS: until the receiver's position is past MS.
 wait_position() {
 	for _ in $(seq $(($1 * 5))); do
-		p=$(metric gpuwatch_remote_write_highest_sent_timestamp_seconds)
+		p=$(metric gpuwatch_remote_write_queue_highest_sent_timestamp_seconds)
 		python3 -c "import sys; sys.exit(0 if float('${p:-0}') * 1000 > $2 else 1)" && return 0
 		sleep 0.2
 	done
@@ -143,7 +143,7 @@ wait_position() {
 # compare WHAT [MATCHERS [METRICS]]
 compare() {
 	local what=$1 m=${2:-} pos
-	pos=$(metric gpuwatch_remote_write_highest_sent_timestamp_seconds)
+	pos=$(metric gpuwatch_remote_write_queue_highest_sent_timestamp_seconds)
 	for q in ${3:-DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE gpuwatch_power_draw_watts up gpu:temp:max}; do
 		curl -s "http://127.0.0.1:$aport/api/v1/query" --data-urlencode "query=$q{$m}[1h]" --data-urlencode "time=$pos" >"$tmp/a.json"
 		curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q{cluster=\"c1\"${m:+,$m}}[1h]" \
@@ -274,7 +274,7 @@ wait_position 120 "$now" || fail "30 minutes behind: never caught up: $(tail -3 
 echo "caught up 30 minutes of 2 GPUs in $(($(date +%s%3N) - t0)) ms"
 compare "30 minutes behind" 'instance="big"' "DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE gpuwatch_power_draw_watts"
 n=$(curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=count_over_time(DCGM_FI_DEV_GPU_TEMP{instance="big",gpu="0"}[1h])' \
-	--data-urlencode "time=$(metric gpuwatch_remote_write_highest_sent_timestamp_seconds)" |
+	--data-urlencode "time=$(metric gpuwatch_remote_write_queue_highest_sent_timestamp_seconds)" |
 	python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
 [ "${n:-0}" -ge 1800 ] || fail "30 minutes behind: Prometheus holds $n samples of a series, want 1800 or more"
 

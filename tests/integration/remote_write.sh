@@ -252,7 +252,7 @@ sys.exit(1 if bad else 0)
 PY
 # Half an hour the receiver never saw: a store written by sim record as the
 # agent writes it, with the position at its start. All of it arrives, in
-# order, in windows of about 16 requests, and equals the store's.
+# order, in windows of about 64 requests, and equals the store's.
 kill "$apid"
 wait "$apid" 2>/dev/null
 "$BIN" --sim 2xH200:training sim record -d 30m --storage.path "$tmp/big" --instance big -q 2>/dev/null ||

@@ -48,6 +48,8 @@ struct rw_writer {
 	pthread_mutex_t log_mu;
 	int64_t logged_ms;
 	bool failing;
+	int64_t refused_logged_ms; /* the last refusal logged; 0: none yet */
+	uint64_t refused_since;	   /* samples refused since then */
 };
 
 /* All URLs, and what they share. */

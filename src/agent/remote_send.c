@@ -143,6 +143,29 @@ void rw_log_failure(struct rw_writer *w, const char *what)
 	}
 }
 
+/* A refusal: the first at once, then one line a minute saying how many samples went since. */
+static void log_refused(struct rw_writer *w, uint64_t samples, const char *why)
+{
+	int64_t now = gw_now_ms();
+	pthread_mutex_lock(&w->log_mu);
+	w->refused_since += samples;
+	uint64_t n = w->refused_since;
+	bool say = !w->refused_logged_ms || now - w->refused_logged_ms >= 60000;
+	if (say) {
+		w->refused_logged_ms = now;
+		w->refused_since = 0;
+	}
+	pthread_mutex_unlock(&w->log_mu);
+	if (!say)
+		return;
+	char q[GW_ERR_MSG_MAX + 64];
+	w->rw->a->o.log(
+	    "error",
+	    "msg=\"remote write refused; samples dropped\" url=%s samples=%llu err=\"%s\" "
+	    "hint=\"logged at most once a minute; gpuwatch_remote_write_samples_failed_total counts them\"",
+	    w->url, (unsigned long long)n, gw_logq(q, sizeof(q), why));
+}
+
 static void log_recovered(struct rw_writer *w)
 {
 	pthread_mutex_lock(&w->log_mu);
@@ -193,11 +216,7 @@ enum rw_outcome rw_send(struct rw_writer *w, struct rw_conn *c, uint64_t samples
 		if (!retry) {
 			/* refused for good: Prometheus drops such a request and counts its samples */
 			atomic_fetch_add(&w->failed, samples);
-			char q[GW_ERR_MSG_MAX + 64];
-			w->rw->a->o.log("error",
-					"msg=\"remote write refused; samples dropped\" url=%s samples=%llu "
-					"err=\"%s\"",
-					w->url, (unsigned long long)samples, gw_logq(q, sizeof(q), why));
+			log_refused(w, samples, why);
 			return RW_REFUSED;
 		}
 		atomic_fetch_add(&w->retried, samples);

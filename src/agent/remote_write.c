@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 /*
- * Samples of one frame are appended series by series and rule results a
- * little after their time stamp; a flush may start in between. Reading
- * only up to this far below the durable time leaves them time to land.
+ * Samples of one frame are appended series by series, and the parts that
+ * evaluate frames on threads of their own (rules, the OOM forecast, the
+ * health watches) append a little after their time stamp, up to a frame
+ * late; a flush may start in between. Reading only up to this far, plus
+ * one sampling interval, below the durable time leaves them time to land.
  */
 #define SETTLE_MS 1000
 /*
@@ -261,7 +263,7 @@ static int64_t readable_until(struct rw_writer *w)
 	int64_t d = gw_tsdb_durable_t(w->rw->a->history.db), now = gw_now_ms();
 	if (d == INT64_MIN)
 		return INT64_MIN;
-	return (d < now ? d : now) - SETTLE_MS;
+	return (d < now ? d : now) - SETTLE_MS - (int64_t)w->rw->a->interval_ms;
 }
 
 static void *writer_run(void *arg)
@@ -618,8 +620,9 @@ void agent_rw_render(struct gw_agent *a, struct gw_expfmt *w)
 		"Total number of bytes of compressed requests acknowledged by the remote storage.", C,
 		g_bytes, until);
 	per_url(w, rw, "gpuwatch_remote_write_samples_late_total",
-		"Total number of rule results stored after the writer had read past their time: not sent.", C,
-		g_late, until);
+		"Total number of rule results, forecasts and health statuses stored after the writer had "
+		"read past their time: not sent.",
+		C, g_late, until);
 	per_url(w, rw, "gpuwatch_remote_write_samples_pending",
 		"Samples of the window being sent that are not yet answered.", G, g_pending, until);
 	per_url(w, rw, "gpuwatch_remote_write_shards", "Shards the last window was sent with.", G, g_shards,

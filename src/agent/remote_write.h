@@ -72,8 +72,9 @@ void agent_rw_stop(struct gw_agent *a);
 void agent_rw_close(struct gw_agent *a);
 /*
  * A sample just appended at time t (ms) by other than the sampler (rule
- * results): counted as late for each URL whose writer has already read
- * past t, since it will not be sent there. Any thread.
+ * results, the OOM forecast, the health watches): counted as late for each
+ * URL whose writer has already read past t, since it will not be sent
+ * there. Any thread.
  */
 void agent_rw_note_append(struct gw_agent *a, int64_t t);
 /* gpuwatch_remote_write_* families. */

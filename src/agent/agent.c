@@ -350,6 +350,8 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 		return fail(err, rc, "cannot start the health watches", NULL);
 	if ((rc = agent_alerting_open(a, err)) != 0)
 		return fail(err, rc, "cannot load the rules", NULL);
+	if ((rc = agent_rw_open(a, err)) != 0) /* after alerting: it sends with the external labels */
+		return fail(err, rc, "cannot start remote write", NULL);
 	return 0;
 }
 
@@ -459,11 +461,13 @@ void gw_agent_free(struct gw_agent *a)
 		return;
 	struct gw_http *srv = atomic_exchange(&a->http, NULL);
 	gw_http_stop(srv);
-	agent_alerting_close(a); /* its evaluator reads and writes the store */
+	agent_rw_stop(a);        /* reads the store, sends with the external labels alerting holds */
+	agent_alerting_close(a); /* its evaluator reads and writes the store, and tells remote write */
 	agent_forecast_stop(a);	 /* it writes to the store */
 	agent_push_close(a);	 /* after the server: no push runs */
 	agent_health_stop(a);    /* it appends to the store and reads frames */
 	agent_policy_close(a);   /* the actions the watches queued run first */
+	agent_rw_close(a);       /* after every part that appends: they tell it */
 	if (a->history.db)
 		agent_history_close(&a->history); /* stops storing, flushes */
 	gw_sampler_free(a->sampler);

@@ -9,9 +9,10 @@
  *
  * and the HTTP server, whose route table each part contributes to: the
  * exposition /metrics, the agent /health and its landing page, the history
- * the query API (on the server's bounded query pool). Parts yet to come
- * (rules and notifiers, remote_write, health watches) hang off the same
- * frames and add their routes the same way.
+ * the query API (on the server's bounded query pool); the rules and
+ * their notifiers (alerting.c) and the remote writers (remote_write.c),
+ * which read the history. Parts yet to come (health watches) hang off
+ * the same frames and add their routes the same way.
  *
  * The caller (cmd/agent.c) parses flags, owns the process (signals, limits,
  * the exit code) and the NVML binding, and reports errors; the agent logs
@@ -24,6 +25,7 @@
 #ifndef GW_AGENT_AGENT_H
 #define GW_AGENT_AGENT_H
 
+#include "agent/remote_write.h"
 #include "collect/sampler.h"
 #include "core/err.h"
 #include "http/webcfg.h"
@@ -69,6 +71,9 @@ struct gw_agent_opts {
 	int64_t outage_tolerance_ms, for_grace_ms, resend_delay_ms; /* 0: 1 h, 10 m, 1 m */
 	int64_t forecast_window_ms; /* --memory.forecast-window: the OOM forecast's trend; 0: 10 min */
 	const char *policy_file; /* --policy: health policies (health/policy.h); NULL: none */
+	/* remote_write (remote_write.c; needs the history): defaults filled in at start */
+	struct gw_rw_opts *remote_writes; /* --remote-write.url and the options after each */
+	size_t nremote_writes;
 	gw_agent_log_fn log;
 };
 

@@ -140,6 +140,7 @@ struct gw_agent {
 	struct agent_push push;
 	struct agent_health health;
 	struct agent_policy policy;
+	struct agent_rw *rw; /* the remote writers; NULL without --remote-write.url */
 	struct gw_http_route routes[14 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };

@@ -18,13 +18,16 @@
 /* Rule samples into the store, one appender at a time with the frames and imports. */
 static int store_append(void *ctx, const struct gw_labels *labels, int64_t t, double v, struct gw_err *err)
 {
-	struct agent_history *h = ctx;
+	struct gw_agent *a = ctx;
+	struct agent_history *h = &a->history;
 	uint64_t ref;
 	pthread_mutex_lock(&h->append_mu);
 	int rc = gw_tsdb_series(h->db, labels->p, labels->n, &ref);
 	if (rc == 0)
 		rc = gw_tsdb_append(h->db, ref, t, v);
 	pthread_mutex_unlock(&h->append_mu);
+	if (rc == 0)
+		agent_rw_note_append(a, t); /* a slow evaluation's results may come after remote write read past them */
 	if (rc == GW_ENOMEM)
 		return gw_err_set(err, rc, "out of memory appending rule results");
 	/* an out-of-order sample is dropped, as Prometheus' appender drops it */
@@ -103,7 +106,7 @@ int agent_alerting_start(struct gw_agent *a, unsigned short port, struct gw_err 
 			return rc;
 	struct gw_rules_opts ro = {
 		.querier = gw_tsdb_querier(a->history.db),
-		.appender = {&a->history, store_append, NULL},
+		.appender = {a, store_append, NULL},
 		.notifier = al->notifier,
 		.external = al->external,
 		.external_url = al->external_url,

@@ -23,6 +23,7 @@ static void render_extra(void *arg, struct gw_expfmt *w)
 	agent_forecast_render(a, w);
 	agent_push_render(a, w);
 	agent_health_render(a, w);
+	agent_rw_render(a, w);
 	struct gw_http *srv = atomic_load(&a->http);
 	if (!srv)
 		return;

@@ -98,6 +98,8 @@ static int store(struct gw_agent *a, struct gw_gpu *gpu, uint64_t *ref, int64_t 
 	if (rc == 0)
 		rc = gw_tsdb_append(h->db, *ref, t, v);
 	pthread_mutex_unlock(&h->append_mu);
+	if (rc == 0)
+		agent_rw_note_append(a, t); /* a frame a step, taken after it was published */
 	return rc;
 }
 

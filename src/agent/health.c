@@ -52,6 +52,7 @@ static void store(struct gw_agent *a, const struct gw_frame *f)
 		}
 	}
 	pthread_mutex_unlock(&h->append_mu);
+	agent_rw_note_append(a, f->t_ms); /* the latest frame, evaluated after it was published */
 }
 
 /* The latest frame, if new, through the watches. */

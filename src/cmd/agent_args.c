@@ -3,6 +3,7 @@
 
 #include "promql/ast.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,9 +76,30 @@ static void usage(FILE *out)
 		"      --alert.log             log every alert sent\n"
 		"      --policy FILE           health policies: conditions (dbe, xid, retired_pages, ...)\n"
 		"                              and actions (log, exec, webhook); see docs/HEALTH.md\n"
-		"      --external-label NAME=VALUE  added to alerts sent (repeatable), $externalLabels\n"
+		"      --external-label NAME=VALUE  added to alerts and remote-written samples\n"
+		"                              (repeatable), $externalLabels in templates\n"
 		"      --web.external-url URL  the agent as users reach it: alerts' generatorURL\n"
 		"                              (default http://HOST:PORT)\n"
+		"Remote write (Prometheus' remote-write 1.0, from the history store; docs/REMOTE_WRITE.md):\n"
+		"      --remote-write.url URL  send every stored sample there (repeatable); a receiver\n"
+		"                              that was down gets all it missed, in order; the options\n"
+		"                              below apply to the URL before them\n"
+		"      --remote-write.username USER, --remote-write.password PASS | --remote-write.password-file FILE\n"
+		"                              basic auth\n"
+		"      --remote-write.bearer-token TOKEN | --remote-write.bearer-token-file FILE\n"
+		"      --remote-write.header 'NAME: VALUE'   extra header (repeatable), e.g. X-Scope-OrgID\n"
+		"      --remote-write.tls-ca-file FILE, --remote-write.tls-cert-file FILE,\n"
+		"      --remote-write.tls-key-file FILE, --remote-write.tls-insecure-skip-verify\n"
+		"      --remote-write.keep REGEX   send only metrics whose name matches (anchored)\n"
+		"      --remote-write.drop REGEX   do not send metrics whose name matches\n"
+		"      --remote-write.timeout D     a request's limit (default 30s)\n"
+		"      --remote-write.max-shards N  requests in flight at once (default 200)\n"
+		"      --remote-write.max-samples-per-send N   (default 500)\n"
+		"      --remote-write.batch-send-deadline D    longest a sample waits (default 5s)\n"
+		"      --remote-write.min-backoff D, --remote-write.max-backoff D   retry waits (30ms, 5s)\n"
+		"      --remote-write.retry-on-http-429   retry 429 answers too (default: dropped, as\n"
+		"                              Prometheus 2.42); 5xx and lost connections are retried\n"
+		"      (--external-label NAME=VALUE is added to the samples sent, too)\n"
 		"  -h, --help                  show this help\n\n"
 		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /,\n"
 		"/api/v1/{query,query_range,series,labels,label/NAME/values,metadata,status/buildinfo},\n"
@@ -188,6 +210,105 @@ void agent_args_release(struct agent_args *o)
 {
 	free(o->lists);
 	o->lists = NULL;
+	free(o->rws);
+	o->rws = NULL;
+}
+
+/*
+ * --remote-write.*: each option but the URL applies to the URL before it,
+ * as a remote_write entry of Prometheus' configuration holds its own.
+ */
+enum rw_kind { RW_STR, RW_FLAG, RW_HEADER, RW_DUR, RW_COUNT };
+static const struct rw_flag {
+	const char *name;
+	enum rw_kind kind;
+	size_t off; /* in struct gw_rw_opts */
+	unsigned int lo, hi; /* RW_COUNT */
+} rw_flags[] = {
+	{"--remote-write.username", RW_STR, offsetof(struct gw_rw_opts, username), 0, 0},
+	{"--remote-write.password", RW_STR, offsetof(struct gw_rw_opts, password), 0, 0},
+	{"--remote-write.password-file", RW_STR, offsetof(struct gw_rw_opts, password_file), 0, 0},
+	{"--remote-write.bearer-token", RW_STR, offsetof(struct gw_rw_opts, bearer_token), 0, 0},
+	{"--remote-write.bearer-token-file", RW_STR, offsetof(struct gw_rw_opts, bearer_token_file), 0, 0},
+	{"--remote-write.tls-ca-file", RW_STR, offsetof(struct gw_rw_opts, ca_file), 0, 0},
+	{"--remote-write.tls-cert-file", RW_STR, offsetof(struct gw_rw_opts, cert_file), 0, 0},
+	{"--remote-write.tls-key-file", RW_STR, offsetof(struct gw_rw_opts, key_file), 0, 0},
+	{"--remote-write.tls-insecure-skip-verify", RW_FLAG, offsetof(struct gw_rw_opts, insecure_skip_verify), 0, 0},
+	{"--remote-write.header", RW_HEADER, 0, 0, 0},
+	{"--remote-write.keep", RW_STR, offsetof(struct gw_rw_opts, keep), 0, 0},
+	{"--remote-write.drop", RW_STR, offsetof(struct gw_rw_opts, drop), 0, 0},
+	{"--remote-write.timeout", RW_DUR, offsetof(struct gw_rw_opts, timeout_ms), 0, 0},
+	{"--remote-write.max-shards", RW_COUNT, offsetof(struct gw_rw_opts, max_shards), 1, 1000},
+	{"--remote-write.max-samples-per-send", RW_COUNT, offsetof(struct gw_rw_opts, max_samples_per_send), 1, 100000},
+	{"--remote-write.batch-send-deadline", RW_DUR, offsetof(struct gw_rw_opts, batch_send_deadline_ms), 0, 0},
+	{"--remote-write.min-backoff", RW_DUR, offsetof(struct gw_rw_opts, min_backoff_ms), 0, 0},
+	{"--remote-write.max-backoff", RW_DUR, offsetof(struct gw_rw_opts, max_backoff_ms), 0, 0},
+	{"--remote-write.retry-on-http-429", RW_FLAG, offsetof(struct gw_rw_opts, retry_on_429), 0, 0},
+};
+#define NRW_FLAGS (sizeof(rw_flags) / sizeof(rw_flags[0]))
+
+static const struct rw_flag *rw_flag(const char *name)
+{
+	for (size_t i = 0; i < NRW_FLAGS; i++)
+		if (strcmp(rw_flags[i].name, name) == 0)
+			return &rw_flags[i];
+	return NULL;
+}
+
+/* An option that takes a value: the URL, and the per-URL ones but the switches. */
+static bool rw_takes(const char *name)
+{
+	const struct rw_flag *f = rw_flag(name);
+	return strcmp(name, "--remote-write.url") == 0 || (f && f->kind != RW_FLAG);
+}
+
+/* 0: parsed; 2: a bad value, reported. */
+static int rw_parse(struct agent_args *o, const struct rw_flag *f, const char *val, int argc)
+{
+	if (!f) { /* --remote-write.url */
+		if (strncmp(val, "http://", 7) != 0 && strncmp(val, "https://", 8) != 0) {
+			fprintf(stderr, "gpuwatch agent: --remote-write.url wants an http:// or https:// URL, got \"%s\"\n",
+				val);
+			return 2;
+		}
+		if (!o->rws && !(o->rws = calloc((size_t)argc, sizeof(*o->rws)))) {
+			fprintf(stderr, "gpuwatch agent: out of memory\n");
+			return 2;
+		}
+		o->rws[o->ao.nremote_writes].url = val;
+		o->ao.remote_writes = o->rws;
+		o->ao.nremote_writes++;
+		return 0;
+	}
+	if (!o->ao.nremote_writes) {
+		fprintf(stderr, "gpuwatch agent: %s applies to the --remote-write.url before it, and none was given\n",
+			f->name);
+		return 2;
+	}
+	struct gw_rw_opts *rw = &o->rws[o->ao.nremote_writes - 1];
+	char *at = (char *)rw + f->off;
+	switch (f->kind) {
+	case RW_STR:
+		*(const char **)at = val;
+		return 0;
+	case RW_FLAG:
+		*(bool *)at = true;
+		return 0;
+	case RW_HEADER:
+		if (!strchr(val, ':') || val[0] == ':' || rw->nheaders == GW_RW_MAX_HEADERS) {
+			fprintf(stderr, "gpuwatch agent: --remote-write.header wants \"Name: value\" (at most %d a URL), got "
+					"\"%s\"\n",
+				GW_RW_MAX_HEADERS, val);
+			return 2;
+		}
+		rw->headers[rw->nheaders++] = val;
+		return 0;
+	case RW_DUR:
+		return parse_timeout(f->name, val, false, (int64_t *)at) ? 2 : 0;
+	case RW_COUNT:
+		return parse_count(f->name, val, f->lo, f->hi, (unsigned int *)at) ? 2 : 0;
+	}
+	return 2;
 }
 
 int agent_parse_args(int argc, char **argv, struct agent_args *o)
@@ -243,7 +364,7 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--rules.alert.resend-delay") == 0 || strcmp(name, "--alertmanager.url") == 0 ||
 			     strcmp(name, "--alert.webhook") == 0 || strcmp(name, "--external-label") == 0 ||
 			     strcmp(name, "--web.external-url") == 0 || strcmp(name, "--memory.forecast-window") == 0 ||
-			     strcmp(name, "--policy") == 0;
+			     strcmp(name, "--policy") == 0 || rw_takes(name);
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -359,6 +480,9 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 				return 2;
 			}
 			list_add(o, &o->ao.external_labels, &o->ao.nexternal_labels, val, argc);
+		} else if (strcmp(name, "--remote-write.url") == 0 || rw_flag(name)) {
+			if (rw_parse(o, rw_flag(name), val, argc))
+				return 2;
 		} else if (strcmp(name, "--web.external-url") == 0) {
 			o->ao.external_url = val;
 		} else if (strcmp(name, "--policy") == 0) {

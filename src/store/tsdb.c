@@ -282,6 +282,11 @@ void ts_set_error(struct gw_tsdb *db, const struct gw_err *e)
 	pthread_mutex_unlock(&db->stat_mu);
 }
 
+int64_t gw_tsdb_durable_t(struct gw_tsdb *db)
+{
+	return atomic_load(&db->last_flush_t);
+}
+
 void gw_tsdb_status(struct gw_tsdb *db, struct gw_tsdb_status *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -170,6 +170,17 @@ int gw_tsdb_retain(struct gw_tsdb *db, struct gw_err *err);
 
 void gw_tsdb_status(struct gw_tsdb *db, struct gw_tsdb_status *out);
 
+/*
+ * The newest time stamp (ms) the last good flush wrote: what a reader may
+ * treat as on disk, a crash no longer able to take it (last_flush_t
+ * without gw_tsdb_status' walk over every head; at open, the newest
+ * stored). INT64_MIN before anything was written. A remote writer sends
+ * only up to it, so that after a crash the store still holds what it sent.
+ * Samples of one frame are appended series by series, so a flush may
+ * start between two of them: readers keep a margin below it.
+ */
+int64_t gw_tsdb_durable_t(struct gw_tsdb *db);
+
 /* The querier: select() and series() over disk and heads; thread-safe. */
 struct gw_querier gw_tsdb_querier(struct gw_tsdb *db);
 

@@ -139,6 +139,25 @@ static void test_roundtrip_reopen(void)
 	gw_tsdb_close(db);
 }
 
+/* What is durable: nothing before a flush, the newest flushed after one, the newest stored after reopen. */
+static void test_durable_time(void)
+{
+	fresh_dir();
+	struct gw_tsdb *db = open_db(NULL);
+	uint64_t a = series(db, "temp", "0");
+	CHECK_INT_EQ(gw_tsdb_durable_t(db), INT64_MIN);
+	append_range(db, a, 0, 1000, 5000);
+	CHECK_INT_EQ(gw_tsdb_durable_t(db), INT64_MIN);
+	CHECK_INT_EQ(gw_tsdb_flush(db, NULL), 0);
+	CHECK_INT_EQ(gw_tsdb_durable_t(db), 5000);
+	append_range(db, a, 0, 6000, 9000);
+	CHECK_INT_EQ(gw_tsdb_durable_t(db), 5000); /* appended, not yet written */
+	gw_tsdb_close(db);
+	db = open_db(NULL);
+	CHECK_INT_EQ(gw_tsdb_durable_t(db), 9000); /* close flushed */
+	gw_tsdb_close(db);
+}
+
 /* Flushed samples of an open chunk stay in memory compressed, not 16 B each. */
 static void test_head_memory_compressed(void)
 {
@@ -786,6 +805,7 @@ int main(void)
 	RUN(test_same_samples_stored_once);
 	RUN(test_unwritable_dir);
 	RUN(test_disk_full_resumes);
+	RUN(test_durable_time);
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx %s; rm -rf %s", dir, dir);
 	if (system(cmd) != 0)

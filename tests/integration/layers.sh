@@ -18,10 +18,11 @@ declare -A may=(
 	[ingest]="core model nvml fields export store ingest"
 	[api]="core model promql http api"
 	[rules]="core model store promql http export api rules"
+	[analysis]="core model store promql analysis"
 	[web]="web"
 	[agent]="core model nvml fields collect export http store ingest promql api rules web agent"
 	[ui]="core model nvml fields collect http ui"
-	[cmd]="core model nvml fields collect export http store ingest promql api rules web agent ui cmd"
+	[cmd]="core model nvml fields collect export http store ingest promql api rules web agent ui analysis cmd"
 	[sim]="nvml"
 )
 

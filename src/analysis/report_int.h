@@ -1,0 +1,55 @@
+/*
+ * report_int.h - what the report's files share: the statistics over
+ * sample arrays, the reading step and the detectors. Not for other modules;
+ * the unit tests include it to check the pieces on synthetic series.
+ */
+#ifndef GW_ANALYSIS_REPORT_INT_H
+#define GW_ANALYSIS_REPORT_INT_H
+
+#include "analysis/report.h"
+
+/*
+ * Statistics of v[0..n) (NaN and staleness markers left out); scratch
+ * holds n doubles and is overwritten (sorted).
+ */
+void gw_rpt_stat(const double *v, size_t n, double *scratch, struct gw_report_stat *out);
+
+/* Quantile q of s[0..n) sorted ascending, interpolated as PromQL's quantile does. */
+double gw_rpt_quantile(const double *s, size_t n, double q);
+
+/*
+ * Seconds each sample stands for: up to the next sample, at most gap_ms
+ * (a longer gap is time without data); the last sample the median interval.
+ */
+void gw_rpt_weights(const int64_t *t, size_t n, int64_t gap_ms, double *w);
+
+/*
+ * How much a counter grew over the samples: every rise, and after a fall
+ * (a reset) the value it restarted from. first/last: the times of the
+ * first and last rise (0 when none); either may be NULL.
+ */
+double gw_rpt_increase(const int64_t *t, const double *v, size_t n, int64_t *first, int64_t *last);
+
+/* Least squares y = a + b x over the finite points; false when fewer than 3 or x is constant. */
+struct gw_rpt_fit {
+	double a, b, r2;
+	size_t n;
+};
+bool gw_rpt_linfit(const double *x, const double *y, size_t n, struct gw_rpt_fit *out);
+
+/* "1h 05m", "42s": a duration for the evidence. */
+void gw_rpt_duration(double seconds, char *out, size_t len);
+/* "2026-07-03 10:00:00" UTC */
+void gw_rpt_time(int64_t ms, char *out, size_t len);
+
+/* The renderers of the formats gw_report_render() dispatches to. */
+int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b);
+int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b);
+
+/* The detectors, over a built report; each appends its findings. */
+int gw_rpt_find(struct gw_report *r);
+
+/* A finding appended to r (zeroed, gpus with room for ngpus); NULL when out of memory. */
+struct gw_report_finding *gw_rpt_finding_add(struct gw_report *r, enum gw_report_kind k, size_t ngpus);
+
+#endif

@@ -42,8 +42,7 @@
 	X(SM, "sm_active_ratio", "gpuwatch_gpm_sm_active_ratio", "SM active", "%", 100.0)                    \
 	X(TENSOR, "tensor_active_ratio", "gpuwatch_gpm_tensor_active_ratio", "tensor active", "%", 100.0)    \
 	X(MEM_BUSY, "memory_busy_ratio", "gpuwatch_utilization_memory_ratio", "memory busy", "%", 100.0)     \
-	X(MEM, "memory_used_bytes", "gpuwatch_memory_used_bytes", "memory used", "GiB",                       \
-	  1.0 / 1073741824.0)                                                                                \
+	X(MEM, "memory_used_bytes", "gpuwatch_memory_used_bytes", "memory used", "GiB", 1.0 / 1073741824.0)  \
 	X(TEMP, "temperature_celsius", "gpuwatch_temperature_gpu_celsius", "temperature", "C", 1.0)          \
 	X(POWER, "power_watts", "gpuwatch_power_draw_watts", "power", "W", 1.0)                              \
 	X(SM_CLOCK, "sm_clock_hertz", "gpuwatch_clock_sm_hertz", "SM clock", "MHz", 1e-6)                    \
@@ -118,14 +117,14 @@ struct gw_report_stat {
 
 /* Changes of the hardware counters inside the range. */
 struct gw_report_hw {
-	double xid;                 /* XIDs delivered */
-	int xid_codes[8];           /* the distinct codes seen, first 8 */
+	double xid;	  /* XIDs delivered */
+	int xid_codes[8]; /* the distinct codes seen, first 8 */
 	size_t nxid_codes;
 	double ecc_corrected, ecc_uncorrected; /* volatile totals' increase */
-	double retired_pages;       /* SBE + DBE retired pages added */
-	double remapped_rows;       /* uncorrectable remapped rows added */
+	double retired_pages;		       /* SBE + DBE retired pages added */
+	double remapped_rows;		       /* uncorrectable remapped rows added */
 	double pcie_replays;
-	int64_t first, last;        /* ms of the first and last change; 0: none */
+	int64_t first, last; /* ms of the first and last change; 0: none */
 };
 
 /* A span a dip of utilisation lasted (ms, first and last low sample). */
@@ -136,15 +135,15 @@ struct gw_report_span {
 struct gw_report_gpu {
 	const char *instance, *index, *uuid, *name; /* "" when the series lack the label */
 	struct gw_report_stat stat[GW_RS_N];
-	double *grid[GW_RS_N];   /* bucket means over the report's grid, NaN where no sample */
-	double *grid_reasons;    /* bucket OR of the clock event reasons, NaN where none */
-	double mem_total;        /* bytes (the largest seen); 0: unknown */
-	double power_limit;      /* enforced, W (the smallest seen); 0: unknown */
-	double power_default;    /* default limit, W; 0: unknown */
-	double pcie_capacity;    /* bytes/s one direction at the widest, fastest link seen; 0: unknown */
-	double seconds;          /* time the samples cover */
-	double idle_s;           /* utilisation under GW_REPORT_IDLE_UTIL */
-	double near_full_s;      /* memory at or over GW_REPORT_NEAR_FULL of the total */
+	double *grid[GW_RS_N]; /* bucket means over the report's grid, NaN where no sample */
+	double *grid_reasons;  /* bucket OR of the clock event reasons, NaN where none */
+	double mem_total;      /* bytes (the largest seen); 0: unknown */
+	double power_limit;    /* enforced, W (the smallest seen); 0: unknown */
+	double power_default;  /* default limit, W; 0: unknown */
+	double pcie_capacity;  /* bytes/s one direction at the widest, fastest link seen; 0: unknown */
+	double seconds;	       /* time the samples cover */
+	double idle_s;	       /* utilisation under GW_REPORT_IDLE_UTIL */
+	double near_full_s;    /* memory at or over GW_REPORT_NEAR_FULL of the total */
 	double throttle_s[GW_RR_N];
 	bool throttle_counted[GW_RR_N]; /* from the violation counter (else from the reason bits, or none) */
 	double energy_j;
@@ -166,20 +165,20 @@ struct gw_report_finding {
 };
 
 struct gw_report {
-	int64_t from, to;       /* the range asked for, ms */
-	int64_t first, last;    /* the samples found in it, ms */
-	int64_t step;           /* grid step, ms */
-	size_t ngrid;           /* grid points: from + k * step */
+	int64_t from, to;    /* the range asked for, ms */
+	int64_t first, last; /* the samples found in it, ms */
+	int64_t step;	     /* grid step, ms */
+	size_t ngrid;	     /* grid points: from + k * step */
 	struct gw_report_gpu *gpu;
 	size_t ngpus;
 	struct gw_report_stat node[GW_RS_N]; /* over the grid of the node: see docs/REPORT.md */
 	double energy_j;
-	double price_per_kwh;   /* 0: no cost */
+	double price_per_kwh; /* 0: no cost */
 	const char *currency;
-	const char *source;     /* what was read, for the heading */
+	const char *source; /* what was read, for the heading */
 	struct gw_report_finding *find;
 	size_t nfind;
-	struct gw_arena arena;  /* everything above */
+	struct gw_arena arena; /* everything above */
 };
 
 /* Thresholds the detectors and durations use (docs/REPORT.md says why). */

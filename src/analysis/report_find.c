@@ -66,7 +66,8 @@ struct gw_report_finding *gw_rpt_finding_add(struct gw_report *r, enum gw_report
 	return f;
 }
 
-static struct gw_report_finding *one(struct gw_report *r, enum gw_report_kind k, size_t gi, int64_t from, int64_t to)
+static struct gw_report_finding *one(struct gw_report *r, enum gw_report_kind k, size_t gi, int64_t from,
+				     int64_t to)
 {
 	struct gw_report_finding *f = gw_rpt_finding_add(r, k, 1);
 	if (f) {
@@ -109,8 +110,8 @@ struct runs {
 
 typedef bool (*cond_fn)(const struct gw_report *r, const struct gw_report_gpu *g, size_t k, const void *arg);
 
-static struct runs runs_of(const struct gw_report *r, const struct gw_report_gpu *g, cond_fn c, const void *arg,
-			   double min_s)
+static struct runs runs_of(const struct gw_report *r, const struct gw_report_gpu *g, cond_fn c,
+			   const void *arg, double min_s)
 {
 	struct runs out = {0};
 	size_t minlen = (size_t)ceil(min_s * 1000.0 / (double)r->step);
@@ -187,10 +188,13 @@ static int find_idle_allocated(struct gw_report *r, size_t gi)
 			 mem / GIB, GW_REPORT_IDLE_UTIL * 100, d, 100 * s / covered(r, g));
 	if (!isnan(pw) && n > 0 && (size_t)n < sizeof(f->evidence))
 		snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n, ", drawing %.0f W meanwhile", pw);
-	snprintf(f->advice, sizeof(f->advice),
-		 "A process holds this GPU without using it (a notebook kernel, a finished job that did not exit, a "
-		 "server without traffic). Find it with gpuwatch smi --query-compute-apps=pid,process_name,used_memory "
-		 "--format=csv and stop it, or share the GPU (MPS, MIG, time-slicing) so reserved is not idle.");
+	snprintf(
+	    f->advice, sizeof(f->advice),
+	    "A process holds this GPU without using it (a notebook kernel, a finished job that did not exit, "
+	    "a "
+	    "server without traffic). Find it with gpuwatch smi "
+	    "--query-compute-apps=pid,process_name,used_memory "
+	    "--format=csv and stop it, or share the GPU (MPS, MIG, time-slicing) so reserved is not idle.");
 	return 0;
 }
 
@@ -285,14 +289,18 @@ static int find_sync_stall(struct gw_report *r, bool *in_sync)
 		char d[32];
 		gw_rpt_duration(dip_s / (double)n, d, sizeof(d));
 		snprintf(f->evidence, sizeof(f->evidence),
-			 "%zu GPUs dipped under half their median utilisation together: %zu of their %zu dips (%.0f%%) "
+			 "%zu GPUs dipped under half their median utilisation together: %zu of their %zu "
+			 "dips (%.0f%%) "
 			 "coincide with another GPU's within %d s; %s of dips per GPU (%.1f%% of the time)",
-			 n, synced_all, total, 100.0 * (double)synced_all / (double)total, DIP_TOL_MS / 1000, d,
-			 100 * dip_s / (double)n / covered(r, &r->gpu[i]));
+			 n, synced_all, total, 100.0 * (double)synced_all / (double)total, DIP_TOL_MS / 1000,
+			 d, 100 * dip_s / (double)n / covered(r, &r->gpu[i]));
 		snprintf(f->advice, sizeof(f->advice),
-			 "The GPUs wait at the same moments, so something they share stalls them: a collective waiting "
-			 "for the slowest rank, a checkpoint or evaluation, a shared data loader. Overlap communication "
-			 "with compute, write checkpoints asynchronously, check NCCL's transport (NCCL_DEBUG=INFO) and "
+			 "The GPUs wait at the same moments, so something they share stalls them: a "
+			 "collective waiting "
+			 "for the slowest rank, a checkpoint or evaluation, a shared data loader. Overlap "
+			 "communication "
+			 "with compute, write checkpoints asynchronously, check NCCL's transport "
+			 "(NCCL_DEBUG=INFO) and "
 			 "look for a straggler rank or node.");
 	}
 	return 0;
@@ -319,20 +327,22 @@ static int find_input_bound(struct gw_report *r, size_t gi, bool in_sync)
 			return GW_ENOMEM;
 		char d[32];
 		gw_rpt_duration(held_s, d, sizeof(d));
-		snprintf(f->evidence, sizeof(f->evidence),
-			 "utilisation averaged %.0f%% (p95 %.0f%%) over %s while %.1f GiB of memory was held; SM "
-			 "active %.0f%%",
-			 util * 100, g->stat[GW_RS_UTIL].p95 * 100, d, mean_where(r, g, GW_RS_MEM, is_held) / GIB,
-			 g->stat[GW_RS_SM].n ? g->stat[GW_RS_SM].mean * 100 : NAN);
+		snprintf(
+		    f->evidence, sizeof(f->evidence),
+		    "utilisation averaged %.0f%% (p95 %.0f%%) over %s while %.1f GiB of memory was held; SM "
+		    "active %.0f%%",
+		    util * 100, g->stat[GW_RS_UTIL].p95 * 100, d, mean_where(r, g, GW_RS_MEM, is_held) / GIB,
+		    g->stat[GW_RS_SM].n ? g->stat[GW_RS_SM].mean * 100 : NAN);
 	} else if (!in_sync && dips_count(r, g)) {
 		struct gw_report_finding *f =
-			one(r, GW_RK_INPUT_BOUND, gi, g->dips[0].from, g->dips[g->ndips - 1].to);
+		    one(r, GW_RK_INPUT_BOUND, gi, g->dips[0].from, g->dips[g->ndips - 1].to);
 		if (!f)
 			return GW_ENOMEM;
 		char d[32];
 		gw_rpt_duration(g->dip_s, d, sizeof(d));
 		snprintf(f->evidence, sizeof(f->evidence),
-			 "utilisation fell under half its median (%.0f%%) %zu times, %s in all (%.1f%% of the time), "
+			 "utilisation fell under half its median (%.0f%%) %zu times, %s in all (%.1f%% of "
+			 "the time), "
 			 "while memory stayed held",
 			 g->stat[GW_RS_UTIL].p50 * 100, g->ndips, d, 100 * g->dip_s / covered(r, g));
 	} else {
@@ -340,7 +350,8 @@ static int find_input_bound(struct gw_report *r, size_t gi, bool in_sync)
 	}
 	snprintf(r->find[r->nfind - 1].advice, sizeof(r->find[0].advice),
 		 "The GPU waits for its input. Feed it faster: more data-loader workers, pinned memory and "
-		 "prefetching, data on fast local storage, preprocessing on the GPU or done offline, larger batches "
+		 "prefetching, data on fast local storage, preprocessing on the GPU or done offline, larger "
+		 "batches "
 		 "if memory allows; for inference, batch requests together.");
 	return 0;
 }
@@ -350,8 +361,8 @@ static int find_unstable(struct gw_report *r, size_t gi, bool dips_explained)
 	const struct gw_report_gpu *g = &r->gpu[gi];
 	const struct gw_report_stat *u = &g->stat[GW_RS_UTIL];
 	/* dips of a busy GPU are sync_stall's or input_bound's; an idle GPU does not swing */
-	if (dips_explained || !u->n || u->mean < GW_REPORT_IDLE_UTIL || g->stat[GW_RS_MEM].mean < HELD_BYTES ||
-	    g->seconds < MIN_RUN_S)
+	if (dips_explained || !u->n || u->mean < GW_REPORT_IDLE_UTIL ||
+	    g->stat[GW_RS_MEM].mean < HELD_BYTES || g->seconds < MIN_RUN_S)
 		return 0;
 	if (g->util_sd < SWING_CV * u->mean || u->p95 - g->util_p5 < SWING_RANGE)
 		return 0;
@@ -359,13 +370,15 @@ static int find_unstable(struct gw_report *r, size_t gi, bool dips_explained)
 	if (!f)
 		return GW_ENOMEM;
 	snprintf(f->evidence, sizeof(f->evidence),
-		 "utilisation swung between %.0f%% (p5) and %.0f%% (p95) from sample to sample: standard deviation "
+		 "utilisation swung between %.0f%% (p5) and %.0f%% (p95) from sample to sample: standard "
+		 "deviation "
 		 "%.0f points around a mean of %.0f%% (%.0f%% of it)",
 		 g->util_p5 * 100, u->p95 * 100, g->util_sd * 100, u->mean * 100, 100 * g->util_sd / u->mean);
-	snprintf(f->advice, sizeof(f->advice),
-		 "Work arrives unevenly: uneven batches (variable sequence lengths: bucket or pack them), a data "
-		 "pipeline that keeps up only part of the time, or bursty requests (inference: dynamic batching, "
-		 "more concurrent requests). A steadier feed raises the average.");
+	snprintf(
+	    f->advice, sizeof(f->advice),
+	    "Work arrives unevenly: uneven batches (variable sequence lengths: bucket or pack them), a data "
+	    "pipeline that keeps up only part of the time, or bursty requests (inference: dynamic batching, "
+	    "more concurrent requests). A steadier feed raises the average.");
 	return 0;
 }
 
@@ -384,7 +397,8 @@ static int find_imbalance(struct gw_report *r)
 			double lm = -1;
 			for (size_t j = i; j < end; j++) {
 				const struct gw_report_gpu *g = &r->gpu[j];
-				double m = what ? g->stat[id].mean / (g->mem_total > 0 ? g->mem_total : NAN) : g->stat[id].mean;
+				double m = what ? g->stat[id].mean / (g->mem_total > 0 ? g->mem_total : NAN)
+						: g->stat[id].mean;
 				if (g->stat[GW_RS_MEM].mean >= HELD_BYTES && m > lm) {
 					lm = m;
 					lead = j;
@@ -399,8 +413,10 @@ static int find_imbalance(struct gw_report *r)
 				const struct gw_report_gpu *g = &r->gpu[j];
 				double scale = what ? g->mem_total : 1, lscale = what ? L->mem_total : 1;
 				double m = g->stat[id].mean / scale;
-				/* an idle GPU is not part of the work (idle_allocated says so when it holds memory) */
-				if (j == lead || g->stat[GW_RS_MEM].mean < HELD_BYTES || !(lm - m >= IMBALANCE_GAP) ||
+				/* an idle GPU is not part of the work (idle_allocated says so when it holds
+				 * memory) */
+				if (j == lead || g->stat[GW_RS_MEM].mean < HELD_BYTES ||
+				    !(lm - m >= IMBALANCE_GAP) ||
 				    g->stat[GW_RS_UTIL].mean < GW_REPORT_IDLE_UTIL)
 					continue;
 				size_t both = 0, gap = 0;
@@ -427,14 +443,18 @@ static int find_imbalance(struct gw_report *r)
 			f->from = r->first;
 			f->to = r->last;
 			snprintf(f->evidence, sizeof(f->evidence),
-				 "GPU %s averaged %.0f%% %s while %zu other GPU%s of the node averaged down to %.0f%%, "
+				 "GPU %s averaged %.0f%% %s while %zu other GPU%s of the node averaged down "
+				 "to %.0f%%, "
 				 "%.0f points or more below it for at least %.0f%% of the time",
-				 L->index, lm * 100, what ? "of its memory used" : "utilisation", nf, nf > 1 ? "s" : "",
-				 worst * 100, IMBALANCE_GAP * 50, IMBALANCE_PERSIST * 100);
-			snprintf(f->advice, sizeof(f->advice),
-				 "Spread the work evenly: uneven data shards or sequence lengths, a pipeline stage with "
-				 "more layers, a model split that puts more on some ranks, or another process on those "
-				 "GPUs. In a synchronous job the busiest GPU sets the pace and the others wait.");
+				 L->index, lm * 100, what ? "of its memory used" : "utilisation", nf,
+				 nf > 1 ? "s" : "", worst * 100, IMBALANCE_GAP * 50, IMBALANCE_PERSIST * 100);
+			snprintf(
+			    f->advice, sizeof(f->advice),
+			    "Spread the work evenly: uneven data shards or sequence lengths, a pipeline "
+			    "stage with "
+			    "more layers, a model split that puts more on some ranks, or another process on "
+			    "those "
+			    "GPUs. In a synchronous job the busiest GPU sets the pace and the others wait.");
 		}
 	}
 	return 0;
@@ -461,12 +481,15 @@ static int find_memory_pressure(struct gw_report *r, size_t gi)
 	char d[32];
 	gw_rpt_duration(g->near_full_s, d, sizeof(d));
 	snprintf(f->evidence, sizeof(f->evidence),
-		 "memory at or above %.0f%% of %.1f GiB for %s; peak %.1f GiB (%.1f%%)", GW_REPORT_NEAR_FULL * 100,
-		 g->mem_total / GIB, d, peak / GIB, 100 * peak / g->mem_total);
+		 "memory at or above %.0f%% of %.1f GiB for %s; peak %.1f GiB (%.1f%%)",
+		 GW_REPORT_NEAR_FULL * 100, g->mem_total / GIB, d, peak / GIB, 100 * peak / g->mem_total);
 	snprintf(f->advice, sizeof(f->advice),
-		 "One allocation more fails with out of memory. Hold less per GPU: smaller micro-batches with gradient "
-		 "accumulation, activation checkpointing, mixed precision, sharded optimizer states (ZeRO, FSDP), a "
-		 "smaller KV cache for inference; against fragmentation, PyTorch's expandable_segments allocator.");
+		 "One allocation more fails with out of memory. Hold less per GPU: smaller micro-batches "
+		 "with gradient "
+		 "accumulation, activation checkpointing, mixed precision, sharded optimizer states (ZeRO, "
+		 "FSDP), a "
+		 "smaller KV cache for inference; against fragmentation, PyTorch's expandable_segments "
+		 "allocator.");
 	return 0;
 }
 
@@ -496,7 +519,8 @@ static int find_memory_leak(struct gw_report *r, size_t gi)
 		struct gw_rpt_fit fit;
 		double span_s = (double)(k - seg) * (double)r->step / 1000.0;
 		if (span_s >= LEAK_MIN_S && gw_rpt_linfit(x + seg, m + seg, k - seg, &fit) && fit.n >= 10 &&
-		    fit.b > 0 && fit.r2 >= LEAK_R2 && fit.b * span_s / 3600.0 >= fmax(LEAK_GROWTH * g->mem_total, 2 * GIB)) {
+		    fit.b > 0 && fit.r2 >= LEAK_R2 &&
+		    fit.b * span_s / 3600.0 >= fmax(LEAK_GROWTH * g->mem_total, 2 * GIB)) {
 			best = fit;
 			best_from = seg;
 			best_to = k - 1;
@@ -516,17 +540,21 @@ static int find_memory_leak(struct gw_report *r, size_t gi)
 	gw_rpt_duration((double)(best_to - best_from) * (double)r->step / 1000.0, d, sizeof(d));
 	double left_h = (g->mem_total - m[best_to]) / best.b;
 	gw_rpt_duration(left_h * 3600, full, sizeof(full));
-	int n = snprintf(f->evidence, sizeof(f->evidence),
-			 "memory grew steadily from %.1f to %.1f GiB in %s (%+.2f GiB/h, R2 %.2f); at this rate it is "
-			 "full in about %s",
-			 m[best_from] / GIB, m[best_to] / GIB, d, best.b / GIB, best.r2, full);
+	int n = snprintf(
+	    f->evidence, sizeof(f->evidence),
+	    "memory grew steadily from %.1f to %.1f GiB in %s (%+.2f GiB/h, R2 %.2f); at this rate it is "
+	    "full in about %s",
+	    m[best_from] / GIB, m[best_to] / GIB, d, best.b / GIB, best.r2, full);
 	if (restarts && n > 0 && (size_t)n < sizeof(f->evidence))
 		snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n,
-			 "; it fell back %zu time%s in the range (restarts?)", restarts, restarts > 1 ? "s" : "");
-	snprintf(f->advice, sizeof(f->advice),
-		 "Something keeps memory it no longer needs: tensors kept across steps (a loss summed without "
-		 ".item() or .detach(), lists of outputs), caches or queues that only grow. Compare "
-		 "torch.cuda.memory_allocated() between steps to find it; until fixed, restart before it is full.");
+			 "; it fell back %zu time%s in the range (restarts?)", restarts,
+			 restarts > 1 ? "s" : "");
+	snprintf(
+	    f->advice, sizeof(f->advice),
+	    "Something keeps memory it no longer needs: tensors kept across steps (a loss summed without "
+	    ".item() or .detach(), lists of outputs), caches or queues that only grow. Compare "
+	    "torch.cuda.memory_allocated() between steps to find it; until fixed, restart before it is "
+	    "full.");
 	return 0;
 }
 
@@ -551,12 +579,15 @@ static int find_pcie_bound(struct gw_report *r, size_t gi)
 	char d[32];
 	gw_rpt_duration(run_seconds(r, &u), d, sizeof(d));
 	snprintf(f->evidence, sizeof(f->evidence),
-		 "PCIe throughput at or above %.0f%% of the link's %.1f GB/s for %s; peak rx %.1f GB/s, tx %.1f GB/s",
+		 "PCIe throughput at or above %.0f%% of the link's %.1f GB/s for %s; peak rx %.1f GB/s, tx "
+		 "%.1f GB/s",
 		 PCIE_SHARE * 100, g->pcie_capacity / 1e9, d, g->stat[GW_RS_PCIE_RX].max / 1e9,
 		 g->stat[GW_RS_PCIE_TX].max / 1e9);
 	snprintf(f->advice, sizeof(f->advice),
-		 "Copies between host and GPU fill the link: keep data on the GPU between steps, use pinned memory "
-		 "and non-blocking copies overlapped with compute, preprocess on the GPU, avoid offloading weights or "
+		 "Copies between host and GPU fill the link: keep data on the GPU between steps, use pinned "
+		 "memory "
+		 "and non-blocking copies overlapped with compute, preprocess on the GPU, avoid offloading "
+		 "weights or "
 		 "optimizer states to the CPU; check the link runs at its full generation and width.");
 	return 0;
 }
@@ -569,8 +600,8 @@ static bool bits_set(const struct gw_report *r, const struct gw_report_gpu *g, s
 }
 
 /* A throttling finding's range: where the reason bits say so, else the samples' range. */
-static void throttle_range(const struct gw_report *r, const struct gw_report_gpu *g, unsigned bits, int64_t *from,
-			   int64_t *to)
+static void throttle_range(const struct gw_report *r, const struct gw_report_gpu *g, unsigned bits,
+			   int64_t *from, int64_t *to)
 {
 	struct runs u = runs_of(r, g, bits_set, &bits, 0);
 	*from = u.any ? at(r, u.first) : r->first;
@@ -601,14 +632,17 @@ static int find_thermal(struct gw_report *r, size_t gi)
 	gw_rpt_duration(s, d, sizeof(d));
 	gw_rpt_duration(g->throttle_s[GW_RR_SW_THERMAL], sw, sizeof(sw));
 	gw_rpt_duration(g->throttle_s[GW_RR_HW_THERMAL] + g->throttle_s[GW_RR_HW_SLOWDOWN], hw, sizeof(hw));
-	snprintf(f->evidence, sizeof(f->evidence),
-		 "clocks held down for heat for %s (%.0f%% of the time: software thermal slowdown %s, hardware "
-		 "slowdown %s); temperature p95 %.0f C, max %.0f C; SM clock mean %.0f MHz, max %.0f MHz",
-		 d, 100 * s / covered(r, g), sw, hw, g->stat[GW_RS_TEMP].p95, g->stat[GW_RS_TEMP].max,
-		 g->stat[GW_RS_SM_CLOCK].mean / 1e6, g->stat[GW_RS_SM_CLOCK].max / 1e6);
+	snprintf(
+	    f->evidence, sizeof(f->evidence),
+	    "clocks held down for heat for %s (%.0f%% of the time: software thermal slowdown %s, hardware "
+	    "slowdown %s); temperature p95 %.0f C, max %.0f C; SM clock mean %.0f MHz, max %.0f MHz",
+	    d, 100 * s / covered(r, g), sw, hw, g->stat[GW_RS_TEMP].p95, g->stat[GW_RS_TEMP].max,
+	    g->stat[GW_RS_SM_CLOCK].mean / 1e6, g->stat[GW_RS_SM_CLOCK].max / 1e6);
 	snprintf(f->advice, sizeof(f->advice),
-		 "The GPU is too hot to hold its clocks. Check the inlet air temperature and airflow (blanking panels, "
-		 "filters, failed fans), the room's cooling and the neighbouring boards; lowering the power limit a "
+		 "The GPU is too hot to hold its clocks. Check the inlet air temperature and airflow "
+		 "(blanking panels, "
+		 "filters, failed fans), the room's cooling and the neighbouring boards; lowering the power "
+		 "limit a "
 		 "little (nvidia-smi -pl) often costs less speed than the slowdown does.");
 	return 0;
 }
@@ -626,23 +660,28 @@ static int find_power(struct gw_report *r, size_t gi)
 		return GW_ENOMEM;
 	char d[32];
 	gw_rpt_duration(s, d, sizeof(d));
-	int n = snprintf(f->evidence, sizeof(f->evidence),
-			 "clocks held at the power limit for %s (%.0f%% of the time); power mean %.0f W, p95 %.0f W", d,
-			 100 * s / covered(r, g), g->stat[GW_RS_POWER].mean, g->stat[GW_RS_POWER].p95);
+	int n = snprintf(
+	    f->evidence, sizeof(f->evidence),
+	    "clocks held at the power limit for %s (%.0f%% of the time); power mean %.0f W, p95 %.0f W", d,
+	    100 * s / covered(r, g), g->stat[GW_RS_POWER].mean, g->stat[GW_RS_POWER].p95);
 	if (g->power_limit > 0 && n > 0 && (size_t)n < sizeof(f->evidence))
-		n += snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n, " against an enforced limit of %.0f W",
-			      g->power_limit);
+		n += snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n,
+			      " against an enforced limit of %.0f W", g->power_limit);
 	if (g->power_default > 0 && n > 0 && (size_t)n < sizeof(f->evidence))
-		snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n, " (default %.0f W)", g->power_default);
+		snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n, " (default %.0f W)",
+			 g->power_default);
 	if (g->power_limit > 0 && g->power_default > 0 && g->power_limit < 0.95 * g->power_default)
 		snprintf(f->advice, sizeof(f->advice),
-			 "The enforced limit (%.0f W) is below the board's default (%.0f W): someone or a node policy "
+			 "The enforced limit (%.0f W) is below the board's default (%.0f W): someone or a "
+			 "node policy "
 			 "lowered it. Raise it (nvidia-smi -pl %.0f) if the power budget allows.",
 			 g->power_limit, g->power_default, g->power_default);
 	else
 		snprintf(f->advice, sizeof(f->advice),
-			 "The GPU works at its power limit: expected for compute-bound work at full load. More speed "
-			 "needs more efficient kernels (mixed precision, fused operations) or a higher limit where the "
+			 "The GPU works at its power limit: expected for compute-bound work at full load. "
+			 "More speed "
+			 "needs more efficient kernels (mixed precision, fused operations) or a higher limit "
+			 "where the "
 			 "board and the power budget allow it.");
 	return 0;
 }
@@ -670,27 +709,35 @@ static int find_hardware(struct gw_report *r, size_t gi)
 		double v;
 		const char *what;
 	} parts[] = {
-		{h->ecc_uncorrected, "uncorrected ECC errors"}, {h->ecc_corrected, "corrected ECC errors"},
-		{h->retired_pages, "pages retired"},            {h->remapped_rows, "rows remapped for uncorrectable errors"},
-		{h->pcie_replays, "PCIe replays"},
+	    {h->ecc_uncorrected, "uncorrected ECC errors"},
+	    {h->ecc_corrected, "corrected ECC errors"},
+	    {h->retired_pages, "pages retired"},
+	    {h->remapped_rows, "rows remapped for uncorrectable errors"},
+	    {h->pcie_replays, "PCIe replays"},
 	};
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && n < cap; i++)
 		if (parts[i].v > 0)
-			n += (size_t)snprintf(e + n, cap - n, "%s%.0f %s", n ? "; " : "", parts[i].v, parts[i].what);
+			n += (size_t)snprintf(e + n, cap - n, "%s%.0f %s", n ? "; " : "", parts[i].v,
+					      parts[i].what);
 	if (h->ecc_uncorrected > 0 || h->remapped_rows > 0 || h->retired_pages > 0 || h->xid > 0)
 		snprintf(f->advice, sizeof(f->advice),
-			 "Drain the GPU's jobs and check it: uncorrectable memory errors and most XIDs (48, 63, 64, 74, "
-			 "79, 92, 94, 95) need a GPU reset or reboot to remap or retire the memory, then a diagnostic "
-			 "(dcgmi diag -r 3); errors that come back mean a replacement. XIDs 13, 31 and 43 are usually "
+			 "Drain the GPU's jobs and check it: uncorrectable memory errors and most XIDs (48, "
+			 "63, 64, 74, "
+			 "79, 92, 94, 95) need a GPU reset or reboot to remap or retire the memory, then a "
+			 "diagnostic "
+			 "(dcgmi diag -r 3); errors that come back mean a replacement. XIDs 13, 31 and 43 "
+			 "are usually "
 			 "the application's.");
 	else if (h->pcie_replays > 0)
 		snprintf(f->advice, sizeof(f->advice),
-			 "The PCIe link retransmits: reseat the board or riser, check the slot and cables, and watch "
+			 "The PCIe link retransmits: reseat the board or riser, check the slot and cables, "
+			 "and watch "
 			 "whether the replays keep growing.");
 	else
-		snprintf(f->advice, sizeof(f->advice),
-			 "Corrected ECC errors alone cost nothing yet; many of them, or growing fast, come before "
-			 "uncorrectable ones: watch the rate and plan a check.");
+		snprintf(
+		    f->advice, sizeof(f->advice),
+		    "Corrected ECC errors alone cost nothing yet; many of them, or growing fast, come before "
+		    "uncorrectable ones: watch the rate and plan a check.");
 	return 0;
 }
 

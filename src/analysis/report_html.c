@@ -35,31 +35,31 @@ static void esc(struct gw_buf *b, const char *s)
 
 /* The page's palette (style.css), light and dark, and the lines' colours. */
 static const char style[] =
-	":root{--bg:#fafafa;--fg:#1d1f21;--muted:#6b7075;--tile:#fff;--line:#d8dbde;--ok:#2e7d32;--warn:#ef6c00;"
-	"--bad:#c62828;--accent:#1565c0}\n"
-	"@media (prefers-color-scheme:dark){:root{--bg:#111315;--fg:#e6e6e6;--muted:#9aa0a6;--tile:#1b1e21;"
-	"--line:#30363d;--ok:#66bb6a;--warn:#ffa726;--bad:#ef5350;--accent:#64b5f6}}\n"
-	"*{box-sizing:border-box}body{margin:0;font:14px/1.4 system-ui,sans-serif;background:var(--bg);"
-	"color:var(--fg)}\n"
-	"header{display:flex;gap:1em;align-items:baseline;padding:.6em 1em;border-bottom:1px solid var(--line)}"
-	"header h1{font-size:1.2em;margin:0}header small,.muted{color:var(--muted)}\n"
-	"section{padding:0 1em 1em}h2{font-size:1.05em;margin:.8em 0 .4em}\n"
-	".tile{background:var(--tile);border:1px solid var(--line);border-radius:6px;padding:.6em .8em;"
-	"margin-bottom:.6em}\n"
-	".kind{font-weight:600;color:var(--warn)}.kind.hardware{color:var(--bad)}\n"
-	"#charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:.8em}\n"
-	".chart{background:var(--tile);border:1px solid var(--line);border-radius:6px;padding:.4em}"
-	".chart h3{font-size:.95em;margin:0 0 .2em .4em}\n"
-	"svg text{fill:var(--muted);font-size:11px}svg .grid{stroke:var(--line)}svg path{fill:none;"
-	"stroke-width:1.3}\n"
-	"table{border-collapse:collapse;background:var(--tile);border:1px solid var(--line)}"
-	"th,td{padding:.15em .6em;border-bottom:1px solid var(--line);text-align:left}"
-	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-	".legend span{margin-right:1em}.legend i{display:inline-block;width:.8em;height:.8em;margin-right:.3em;"
-	"border-radius:2px}\n";
+    ":root{--bg:#fafafa;--fg:#1d1f21;--muted:#6b7075;--tile:#fff;--line:#d8dbde;--ok:#2e7d32;--warn:#ef6c00;"
+    "--bad:#c62828;--accent:#1565c0}\n"
+    "@media (prefers-color-scheme:dark){:root{--bg:#111315;--fg:#e6e6e6;--muted:#9aa0a6;--tile:#1b1e21;"
+    "--line:#30363d;--ok:#66bb6a;--warn:#ffa726;--bad:#ef5350;--accent:#64b5f6}}\n"
+    "*{box-sizing:border-box}body{margin:0;font:14px/1.4 system-ui,sans-serif;background:var(--bg);"
+    "color:var(--fg)}\n"
+    "header{display:flex;gap:1em;align-items:baseline;padding:.6em 1em;border-bottom:1px solid var(--line)}"
+    "header h1{font-size:1.2em;margin:0}header small,.muted{color:var(--muted)}\n"
+    "section{padding:0 1em 1em}h2{font-size:1.05em;margin:.8em 0 .4em}\n"
+    ".tile{background:var(--tile);border:1px solid var(--line);border-radius:6px;padding:.6em .8em;"
+    "margin-bottom:.6em}\n"
+    ".kind{font-weight:600;color:var(--warn)}.kind.hardware{color:var(--bad)}\n"
+    "#charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:.8em}\n"
+    ".chart{background:var(--tile);border:1px solid var(--line);border-radius:6px;padding:.4em}"
+    ".chart h3{font-size:.95em;margin:0 0 .2em .4em}\n"
+    "svg text{fill:var(--muted);font-size:11px}svg .grid{stroke:var(--line)}svg path{fill:none;"
+    "stroke-width:1.3}\n"
+    "table{border-collapse:collapse;background:var(--tile);border:1px solid var(--line)}"
+    "th,td{padding:.15em .6em;border-bottom:1px solid var(--line);text-align:left}"
+    "td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+    ".legend span{margin-right:1em}.legend i{display:inline-block;width:.8em;height:.8em;margin-right:.3em;"
+    "border-radius:2px}\n";
 
-static const char *const colors[] = {"#1565c0", "#ef6c00", "#2e7d32", "#c62828", "#6a1b9a",
-				     "#00838f", "#9e9d24", "#5d4037"};
+static const char *const colors[] = {"#1565c0", "#ef6c00", "#2e7d32", "#c62828",
+				     "#6a1b9a", "#00838f", "#9e9d24", "#5d4037"};
 #define NCOLORS (sizeof(colors) / sizeof(colors[0]))
 
 #define W 800
@@ -95,22 +95,28 @@ static void chart(struct gw_buf *b, const struct gw_report *r, int id, const cha
 				mx = r->gpu[i].stat[id].max * scale;
 		top = nice_max(mx);
 	}
-	gw_buf_printf(b, "<div class=\"chart\"><h3>%s (%s)</h3>\n<svg viewBox=\"0 0 %d %d\" width=\"100%%\" "
-			 "role=\"img\" aria-label=\"%s\">\n",
+	gw_buf_printf(b,
+		      "<div class=\"chart\"><h3>%s (%s)</h3>\n<svg viewBox=\"0 0 %d %d\" width=\"100%%\" "
+		      "role=\"img\" aria-label=\"%s\">\n",
 		      title, gw_report_stat_info[id].unit, W, H, title);
 	double pw = W - ML - MR, ph = H - MT - MB;
 	for (int k = 0; k <= 4; k++) {
 		double y = MT + ph - ph * k / 4;
-		gw_buf_printf(b, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-				 "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+		gw_buf_printf(b,
+			      "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			      "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 			      ML, W - MR, y, y, ML - 4, y + 4, top * k / 4);
 	}
 	for (int k = 0; k <= 4; k++) {
 		int64_t t = r->from + (r->to - r->from) * k / 4;
 		char s[32];
 		gw_rpt_time(t, s, sizeof(s));
-		gw_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.5s</text>\n", ML + pw * k / 4, H - 6,
-			      k == 0 ? "start" : k == 4 ? "end" : "middle", s + 11);
+		gw_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.5s</text>\n",
+			      ML + pw * k / 4, H - 6,
+			      k == 0   ? "start"
+			      : k == 4 ? "end"
+				       : "middle",
+			      s + 11);
 	}
 	for (size_t i = 0; i < r->ngpus; i++) {
 		const double *g = r->gpu[i].grid[id];
@@ -144,8 +150,9 @@ static void time_span(struct gw_buf *b, int64_t from, int64_t to)
 
 static void stat_table(struct gw_buf *b, const struct gw_report_stat *st)
 {
-	gw_buf_puts(b, "<table><tr><th>metric</th><th>unit</th><th>mean</th><th>p50</th><th>p95</th><th>min</th>"
-		       "<th>max</th></tr>\n");
+	gw_buf_puts(b,
+		    "<table><tr><th>metric</th><th>unit</th><th>mean</th><th>p50</th><th>p95</th><th>min</th>"
+		    "<th>max</th></tr>\n");
 	for (int id = 0; id < GW_RS_N; id++) {
 		const struct gw_report_stat_info *in = &gw_report_stat_info[id];
 		if (!st[id].n)
@@ -171,8 +178,10 @@ static void energy(struct gw_buf *b, const struct gw_report *r, double j)
 
 int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 {
-	gw_buf_puts(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		       "<meta name=\"viewport\" content=\"width=device-width\"><title>gpuwatch report</title>\n<style>");
+	gw_buf_puts(
+	    b,
+	    "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	    "<meta name=\"viewport\" content=\"width=device-width\"><title>gpuwatch report</title>\n<style>");
 	gw_buf_puts(b, style);
 	gw_buf_puts(b, "</style></head><body>\n<header><h1>gpuwatch report</h1><small>");
 	esc(b, r->source);

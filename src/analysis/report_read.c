@@ -15,19 +15,19 @@
 
 const struct gw_report_stat_info gw_report_stat_info[GW_RS_N] = {
 #define GW_RS_INFO(id, key, series, words, unit, scale) {key, series, words, unit, scale},
-	GW_REPORT_STATS(GW_RS_INFO)
+    GW_REPORT_STATS(GW_RS_INFO)
 #undef GW_RS_INFO
 };
 
 const struct gw_report_reason_info gw_report_reason_info[GW_RR_N] = {
 #define GW_RR_INFO(id, key, bit, counter) {key, bit, counter},
-	GW_REPORT_REASONS(GW_RR_INFO)
+    GW_REPORT_REASONS(GW_RR_INFO)
 #undef GW_RR_INFO
 };
 
 static const char *const kind_names[GW_RK_N] = {
 #define GW_RK_NAME(id, name) name,
-	GW_REPORT_KINDS(GW_RK_NAME)
+    GW_REPORT_KINDS(GW_RK_NAME)
 #undef GW_RK_NAME
 };
 
@@ -50,7 +50,7 @@ struct reader {
 	struct gw_report *r;
 	const struct gw_querier *q;
 	struct gw_err *err;
-	size_t cap; /* gpu slots */
+	size_t cap;		       /* gpu slots */
 	double *pcie_gen, *pcie_width; /* per GPU, the largest seen */
 };
 
@@ -198,7 +198,8 @@ static int read_stat(struct reader *rd, int id, const struct gw_series *s, struc
 	struct gw_report_gpu *g = gpu_of(rd, s, true);
 	if (!g)
 		return GW_ENOMEM;
-	if (g->stat[id].n || !s->n) /* a second series of the same GPU (another job's copy): the first counts */
+	if (g->stat[id].n ||
+	    !s->n) /* a second series of the same GPU (another job's copy): the first counts */
 		return 0;
 	double *scratch = gw_arena_alloc_uninit(tmp, s->n * sizeof(double));
 	double *w = gw_arena_alloc_uninit(tmp, s->n * sizeof(double));
@@ -246,7 +247,17 @@ static int read_stat(struct reader *rd, int id, const struct gw_series *s, struc
 }
 
 /* The series a report reads besides the statistics, and what each gives. */
-enum extra_kind { EX_MEM_TOTAL, EX_LIMIT, EX_DEFAULT, EX_GEN, EX_WIDTH, EX_REASONS, EX_THROTTLE, EX_ENERGY, EX_HW };
+enum extra_kind {
+	EX_MEM_TOTAL,
+	EX_LIMIT,
+	EX_DEFAULT,
+	EX_GEN,
+	EX_WIDTH,
+	EX_REASONS,
+	EX_THROTTLE,
+	EX_ENERGY,
+	EX_HW
+};
 enum hw_kind { HW_XID, HW_XID_LAST, HW_ECC_CORR, HW_ECC_UNC, HW_RETIRED, HW_REMAPPED, HW_REPLAYS };
 
 struct extra {
@@ -257,28 +268,28 @@ struct extra {
 
 /* Before the statistics: memory total (near-full time), energy counter (else power is integrated). */
 static const struct extra extras_before[] = {
-	{"gpuwatch_memory_total_bytes", EX_MEM_TOTAL, 0},
-	{"gpuwatch_energy_consumed_joules_total", EX_ENERGY, 0},
+    {"gpuwatch_memory_total_bytes", EX_MEM_TOTAL, 0},
+    {"gpuwatch_energy_consumed_joules_total", EX_ENERGY, 0},
 };
 
 static const struct extra extras_after[] = {
-	{"gpuwatch_power_enforced_limit_watts", EX_LIMIT, 0},
-	{"gpuwatch_power_default_limit_watts", EX_DEFAULT, 0},
-	{"gpuwatch_pcie_link_gen", EX_GEN, 0},
-	{"gpuwatch_pcie_link_gen_max", EX_GEN, 0},
-	{"gpuwatch_pcie_link_width", EX_WIDTH, 0},
-	{"gpuwatch_clocks_event_reasons", EX_REASONS, 0},
+    {"gpuwatch_power_enforced_limit_watts", EX_LIMIT, 0},
+    {"gpuwatch_power_default_limit_watts", EX_DEFAULT, 0},
+    {"gpuwatch_pcie_link_gen", EX_GEN, 0},
+    {"gpuwatch_pcie_link_gen_max", EX_GEN, 0},
+    {"gpuwatch_pcie_link_width", EX_WIDTH, 0},
+    {"gpuwatch_clocks_event_reasons", EX_REASONS, 0},
 #define GW_RR_EXTRA(id, key, bit, counter) {counter, EX_THROTTLE, GW_RR_##id},
-	GW_REPORT_REASONS(GW_RR_EXTRA)
+    GW_REPORT_REASONS(GW_RR_EXTRA)
 #undef GW_RR_EXTRA
 	{"gpuwatch_xid_errors_total", EX_HW, HW_XID},
-	{"DCGM_FI_DEV_XID_ERRORS", EX_HW, HW_XID_LAST},
-	{"gpuwatch_ecc_corrected_volatile_total", EX_HW, HW_ECC_CORR},
-	{"gpuwatch_ecc_uncorrected_volatile_total", EX_HW, HW_ECC_UNC},
-	{"gpuwatch_retired_pages_sbe", EX_HW, HW_RETIRED},
-	{"gpuwatch_retired_pages_dbe", EX_HW, HW_RETIRED},
-	{"gpuwatch_remapped_rows_uncorrectable", EX_HW, HW_REMAPPED},
-	{"gpuwatch_pcie_replays_total", EX_HW, HW_REPLAYS},
+    {"DCGM_FI_DEV_XID_ERRORS", EX_HW, HW_XID_LAST},
+    {"gpuwatch_ecc_corrected_volatile_total", EX_HW, HW_ECC_CORR},
+    {"gpuwatch_ecc_uncorrected_volatile_total", EX_HW, HW_ECC_UNC},
+    {"gpuwatch_retired_pages_sbe", EX_HW, HW_RETIRED},
+    {"gpuwatch_retired_pages_dbe", EX_HW, HW_RETIRED},
+    {"gpuwatch_remapped_rows_uncorrectable", EX_HW, HW_REMAPPED},
+    {"gpuwatch_pcie_replays_total", EX_HW, HW_REPLAYS},
 };
 
 static double series_max(const struct gw_series *s)
@@ -360,7 +371,8 @@ static void read_hw(struct gw_report *r, struct gw_report_gpu *g, int arg, const
 	}
 }
 
-static int read_extra(struct reader *rd, const struct extra *x, const struct gw_series *s, struct gw_arena *tmp)
+static int read_extra(struct reader *rd, const struct extra *x, const struct gw_series *s,
+		      struct gw_arena *tmp)
 {
 	struct gw_report *r = rd->r;
 	struct gw_report_gpu *g = gpu_of(rd, s, x->kind == EX_MEM_TOTAL || x->kind == EX_ENERGY);
@@ -427,7 +439,8 @@ static int read_extra(struct reader *rd, const struct extra *x, const struct gw_
 
 /* Select every series of one metric name in the range and hand each to fn. */
 static int each_series(struct reader *rd, const char *name,
-		       int (*fn)(struct reader *, const void *arg, const struct gw_series *, struct gw_arena *),
+		       int (*fn)(struct reader *, const void *arg, const struct gw_series *,
+				 struct gw_arena *),
 		       const void *arg)
 {
 	struct gw_matcher m;
@@ -467,7 +480,8 @@ static int cmp_gpu(const void *a, const void *b)
 	return (i > j) - (i < j);
 }
 
-/* The node's statistics: over each grid point's mean (ratios, clocks), sum (memory, power, PCIe) or max (temperature). */
+/* The node's statistics: over each grid point's mean (ratios, clocks), sum (memory, power, PCIe) or max
+ * (temperature). */
 static int node_stats(struct gw_report *r)
 {
 	double *agg = gw_arena_alloc_uninit(&r->arena, r->ngrid * sizeof(double) * 2);
@@ -524,7 +538,8 @@ static int read_all(struct reader *rd)
 	r->ngpus = kept;
 	for (size_t i = 0; i < r->ngpus; i++) {
 		int gen = (int)rd->pcie_gen[i];
-		if (gen > 0 && gen < (int)(sizeof(lane_bytes) / sizeof(lane_bytes[0])) && rd->pcie_width[i] > 0)
+		if (gen > 0 && gen < (int)(sizeof(lane_bytes) / sizeof(lane_bytes[0])) &&
+		    rd->pcie_width[i] > 0)
 			r->gpu[i].pcie_capacity = lane_bytes[gen] * rd->pcie_width[i];
 		r->energy_j += r->gpu[i].energy_j;
 	}
@@ -590,10 +605,12 @@ int gw_report_data_span(const struct gw_querier *q, int64_t *first_ms, int64_t *
 		struct gw_arena a;
 		gw_arena_init(&a, (size_t)4 << 30);
 		struct gw_series_set set = {0};
-		/* the hour tier when the store has one: a 15-day store is not decoded for its last time stamp */
+		/* the hour tier when the store has one: a 15-day store is not decoded for its last time stamp
+		 */
 		int64_t maxt = INT64_MAX / 4;
-		rc = q->select_tier ? q->select_tier(q->ctx, &m, 1, 0, maxt, 3600000, GW_TIER_LAST, &a, &set, err)
-				    : q->select(q->ctx, &m, 1, 0, maxt, &a, &set, err);
+		rc = q->select_tier
+			 ? q->select_tier(q->ctx, &m, 1, 0, maxt, 3600000, GW_TIER_LAST, &a, &set, err)
+			 : q->select(q->ctx, &m, 1, 0, maxt, &a, &set, err);
 		for (size_t i = 0; !rc && i < set.n; i++) {
 			if (!set.s[i].n)
 				continue;
@@ -608,8 +625,9 @@ int gw_report_data_span(const struct gw_querier *q, int64_t *first_ms, int64_t *
 			return rc;
 	}
 	if (end == INT64_MIN)
-		return gw_err_set(err, GW_ENOTFOUND, "no GPU samples (no gpuwatch_utilization_gpu_ratio, "
-						     "gpuwatch_power_draw_watts or gpuwatch_memory_used_bytes series)");
+		return gw_err_set(err, GW_ENOTFOUND,
+				  "no GPU samples (no gpuwatch_utilization_gpu_ratio, "
+				  "gpuwatch_power_draw_watts or gpuwatch_memory_used_bytes series)");
 	*first_ms = start;
 	*last_ms = end;
 	return 0;

@@ -91,7 +91,8 @@ double gw_rpt_increase(const int64_t *t, const double *v, size_t n, int64_t *fir
 		if (isnan(v[i]))
 			continue;
 		if (!isnan(prev) && v[i] != prev) {
-			double d = v[i] >= prev ? v[i] - prev : v[i]; /* after a reset: what it counted since */
+			double d =
+			    v[i] >= prev ? v[i] - prev : v[i]; /* after a reset: what it counted since */
 			if (d > 0) {
 				inc += d;
 				if (!f)

@@ -22,9 +22,11 @@ static void cell(struct gw_buf *b, bool md, double v, int width)
 static void stats_table(struct gw_buf *b, bool md, const struct gw_report_stat *st)
 {
 	if (md)
-		gw_buf_puts(b, "\n| metric | unit | mean | p50 | p95 | min | max |\n|---|---|--:|--:|--:|--:|--:|\n");
+		gw_buf_puts(
+		    b, "\n| metric | unit | mean | p50 | p95 | min | max |\n|---|---|--:|--:|--:|--:|--:|\n");
 	else
-		gw_buf_printf(b, "  %-16s %-5s %9s %9s %9s %9s %9s\n", "", "", "mean", "p50", "p95", "min", "max");
+		gw_buf_printf(b, "  %-16s %-5s %9s %9s %9s %9s %9s\n", "", "", "mean", "p50", "p95", "min",
+			      "max");
 	for (int id = 0; id < GW_RS_N; id++) {
 		const struct gw_report_stat_info *in = &gw_report_stat_info[id];
 		if (!st[id].n)
@@ -90,7 +92,8 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 	span(b, r->from, r->to);
 	gw_buf_puts(b, md ? "  \nSamples: " : "\nsamples  ");
 	span(b, r->first, r->last);
-	gw_buf_printf(b, ", %zu GPU%s%s", r->ngpus, r->ngpus == 1 ? "" : "s", md ? "  \nEnergy: " : "\nenergy   ");
+	gw_buf_printf(b, ", %zu GPU%s%s", r->ngpus, r->ngpus == 1 ? "" : "s",
+		      md ? "  \nEnergy: " : "\nenergy   ");
 	energy(b, r, r->energy_j);
 	gw_buf_puts(b, "\n\n");
 
@@ -99,13 +102,14 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 		gw_buf_puts(b, md ? "None: nothing in the range crossed a threshold.\n" : "  none\n");
 	for (size_t i = 0; i < r->nfind; i++) {
 		const struct gw_report_finding *f = &r->find[i];
-		gw_buf_printf(b, md ? "%zu. **%s** on GPU " : "  %zu. %s  GPU ", i + 1, gw_report_kind_name(f->kind));
+		gw_buf_printf(b, md ? "%zu. **%s** on GPU " : "  %zu. %s  GPU ", i + 1,
+			      gw_report_kind_name(f->kind));
 		for (size_t k = 0; k < f->ngpus; k++)
 			gw_buf_printf(b, "%s%s", k ? ", " : "", r->gpu[f->gpus[k]].index);
 		gw_buf_puts(b, md ? ", " : "  ");
 		span(b, f->from, f->to);
-		gw_buf_printf(b, md ? "  \n   %s  \n   *Advice:* %s\n" : "\n     %s\n     advice: %s\n", f->evidence,
-			      f->advice);
+		gw_buf_printf(b, md ? "  \n   %s  \n   *Advice:* %s\n" : "\n     %s\n     advice: %s\n",
+			      f->evidence, f->advice);
 	}
 	gw_buf_putc(b, '\n');
 
@@ -117,9 +121,11 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 		durations(b, r, g, md);
 		gw_buf_putc(b, '\n');
 	}
-	gw_buf_printf(b, "%sNode (%zu GPU%s: mean utilisation and clocks, summed memory, power and PCIe, hottest "
-			 "temperature)\n",
-		      md ? "## " : "", r->ngpus, r->ngpus == 1 ? "" : "s");
+	gw_buf_printf(
+	    b,
+	    "%sNode (%zu GPU%s: mean utilisation and clocks, summed memory, power and PCIe, hottest "
+	    "temperature)\n",
+	    md ? "## " : "", r->ngpus, r->ngpus == 1 ? "" : "s");
 	stats_table(b, md, r->node);
 	return 0;
 }

@@ -8,9 +8,9 @@
 
 #include "analysis/report.h"
 #include "api/prom_api.h"
+#include "ingest/import_om.h"
 #include "ingest/import_smi.h"
 #include "ingest/import_text.h"
-#include "ingest/import_om.h"
 #include "store/memstore.h"
 #include "store/tsdb.h"
 
@@ -77,7 +77,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		} else if (strcmp(s, "--currency") == 0) {
 			dst = &a->currency;
 		} else if (s[0] == '-' && s[1]) {
-			fprintf(stderr, "gpuwatch report: unknown option '%s'; see 'gpuwatch report --help'\n", s);
+			fprintf(stderr,
+				"gpuwatch report: unknown option '%s'; see 'gpuwatch report --help'\n", s);
 			return 2;
 		} else {
 			a->logs[a->nlogs++] = s;
@@ -99,7 +100,8 @@ static int pick_format(const struct args *a, enum gw_report_format *f)
 	if (a->format) {
 		if (gw_report_format_parse(a->format, f) == 0)
 			return 0;
-		fprintf(stderr, "gpuwatch report: --format %s: not a format (text, md, json, html)\n", a->format);
+		fprintf(stderr, "gpuwatch report: --format %s: not a format (text, md, json, html)\n",
+			a->format);
 		return 2;
 	}
 	const char *dot = a->output ? strrchr(a->output, '.') : NULL;
@@ -139,8 +141,9 @@ static const struct {
 	enum gw_import_format f;
 	import_fn fn;
 } importers[] = {
-	{GW_IMPORT_CSV, gw_import_smi},     {GW_IMPORT_OPENMETRICS, gw_import_om}, {GW_IMPORT_TABLE, gw_import_table},
-	{GW_IMPORT_QUERY, gw_import_query}, {GW_IMPORT_DMON, gw_import_dmon},      {GW_IMPORT_PMON, gw_import_pmon},
+    {GW_IMPORT_CSV, gw_import_smi},	{GW_IMPORT_OPENMETRICS, gw_import_om},
+    {GW_IMPORT_TABLE, gw_import_table}, {GW_IMPORT_QUERY, gw_import_query},
+    {GW_IMPORT_DMON, gw_import_dmon},	{GW_IMPORT_PMON, gw_import_pmon},
 };
 
 /* A stream of the whole input that can be read twice: a file, or standard input read into memory. */
@@ -175,7 +178,8 @@ static int import_log(struct gw_memstore *m, const char *name)
 	char *mem;
 	FILE *f = open_log(name, &mem);
 	if (!f) {
-		fprintf(stderr, "gpuwatch report: %s: %s\n", name, errno == ENODATA ? "empty input" : strerror(errno));
+		fprintf(stderr, "gpuwatch report: %s: %s\n", name,
+			errno == ENODATA ? "empty input" : strerror(errno));
 		free(mem);
 		return 1;
 	}
@@ -190,22 +194,28 @@ static int import_log(struct gw_memstore *m, const char *name)
 			fn = importers[i].fn;
 	int rc = 1;
 	if (!fn) {
-		fprintf(stderr, "gpuwatch report: %s: this looks like %s; gpuwatch reads nvidia-smi --query-gpu CSV logs, "
-				"-q reports, the default table, dmon and pmon logs\n",
+		fprintf(stderr,
+			"gpuwatch report: %s: this looks like %s; gpuwatch reads nvidia-smi --query-gpu CSV "
+			"logs, "
+			"-q reports, the default table, dmon and pmon logs\n",
 			name, n ? seen : "an empty file");
 	} else if (fseek(f, 0, SEEK_SET) != 0) {
 		fprintf(stderr, "gpuwatch report: %s: cannot read it twice: %s\n", name, strerror(errno));
 	} else {
 		const char *base = strrchr(name, '/');
 		struct sink s = {.m = m, .file = name};
-		struct gw_import_opts o = {.instance = base ? base + 1 : name, .job = "nvidia-smi-import",
-					   .emit = emit, .ctx = &s, .on_bad_line = on_bad};
+		struct gw_import_opts o = {.instance = base ? base + 1 : name,
+					   .job = "nvidia-smi-import",
+					   .emit = emit,
+					   .ctx = &s,
+					   .on_bad_line = on_bad};
 		struct gw_import_stats st = {0};
 		struct gw_err err;
 		gw_err_clear(&err);
 		rc = fn(f, &o, &st, &err) ? 1 : 0;
 		if (rc)
-			fprintf(stderr, "gpuwatch report: %s: %s\n", name, err.msg[0] ? err.msg : "cannot read it");
+			fprintf(stderr, "gpuwatch report: %s: %s\n", name,
+				err.msg[0] ? err.msg : "cannot read it");
 		else if (s.bad)
 			fprintf(stderr, "gpuwatch report: %s: %zu bad lines skipped\n", name, s.bad);
 		if (!rc && !st.samples) {
@@ -271,7 +281,8 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 	struct gw_report_opts o = {.price_per_kwh = price, .currency = a->currency, .source = source};
 	int rc = 0;
 	if (a->from && gw_api_parse_time(a->from, &o.from) != 0) {
-		fprintf(stderr, "gpuwatch report: --from %s: not a time (RFC 3339 or Unix seconds)\n", a->from);
+		fprintf(stderr, "gpuwatch report: --from %s: not a time (RFC 3339 or Unix seconds)\n",
+			a->from);
 		rc = 2;
 	} else if (a->to && gw_api_parse_time(a->to, &o.to) != 0) {
 		fprintf(stderr, "gpuwatch report: --to %s: not a time (RFC 3339 or Unix seconds)\n", a->to);
@@ -327,7 +338,9 @@ int gw_cmd_report(int argc, char **argv, const struct gw_cli *cli)
 		char *end;
 		price = strtod(a.price, &end);
 		if (end == a.price || *end || !(price >= 0) || price > 1e9) {
-			fprintf(stderr, "gpuwatch report: --price-per-kwh %s: not a price (a number, 0 or more)\n", a.price);
+			fprintf(stderr,
+				"gpuwatch report: --price-per-kwh %s: not a price (a number, 0 or more)\n",
+				a.price);
 			rc = 2;
 		}
 	}

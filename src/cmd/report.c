@@ -5,6 +5,7 @@
  * imported into memory with the importers `gpuwatch import` uses.
  */
 #include "cmd/cmd.h"
+#include "cmd/report_url.h"
 
 #include "analysis/report.h"
 #include "api/prom_api.h"
@@ -28,11 +29,14 @@ static void usage(FILE *out)
 		"allocated, input bound, unstable, synchronised stalls, imbalance, memory pressure\n"
 		"and leaks, PCIe bound, thermal and power throttling, hardware errors), each with\n"
 		"its GPUs, time range, evidence and advice. See docs/REPORT.md.\n\n"
-		"Reads the store (--storage.path), or nvidia-smi logs given as LOG (--query-gpu CSV,\n"
+		"Reads the store (--storage.path), an agent's query API (--url), or nvidia-smi logs given as "
+		"LOG (--query-gpu CSV,\n"
 		"with or without `date` block headers, -q reports, the default table, dmon, pmon;\n"
 		"- reads standard input), imported into memory.\n\n"
 		"Options:\n"
 		"  --storage.path DIR     the data directory (default data/)\n"
+		"  --url URL              a running agent (or a Prometheus) instead: http://HOST:9400,\n"
+		"                         read through its query API\n"
 		"  --from T, --to T       the range (RFC 3339 or Unix seconds); default: the last hour\n"
 		"                         of the store's data, or the whole of the logs\n"
 		"  --format F             text, md, json or html (default: from -o's extension, else text)\n"
@@ -45,7 +49,7 @@ static void usage(FILE *out)
 }
 
 struct args {
-	const char *path, *from, *to, *format, *output, *price, *currency;
+	const char *path, *url, *from, *to, *format, *output, *price, *currency;
 	const char **logs;
 	size_t nlogs;
 };
@@ -64,6 +68,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return 0;
 		} else if (strcmp(s, "--storage.path") == 0) {
 			dst = &a->path;
+		} else if (strcmp(s, "--url") == 0) {
+			dst = &a->url;
 		} else if (strcmp(s, "--from") == 0) {
 			dst = &a->from;
 		} else if (strcmp(s, "--to") == 0) {
@@ -254,9 +260,21 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 	gw_err_clear(&err);
 	struct gw_memstore *m = NULL;
 	struct gw_tsdb *db = NULL;
+	struct gw_report_url *url = NULL;
 	struct gw_querier q;
 	char source[512];
-	if (a->nlogs) {
+	if (a->url && a->nlogs) {
+		fprintf(stderr, "gpuwatch report: --url and log files: give one or the other\n");
+		return 2;
+	}
+	if (a->url) {
+		if (gw_report_url_open(&url, a->url, &err) != 0) {
+			fprintf(stderr, "gpuwatch report: %s\n", err.msg);
+			return err.code == GW_EINVAL ? 2 : 1;
+		}
+		q = gw_report_url_querier(url);
+		snprintf(source, sizeof(source), "%s", a->url);
+	} else if (a->nlogs) {
 		m = gw_memstore_new();
 		if (!m) {
 			fprintf(stderr, "gpuwatch report: out of memory\n");
@@ -288,8 +306,9 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 		fprintf(stderr, "gpuwatch report: --to %s: not a time (RFC 3339 or Unix seconds)\n", a->to);
 		rc = 2;
 	} else if (!a->from || !a->to) {
-		int64_t first, last;
-		if (gw_report_data_span(&q, &first, &last, &err) != 0) {
+		int64_t first = 0, last = 0;
+		if (url ? gw_report_url_last(url, &last, &err) != 0
+			: gw_report_data_span(&q, &first, &last, &err) != 0) {
 			fprintf(stderr, "gpuwatch report: %s: %s\n", source, err.msg);
 			rc = 1;
 		} else {
@@ -317,6 +336,7 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 	}
 	gw_report_free(r);
 	gw_memstore_free(m);
+	gw_report_url_close(url);
 	if (db)
 		gw_tsdb_close(db);
 	return rc;

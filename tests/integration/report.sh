@@ -126,6 +126,27 @@ grep -Eiq '<script|<link|src=|url\(' "$tmp/job.html" && fail "html refers to som
 python3 -c 'import sys, html.parser; html.parser.HTMLParser().feed(open(sys.argv[1]).read())' "$tmp/job.html" ||
 	fail "html does not parse"
 
+# through the query API of `serve` on the same store: the same report
+port=$(free_port)
+"$BIN" serve --storage.path "$tmp/job" -a "127.0.0.1:$port" >"$tmp/serve.log" 2>&1 &
+pids+=($!)
+if wait_http "http://127.0.0.1:$port/-/ready" 20; then
+	"$BIN" report --url "http://127.0.0.1:$port/" --from 2026-07-03T10:00:00Z --to 2026-07-03T11:00:00Z \
+		--format json >"$tmp/url.json" || fail "report --url exited $?"
+	findings "$tmp/url.json" | cmp -s - "$tmp/job.f" ||
+		fail "report --url differs from the store's: $(findings "$tmp/url.json" | tr '\n' ';')"
+	python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["energy_joules"] == b["energy_joules"] and a["node"] == b["node"], "url and store stats differ"
+' "$tmp/url.json" "$tmp/job.json" || fail "report --url statistics differ from the store's"
+	"$BIN" report --url "http://127.0.0.1:$port" >/dev/null 2>"$tmp/err"
+	[ $? = 1 ] && grep -q "no GPU utilisation sample in the last 5 minutes; give --from and --to" "$tmp/err" ||
+		fail "report --url without a recent sample: $(cat "$tmp/err")"
+else
+	fail "serve did not start: $(cat "$tmp/serve.log")"
+fi
+
 # --- nvidia-smi logs given directly ------------------------------------------------------
 # The article's loop: a `date` line, then --query-gpu CSV with its header, every minute.
 # GPU 0 trains with a dip every tenth minute while its memory grows; GPU 1 holds memory idle.
@@ -187,6 +208,9 @@ expect_err 2 "--format pdf: not a format" --storage.path "$tmp/job" --format pdf
 expect_err 2 "--price-per-kwh cheap: not a price" --storage.path "$tmp/job" --price-per-kwh cheap
 expect_err 2 "unknown option '--bogus'" --bogus
 expect_err 1 "$tmp/nothing" --storage.path "$tmp/nothing"
+expect_err 2 "--url ftp://x: not an http" --url ftp://x
+expect_err 1 "cannot reach http://127.0.0.1:1" --url http://127.0.0.1:1 --from 0 --to 3600
+expect_err 2 "--url and log files" --url http://127.0.0.1:1 "$tmp/query.csv"
 expect_err 1 "missing.log: No such file or directory" "$tmp/missing.log"
 printf 'hello\nworld\n' >"$tmp/prose.txt"
 expect_err 1 "prose.txt: this looks like" "$tmp/prose.txt"

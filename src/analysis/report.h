@@ -164,6 +164,18 @@ struct gw_report_finding {
 	char advice[480];
 };
 
+/* A job using GPUs in the range (gpuwatch_hpc_job_info: --hpc-job-mapping-dir). */
+struct gw_report_job {
+	const char *id;
+	size_t *gpus; /* indexes into gw_report.gpu */
+	size_t ngpus;
+	double gpu_seconds;   /* summed over its GPUs */
+	double energy_j;      /* its GPUs' energy, shared equally with the jobs on a GPU at the same time */
+	double util_mean;     /* its GPUs' utilisation while it ran; NaN: unknown */
+	double mem_max;       /* most memory one of its GPUs used while it ran, bytes; NaN: unknown */
+	int64_t first, last;  /* ms */
+};
+
 struct gw_report {
 	int64_t from, to;    /* the range asked for, ms */
 	int64_t first, last; /* the samples found in it, ms */
@@ -178,6 +190,8 @@ struct gw_report {
 	const char *source; /* what was read, for the heading */
 	struct gw_report_finding *find;
 	size_t nfind;
+	struct gw_report_job *job;
+	size_t njobs;
 	struct gw_arena arena; /* everything above */
 };
 

@@ -222,7 +222,12 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 	}
 	gw_buf_puts(b, "</p>\n<div id=\"charts\">\n");
 	chart(b, r, GW_RS_UTIL, "Utilisation", 100, 100);
-	chart(b, r, GW_RS_MEM, "Memory used", gw_report_stat_info[GW_RS_MEM].scale, 0);
+	double total = 0;
+	for (size_t i = 0; i < r->ngpus; i++)
+		total = r->gpu[i].mem_total > total ? r->gpu[i].mem_total : total;
+	/* memory against the largest board's total: how full it is shows at a glance */
+	chart(b, r, GW_RS_MEM, "Memory used", gw_report_stat_info[GW_RS_MEM].scale,
+	      total * gw_report_stat_info[GW_RS_MEM].scale);
 	chart(b, r, GW_RS_POWER, "Power", 1, 0);
 	chart(b, r, GW_RS_TEMP, "Temperature", 1, 0);
 	gw_buf_puts(b, "</div>\n");
@@ -254,6 +259,29 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 		gw_buf_puts(b, any ? "; energy " : " never; energy ");
 		energy(b, r, g->energy_j);
 		gw_buf_puts(b, ".</p>\n");
+	}
+	if (r->njobs) {
+		gw_buf_printf(b,
+			      "<h2>Jobs (%zu)</h2>\n<table><tr><th>job</th><th>GPUs</th><th>GPU hours</th>"
+			      "<th>utilisation %%</th><th>memory max GiB</th><th>energy kWh</th></tr>\n",
+			      r->njobs);
+		for (size_t i = 0; i < r->njobs; i++) {
+			const struct gw_report_job *j = &r->job[i];
+			gw_buf_puts(b, "<tr><td>");
+			esc(b, j->id);
+			gw_buf_puts(b, "</td><td>");
+			for (size_t k = 0; k < j->ngpus; k++) {
+				gw_buf_puts(b, k ? ", " : "");
+				esc(b, r->gpu[j->gpus[k]].index);
+			}
+			gw_buf_printf(b,
+				      "</td><td class=\"num\">%.2f</td><td class=\"num\">%.1f</td><td "
+				      "class=\"num\">%.1f</td>"
+				      "<td class=\"num\">%.3f</td></tr>\n",
+				      j->gpu_seconds / 3600, j->util_mean * 100, j->mem_max / 1073741824.0,
+				      j->energy_j / 3.6e6);
+		}
+		gw_buf_puts(b, "</table>\n");
 	}
 	gw_buf_puts(b, "<h2>Node</h2>\n");
 	stat_table(b, r->node);

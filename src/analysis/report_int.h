@@ -46,6 +46,12 @@ void gw_rpt_time(int64_t ms, char *out, size_t len);
 int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b);
 int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b);
 
+/* The jobs of the range (after the GPUs are read): appends to r->job. */
+int gw_rpt_read_jobs(struct gw_report *r, const struct gw_querier *q, struct gw_err *err);
+
+/* Bucket values of a series on r's grid into *grid (allocated when NULL): means, or the OR of bit masks. */
+int gw_rpt_fill_grid(struct gw_report *r, const struct gw_series *s, double **grid, bool or_bits);
+
 /* The detectors, over a built report; each appends its findings. */
 int gw_rpt_find(struct gw_report *r);
 

@@ -214,6 +214,34 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 		finding(b, r, &r->find[i]);
 	}
 	gw_buf_putc(b, ']');
+	key(b, &first, "jobs");
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->njobs; i++) {
+		const struct gw_report_job *j = &r->job[i];
+		bool fj = true;
+		gw_buf_puts(b, i ? ",{" : "{");
+		key(b, &fj, "hpc_job");
+		str(b, j->id);
+		key(b, &fj, "gpus");
+		gw_buf_putc(b, '[');
+		for (size_t k = 0; k < j->ngpus; k++) {
+			if (k)
+				gw_buf_putc(b, ',');
+			index_value(b, r->gpu[j->gpus[k]].index);
+		}
+		gw_buf_putc(b, ']');
+		ktime(b, &fj, "from", j->first);
+		ktime(b, &fj, "to", j->last);
+		knum(b, &fj, "gpu_seconds", j->gpu_seconds);
+		knum(b, &fj, "utilization_ratio_mean", j->util_mean);
+		knum(b, &fj, "memory_used_bytes_max", j->mem_max);
+		knum(b, &fj, "energy_joules", j->energy_j);
+		knum(b, &fj, "energy_kwh", j->energy_j / 3.6e6);
+		if (r->price_per_kwh > 0)
+			knum(b, &fj, "cost", j->energy_j / 3.6e6 * r->price_per_kwh);
+		gw_buf_putc(b, '}');
+	}
+	gw_buf_putc(b, ']');
 	knum(b, &first, "energy_joules", r->energy_j);
 	knum(b, &first, "energy_kwh", r->energy_j / 3.6e6);
 	if (r->price_per_kwh > 0) {

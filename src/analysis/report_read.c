@@ -103,7 +103,7 @@ static struct gw_report_gpu *gpu_of(struct reader *rd, const struct gw_series *s
 }
 
 /* Bucket means of the series' samples on the report's grid, into grid (NaN where none). */
-static int fill_grid(struct gw_report *r, const struct gw_series *s, double **grid, bool or_bits)
+int gw_rpt_fill_grid(struct gw_report *r, const struct gw_series *s, double **grid, bool or_bits)
 {
 	if (!*grid) {
 		*grid = gw_arena_alloc_uninit(&r->arena, r->ngrid * sizeof(double));
@@ -206,7 +206,7 @@ static int read_stat(struct reader *rd, int id, const struct gw_series *s, struc
 	if (!scratch || !w)
 		return GW_ENOMEM;
 	gw_rpt_stat(s->v, s->n, scratch, &g->stat[id]);
-	int rc = fill_grid(r, s, &g->grid[id], false);
+	int rc = gw_rpt_fill_grid(r, s, &g->grid[id], false);
 	if (rc)
 		return rc;
 	gw_rpt_weights(s->t, s->n, GAP_MS, w);
@@ -431,7 +431,7 @@ static int read_extra(struct reader *rd, const struct extra *x, const struct gw_
 				if (!isnan(s->v[i]) && ((uint64_t)s->v[i] & gw_report_reason_info[k].bit))
 					g->throttle_s[k] += w[i];
 		}
-		return fill_grid(r, s, &g->grid_reasons, true);
+		return gw_rpt_fill_grid(r, s, &g->grid_reasons, true);
 	}
 	}
 	return 0;
@@ -572,6 +572,8 @@ int gw_report_build(const struct gw_querier *q, const struct gw_report_opts *o, 
 	int rc = read_all(&rd);
 	if (!rc && r->ngpus == 0)
 		rc = gw_err_set(err, GW_ENOTFOUND, "no GPU samples in the range");
+	if (!rc)
+		rc = gw_rpt_read_jobs(r, q, err ? err : &local);
 	if (!rc)
 		rc = gw_rpt_find(r);
 	if (rc) {

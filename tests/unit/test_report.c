@@ -437,6 +437,61 @@ static void test_energy_and_render(void)
 	gw_memstore_free(m);
 }
 
+static double power100(int g, int64_t s)
+{
+	(void)g;
+	(void)s;
+	return 100;
+}
+
+static void add_job(struct gw_memstore *m, const char *job, int gpu, int64_t from_s, int64_t to_s)
+{
+	char idx[8];
+	snprintf(idx, sizeof(idx), "%d", gpu);
+	struct gw_lpair l[] = {{"__name__", "gpuwatch_hpc_job_info"},
+			       {"gpu", idx},
+			       {"hpc_job", job},
+			       {"instance", "node1"},
+			       {"model", "NVIDIA H200"},
+			       {"uuid", "GPU-test"}};
+	long id = gw_memstore_series(m, l, 6);
+	for (int64_t s = from_s; s <= to_s; s++)
+		CHECK_INT_EQ(gw_memstore_append(m, id, T0 + s * 1000, 1), 0);
+}
+
+static void test_jobs(void)
+{
+	struct gw_memstore *m = gw_memstore_new();
+	for (int g = 0; g < 2; g++) {
+		add(m, "gpuwatch_utilization_gpu_ratio", g, NULL, NULL, 3600, 1, one);
+		add(m, "gpuwatch_power_draw_watts", g, NULL, NULL, 3600, 1, power100);
+	}
+	add_job(m, "A", 0, 0, 3600);
+	add_job(m, "B", 0, 1800, 3600);
+	add_job(m, "B", 1, 0, 3600);
+	struct gw_report *r = build(m, T0, T0 + HOUR);
+	CHECK_INT_EQ(r->njobs, 2);
+	const struct gw_report_job *a = &r->job[0], *b = &r->job[1];
+	CHECK_STR_EQ(a->id, "A");
+	CHECK_INT_EQ(a->ngpus, 1);
+	CHECK_INT_EQ(b->ngpus, 2);
+	/* GPU 0's second half hour is shared: each job gets half its energy */
+	CHECK_DBL_NEAR(a->gpu_seconds, 3600, 6);
+	CHECK_DBL_NEAR(b->gpu_seconds, 5400, 6);
+	CHECK_DBL_NEAR(a->energy_j, 100 * 1800 + 50 * 1800, 600);
+	CHECK_DBL_NEAR(b->energy_j, 50 * 1800 + 100 * 3600, 600);
+	CHECK_DBL_NEAR(a->energy_j + b->energy_j, 100 * 7200, 600);
+	CHECK_DBL_NEAR(b->util_mean, 1, 0);
+	CHECK(llabs(b->first - T0) <= r->step && llabs(b->last - (T0 + HOUR)) <= r->step);
+	struct gw_buf buf;
+	gw_buf_init(&buf, 1 << 22);
+	gw_report_render(r, GW_REPORT_JSON, &buf);
+	CHECK(strstr(buf.data, "\"jobs\":[{\"hpc_job\":\"A\",\"gpus\":[0]"));
+	gw_buf_release(&buf);
+	gw_report_free(r);
+	gw_memstore_free(m);
+}
+
 int main(void)
 {
 	RUN(test_stat);
@@ -451,5 +506,6 @@ int main(void)
 	RUN(test_throttling);
 	RUN(test_hardware);
 	RUN(test_energy_and_render);
+	RUN(test_jobs);
 	return harness_done();
 }

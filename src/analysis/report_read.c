@@ -223,6 +223,8 @@ static int read_stat(struct reader *rd, int id, const struct gw_series *s, struc
 		g->util_sd = st->n ? sqrt(var / (double)st->n) : NAN;
 		g->util_p5 = gw_rpt_quantile(scratch, st->n, 0.05);
 		for (size_t i = 0; i < s->n; i++) {
+			if (isnan(s->v[i])) /* a staleness marker: the series ended there */
+				continue;
 			g->seconds += w[i];
 			if (s->v[i] < GW_REPORT_IDLE_UTIL)
 				g->idle_s += w[i];

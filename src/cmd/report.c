@@ -316,7 +316,9 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 			if (!a->to)
 				o.to = a->from && o.from > last ? o.from + 3600000 : last;
 			if (!a->from)
-				o.from = a->nlogs && first < o.to ? first : o.to - 3600000;
+				o.from = a->nlogs && first <= o.to ? first : o.to - 3600000;
+			if (!a->from && !a->to && o.from == o.to) /* a log of one sample */
+				o.to = o.from + 1000;
 		}
 	}
 	struct gw_report *r = NULL;

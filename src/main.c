@@ -24,7 +24,7 @@ static const struct command commands[] = {
 	{"export", gw_cmd_export, "write the store as OpenMetrics (for promtool backfill) or CSV"},
 	{"top", gw_cmd_top, "live terminal view: every GPU, its history and its processes"},
 	{"rules", gw_cmd_rules, "check Prometheus rule files and run their unit tests, like promtool"},
-	{"report", gw_cmd_report, "turn a time range of history or an nvidia-smi log into statistics, charts and findings"},
+	{"report", gw_cmd_report, "statistics, charts and findings with advice over history or nvidia-smi logs"},
 	{"sim", gw_cmd_sim, "simulator tools: `sim record` writes days of simulated history in seconds"},
 };
 

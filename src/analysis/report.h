@@ -64,16 +64,19 @@ struct gw_report_stat_info {
 extern const struct gw_report_stat_info gw_report_stat_info[GW_RS_N];
 
 /* The clock event reasons a report counts time for (NVML's bits). */
-#define GW_REPORT_REASONS(X)                                                                                 \
-	X(SW_POWER_CAP, "sw_power_cap", 0x4, "gpuwatch_clocks_event_sw_power_cap_seconds_total")             \
-	X(HW_SLOWDOWN, "hw_slowdown", 0x8, NULL)                                                             \
-	X(SYNC_BOOST, "sync_boost", 0x10, "gpuwatch_clocks_event_sync_boost_seconds_total")                  \
-	X(SW_THERMAL, "sw_thermal", 0x20, "gpuwatch_clocks_event_sw_thermal_seconds_total")                  \
-	X(HW_THERMAL, "hw_thermal", 0x40, "gpuwatch_clocks_event_hw_thermal_seconds_total")                  \
-	X(HW_POWER_BRAKE, "hw_power_brake", 0x80, "gpuwatch_clocks_event_hw_power_brake_seconds_total")
+#define GW_REPORT_REASONS(X)                                                                             \
+	X(SW_POWER_CAP, "sw_power_cap", 0x4, "gpuwatch_clocks_event_sw_power_cap_seconds_total",                \
+	  "DCGM_FI_DEV_POWER_VIOLATION")                                                                 \
+	X(HW_SLOWDOWN, "hw_slowdown", 0x8, NULL, NULL)                                                   \
+	X(SYNC_BOOST, "sync_boost", 0x10, "gpuwatch_clocks_event_sync_boost_seconds_total",                     \
+	  "DCGM_FI_DEV_SYNC_BOOST_VIOLATION")                                                            \
+	X(SW_THERMAL, "sw_thermal", 0x20, "gpuwatch_clocks_event_sw_thermal_seconds_total",                     \
+	  "DCGM_FI_DEV_THERMAL_VIOLATION")                                                               \
+	X(HW_THERMAL, "hw_thermal", 0x40, "gpuwatch_clocks_event_hw_thermal_seconds_total", NULL)        \
+	X(HW_POWER_BRAKE, "hw_power_brake", 0x80, "gpuwatch_clocks_event_hw_power_brake_seconds_total", NULL)
 
 enum gw_report_reason {
-#define GW_RR_ENUM(id, key, bit, counter) GW_RR_##id,
+#define GW_RR_ENUM(id, key, bit, counter, dcgm) GW_RR_##id,
 	GW_REPORT_REASONS(GW_RR_ENUM)
 #undef GW_RR_ENUM
 	GW_RR_N
@@ -83,6 +86,7 @@ struct gw_report_reason_info {
 	const char *key;
 	uint32_t bit;
 	const char *counter; /* the violation counter (seconds), or NULL: only the bit mask tells */
+	const char *dcgm;    /* DCGM's violation counter (ns), read when the store has no native one */
 };
 extern const struct gw_report_reason_info gw_report_reason_info[GW_RR_N];
 

@@ -20,7 +20,7 @@ const struct gw_report_stat_info gw_report_stat_info[GW_RS_N] = {
 };
 
 const struct gw_report_reason_info gw_report_reason_info[GW_RR_N] = {
-#define GW_RR_INFO(id, key, bit, counter) {key, bit, counter},
+#define GW_RR_INFO(id, key, bit, counter, dcgm) {key, bit, counter, dcgm},
     GW_REPORT_REASONS(GW_RR_INFO)
 #undef GW_RR_INFO
 };
@@ -46,12 +46,18 @@ const char *gw_report_kind_name(enum gw_report_kind k)
 /* Per-GPU PCIe bandwidth of one lane, bytes/s one direction, by generation (after encoding). */
 static const double lane_bytes[] = {0, 250e6, 500e6, 984.6e6, 1969e6, 3938e6, 7563e6, 15125e6};
 
+/* What a GPU's reading keeps beside the report. */
+struct aux {
+	double pcie_gen, pcie_width; /* the largest seen */
+	double mem_free;             /* mean free memory, bytes (DCGM_FI_DEV_FB_FREE); 0: unknown */
+};
+
 struct reader {
 	struct gw_report *r;
 	const struct gw_querier *q;
 	struct gw_err *err;
 	size_t cap;		       /* gpu slots */
-	double *pcie_gen, *pcie_width; /* per GPU, the largest seen */
+	struct aux *aux; /* per GPU, what only the reading needs */
 };
 
 static const char *label(const struct gw_series *s, const char *name)
@@ -75,17 +81,15 @@ static struct gw_report_gpu *gpu_of(struct reader *rd, const struct gw_series *s
 	if (r->ngpus == rd->cap) {
 		size_t cap = rd->cap ? rd->cap * 2 : 16;
 		struct gw_report_gpu *g = gw_arena_alloc(&r->arena, cap * sizeof(*g));
-		double *gen = gw_arena_alloc(&r->arena, cap * sizeof(double) * 2);
-		if (!g || !gen)
+		struct aux *aux = gw_arena_alloc(&r->arena, cap * sizeof(*aux));
+		if (!g || !aux)
 			return NULL;
 		if (r->ngpus) {
 			memcpy(g, r->gpu, r->ngpus * sizeof(*g));
-			memcpy(gen, rd->pcie_gen, r->ngpus * sizeof(double));
-			memcpy(gen + cap, rd->pcie_width, r->ngpus * sizeof(double));
+			memcpy(aux, rd->aux, r->ngpus * sizeof(*aux));
 		}
 		r->gpu = g;
-		rd->pcie_gen = gen;
-		rd->pcie_width = gen + cap;
+		rd->aux = aux;
 		rd->cap = cap;
 	}
 	struct gw_report_gpu *g = &r->gpu[r->ngpus++];
@@ -231,12 +235,17 @@ static int read_stat(struct reader *rd, int id, const struct gw_series *s, struc
 		}
 		return find_dips(r, g, s, w);
 	}
-	case GW_RS_MEM:
+	case GW_RS_MEM: {
+		/* without a total (dcgm-exporter's default counters), used + free is one */
+		struct aux *x = &rd->aux[g - r->gpu];
+		if (g->mem_total <= 0 && x->mem_free > 0)
+			g->mem_total = g->stat[id].mean + x->mem_free;
 		if (g->mem_total > 0)
 			for (size_t i = 0; i < s->n; i++)
 				if (s->v[i] >= GW_REPORT_NEAR_FULL * g->mem_total)
 					g->near_full_s += w[i];
 		return 0;
+	}
 	case GW_RS_POWER:
 		if (!g->energy_from_counter)
 			for (size_t i = 0; i < s->n; i++)
@@ -251,6 +260,7 @@ static int read_stat(struct reader *rd, int id, const struct gw_series *s, struc
 /* The series a report reads besides the statistics, and what each gives. */
 enum extra_kind {
 	EX_MEM_TOTAL,
+	EX_MEM_FREE,
 	EX_LIMIT,
 	EX_DEFAULT,
 	EX_GEN,
@@ -262,36 +272,62 @@ enum extra_kind {
 };
 enum hw_kind { HW_XID, HW_XID_LAST, HW_ECC_CORR, HW_ECC_UNC, HW_RETIRED, HW_REMAPPED, HW_REPLAYS };
 
+/*
+ * Each series read beside the statistics, and its DCGM twin (in DCGM's unit,
+ * times scale for ours) read only when a store or Prometheus has none of the
+ * native one: dcgm-exporter's data.
+ */
 struct extra {
 	const char *series;
 	enum extra_kind kind;
 	int arg;
+	const char *dcgm;
+	double scale;
 };
 
 /* Before the statistics: memory total (near-full time), energy counter (else power is integrated). */
 static const struct extra extras_before[] = {
-    {"gpuwatch_memory_total_bytes", EX_MEM_TOTAL, 0},
-    {"gpuwatch_energy_consumed_joules_total", EX_ENERGY, 0},
+	{"gpuwatch_memory_total_bytes", EX_MEM_TOTAL, 0, "DCGM_FI_DEV_FB_TOTAL", 1048576},
+	{"gpuwatch_memory_free_bytes", EX_MEM_FREE, 0, "DCGM_FI_DEV_FB_FREE", 1048576},
+	{"gpuwatch_energy_consumed_joules_total", EX_ENERGY, 0, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", 0.001},
 };
 
 static const struct extra extras_after[] = {
-    {"gpuwatch_power_enforced_limit_watts", EX_LIMIT, 0},
-    {"gpuwatch_power_default_limit_watts", EX_DEFAULT, 0},
-    {"gpuwatch_pcie_link_gen", EX_GEN, 0},
-    {"gpuwatch_pcie_link_gen_max", EX_GEN, 0},
-    {"gpuwatch_pcie_link_width", EX_WIDTH, 0},
-    {"gpuwatch_clocks_event_reasons", EX_REASONS, 0},
-#define GW_RR_EXTRA(id, key, bit, counter) {counter, EX_THROTTLE, GW_RR_##id},
-    GW_REPORT_REASONS(GW_RR_EXTRA)
+	{"gpuwatch_power_enforced_limit_watts", EX_LIMIT, 0, "DCGM_FI_DEV_POWER_MGMT_LIMIT", 1},
+	{"gpuwatch_power_default_limit_watts", EX_DEFAULT, 0, NULL, 0},
+	{"gpuwatch_pcie_link_gen", EX_GEN, 0, "DCGM_FI_DEV_PCIE_LINK_GEN", 1},
+	{"gpuwatch_pcie_link_gen_max", EX_GEN, 0, NULL, 0},
+	{"gpuwatch_pcie_link_width", EX_WIDTH, 0, "DCGM_FI_DEV_PCIE_LINK_WIDTH", 1},
+	{"gpuwatch_clocks_event_reasons", EX_REASONS, 0, "DCGM_FI_DEV_CLOCKS_EVENT_REASONS", 1},
+#define GW_RR_EXTRA(id, key, bit, counter, dcgm) {counter, EX_THROTTLE, GW_RR_##id, dcgm, 1e-9},
+	GW_REPORT_REASONS(GW_RR_EXTRA)
 #undef GW_RR_EXTRA
-	{"gpuwatch_xid_errors_total", EX_HW, HW_XID},
-    {"DCGM_FI_DEV_XID_ERRORS", EX_HW, HW_XID_LAST},
-    {"gpuwatch_ecc_corrected_volatile_total", EX_HW, HW_ECC_CORR},
-    {"gpuwatch_ecc_uncorrected_volatile_total", EX_HW, HW_ECC_UNC},
-    {"gpuwatch_retired_pages_sbe", EX_HW, HW_RETIRED},
-    {"gpuwatch_retired_pages_dbe", EX_HW, HW_RETIRED},
-    {"gpuwatch_remapped_rows_uncorrectable", EX_HW, HW_REMAPPED},
-    {"gpuwatch_pcie_replays_total", EX_HW, HW_REPLAYS},
+	{"gpuwatch_xid_errors_total", EX_HW, HW_XID, NULL, 0},
+	{"DCGM_FI_DEV_XID_ERRORS", EX_HW, HW_XID_LAST, NULL, 0},
+	{"gpuwatch_ecc_corrected_volatile_total", EX_HW, HW_ECC_CORR, "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", 1},
+	{"gpuwatch_ecc_uncorrected_volatile_total", EX_HW, HW_ECC_UNC, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", 1},
+	{"gpuwatch_retired_pages_sbe", EX_HW, HW_RETIRED, "DCGM_FI_DEV_RETIRED_SBE", 1},
+	{"gpuwatch_retired_pages_dbe", EX_HW, HW_RETIRED, "DCGM_FI_DEV_RETIRED_DBE", 1},
+	{"gpuwatch_remapped_rows_uncorrectable", EX_HW, HW_REMAPPED, "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", 1},
+	{"gpuwatch_pcie_replays_total", EX_HW, HW_REPLAYS, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", 1},
+};
+
+/* The statistics' DCGM twins and the factor from DCGM's unit to ours. */
+static const struct {
+	const char *name;
+	double scale;
+} dcgm_stat[GW_RS_N] = {
+	[GW_RS_UTIL] = {"DCGM_FI_DEV_GPU_UTIL", 0.01},
+	[GW_RS_SM] = {"DCGM_FI_PROF_SM_ACTIVE", 1},
+	[GW_RS_TENSOR] = {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", 1},
+	[GW_RS_MEM_BUSY] = {"DCGM_FI_DEV_MEM_COPY_UTIL", 0.01},
+	[GW_RS_MEM] = {"DCGM_FI_DEV_FB_USED", 1048576},
+	[GW_RS_TEMP] = {"DCGM_FI_DEV_GPU_TEMP", 1},
+	[GW_RS_POWER] = {"DCGM_FI_DEV_POWER_USAGE", 1},
+	[GW_RS_SM_CLOCK] = {"DCGM_FI_DEV_SM_CLOCK", 1e6},
+	[GW_RS_MEM_CLOCK] = {"DCGM_FI_DEV_MEM_CLOCK", 1e6},
+	[GW_RS_PCIE_RX] = {"DCGM_FI_PROF_PCIE_RX_BYTES", 1},
+	[GW_RS_PCIE_TX] = {"DCGM_FI_PROF_PCIE_TX_BYTES", 1},
 };
 
 static double series_max(const struct gw_series *s)
@@ -377,7 +413,7 @@ static int read_extra(struct reader *rd, const struct extra *x, const struct gw_
 		      struct gw_arena *tmp)
 {
 	struct gw_report *r = rd->r;
-	struct gw_report_gpu *g = gpu_of(rd, s, x->kind == EX_MEM_TOTAL || x->kind == EX_ENERGY);
+	struct gw_report_gpu *g = gpu_of(rd, s, x->kind == EX_MEM_TOTAL || x->kind == EX_MEM_FREE || x->kind == EX_ENERGY);
 	if (!g || !s->n)
 		return 0;
 	size_t gi = (size_t)(g - r->gpu);
@@ -388,6 +424,18 @@ static int read_extra(struct reader *rd, const struct extra *x, const struct gw_
 		if (v > g->mem_total)
 			g->mem_total = v;
 		return 0;
+	case EX_MEM_FREE: {
+		double acc = 0;
+		size_t n = 0;
+		for (size_t i = 0; i < s->n; i++)
+			if (!isnan(s->v[i])) {
+				acc += s->v[i];
+				n++;
+			}
+		if (n)
+			rd->aux[gi].mem_free = acc / (double)n;
+		return 0;
+	}
 	case EX_LIMIT:
 		v = series_min(s);
 		if (v > 0 && (g->power_limit == 0 || v < g->power_limit))
@@ -400,13 +448,13 @@ static int read_extra(struct reader *rd, const struct extra *x, const struct gw_
 		return 0;
 	case EX_GEN:
 		v = series_max(s);
-		if (v > rd->pcie_gen[gi])
-			rd->pcie_gen[gi] = v;
+		if (v > rd->aux[gi].pcie_gen)
+			rd->aux[gi].pcie_gen = v;
 		return 0;
 	case EX_WIDTH:
 		v = series_max(s);
-		if (v > rd->pcie_width[gi])
-			rd->pcie_width[gi] = v;
+		if (v > rd->aux[gi].pcie_width)
+			rd->aux[gi].pcie_width = v;
 		return 0;
 	case EX_ENERGY:
 		if (s->n >= 2) {
@@ -439,11 +487,13 @@ static int read_extra(struct reader *rd, const struct extra *x, const struct gw_
 	return 0;
 }
 
-/* Select every series of one metric name in the range and hand each to fn. */
-static int each_series(struct reader *rd, const char *name,
-		       int (*fn)(struct reader *, const void *arg, const struct gw_series *,
-				 struct gw_arena *),
-		       const void *arg)
+/*
+ * Select every series of one metric name in the range and hand each to fn,
+ * its values times scale (1: as stored); *found: how many there were.
+ */
+static int each_series(struct reader *rd, const char *name, double scale,
+		       int (*fn)(struct reader *, const void *arg, const struct gw_series *, struct gw_arena *),
+		       const void *arg, size_t *found)
 {
 	struct gw_matcher m;
 	int rc = gw_matcher_init(&m, GW_METRIC_NAME, name, GW_MATCH_EQ, rd->err);
@@ -453,12 +503,41 @@ static int each_series(struct reader *rd, const char *name,
 	gw_arena_init(&tmp, (size_t)4 << 30);
 	struct gw_series_set set = {0};
 	rc = rd->q->select(rd->q->ctx, &m, 1, rd->r->from, rd->r->to, &tmp, &set, rd->err);
-	for (size_t i = 0; !rc && i < set.n; i++)
-		rc = fn(rd, arg, &set.s[i], &tmp);
+	if (!rc && found)
+		*found = set.n;
+	for (size_t i = 0; !rc && i < set.n; i++) {
+		struct gw_series sc = set.s[i];
+		if (scale != 1 && sc.n) {
+			double *v = gw_arena_alloc_uninit(&tmp, sc.n * sizeof(double));
+			if (!v) {
+				rc = GW_ENOMEM;
+				break;
+			}
+			for (size_t k = 0; k < sc.n; k++)
+				v[k] = sc.v[k] * scale; /* a staleness marker stays NaN */
+			sc.v = v;
+		}
+		rc = fn(rd, arg, &sc, &tmp);
+	}
 	if (rc && !rd->err->msg[0])
 		gw_err_set(rd->err, rc, "reading %s: %s", name, gw_strerror(rc));
 	gw_arena_release(&tmp);
 	gw_matcher_release(&m);
+	return rc;
+}
+
+/* An extra's native series, else its DCGM twin. */
+static int read_extras(struct reader *rd, const struct extra *x, size_t n,
+		       int (*fn)(struct reader *, const void *arg, const struct gw_series *, struct gw_arena *))
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		size_t found = 0;
+		if (x[i].series)
+			rc = each_series(rd, x[i].series, 1, fn, &x[i], &found);
+		if (!rc && !found && x[i].dcgm)
+			rc = each_series(rd, x[i].dcgm, x[i].scale, fn, &x[i], NULL);
+	}
 	return rc;
 }
 
@@ -513,16 +592,17 @@ static int node_stats(struct gw_report *r)
 static int read_all(struct reader *rd)
 {
 	struct gw_report *r = rd->r;
-	int rc = 0;
 	/* the memory total (for near-full time) and the energy counter (else power is integrated) come
 	 * first; GPUs come into being from them or from their stat series */
-	for (size_t i = 0; !rc && i < sizeof(extras_before) / sizeof(extras_before[0]); i++)
-		rc = each_series(rd, extras_before[i].series, extra_fn, &extras_before[i]);
-	for (int id = 0; !rc && id < GW_RS_N; id++)
-		rc = each_series(rd, gw_report_stat_info[id].series, stat_fn, &id);
-	for (size_t i = 0; !rc && i < sizeof(extras_after) / sizeof(extras_after[0]); i++)
-		if (extras_after[i].series)
-			rc = each_series(rd, extras_after[i].series, extra_fn, &extras_after[i]);
+	int rc = read_extras(rd, extras_before, sizeof(extras_before) / sizeof(extras_before[0]), extra_fn);
+	for (int id = 0; !rc && id < GW_RS_N; id++) {
+		size_t found = 0;
+		rc = each_series(rd, gw_report_stat_info[id].series, 1, stat_fn, &id, &found);
+		if (!rc && !found)
+			rc = each_series(rd, dcgm_stat[id].name, dcgm_stat[id].scale, stat_fn, &id, NULL);
+	}
+	if (!rc)
+		rc = read_extras(rd, extras_after, sizeof(extras_after) / sizeof(extras_after[0]), extra_fn);
 	if (rc)
 		return rc;
 	/* a GPU known only from its totals has nothing to report */
@@ -532,17 +612,16 @@ static int read_all(struct reader *rd)
 		for (int id = 0; id < GW_RS_N; id++)
 			any |= r->gpu[i].stat[id].n > 0;
 		if (any) {
-			rd->pcie_gen[kept] = rd->pcie_gen[i];
-			rd->pcie_width[kept] = rd->pcie_width[i];
+			rd->aux[kept] = rd->aux[i];
 			r->gpu[kept++] = r->gpu[i];
 		}
 	}
 	r->ngpus = kept;
 	for (size_t i = 0; i < r->ngpus; i++) {
-		int gen = (int)rd->pcie_gen[i];
+		int gen = (int)rd->aux[i].pcie_gen;
 		if (gen > 0 && gen < (int)(sizeof(lane_bytes) / sizeof(lane_bytes[0])) &&
-		    rd->pcie_width[i] > 0)
-			r->gpu[i].pcie_capacity = lane_bytes[gen] * rd->pcie_width[i];
+		    rd->aux[i].pcie_width > 0)
+			r->gpu[i].pcie_capacity = lane_bytes[gen] * rd->aux[i].pcie_width;
 		r->energy_j += r->gpu[i].energy_j;
 	}
 	qsort(r->gpu, r->ngpus, sizeof(*r->gpu), cmp_gpu);

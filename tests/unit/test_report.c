@@ -492,6 +492,70 @@ static void test_jobs(void)
 	gw_memstore_free(m);
 }
 
+/* dcgm-exporter's series only: its names, units and labels (as a Prometheus scraping it stores them) */
+static void add_dcgm(struct gw_memstore *m, const char *name, int64_t seconds, val_fn f)
+{
+	struct gw_lpair l[] = {{"Hostname", "node1"},	   {"UUID", "GPU-dcgm"},
+			       {"__name__", name},	   {"gpu", "0"},
+			       {"instance", "node1:9400"}, {"modelName", "NVIDIA A100-SXM4-80GB"}};
+	long id = gw_memstore_series(m, l, 6);
+	for (int64_t s = 0; s <= seconds; s++)
+		CHECK_INT_EQ(gw_memstore_append(m, id, T0 + s * 1000, f(0, s)), 0);
+}
+
+static double pct3(int g, int64_t s)
+{
+	(void)g;
+	(void)s;
+	return 3;
+}
+static double fb_used(int g, int64_t s)
+{
+	(void)g;
+	(void)s;
+	return 40000;
+}
+static double fb_free(int g, int64_t s)
+{
+	(void)g;
+	(void)s;
+	return 41000;
+}
+static double millijoules(int g, int64_t s)
+{
+	(void)g;
+	return (double)s * 100000;
+}
+static double thermal_ns(int g, int64_t s)
+{
+	(void)g;
+	return (double)s * 1e9;
+}
+
+static void test_dcgm_names(void)
+{
+	struct gw_memstore *m = gw_memstore_new();
+	add_dcgm(m, "DCGM_FI_DEV_GPU_UTIL", 3600, pct3);
+	add_dcgm(m, "DCGM_FI_DEV_FB_USED", 3600, fb_used);
+	add_dcgm(m, "DCGM_FI_DEV_FB_FREE", 3600, fb_free);
+	add_dcgm(m, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", 3600, millijoules);
+	add_dcgm(m, "DCGM_FI_DEV_THERMAL_VIOLATION", 3600, thermal_ns);
+	struct gw_report *r = build(m, T0, T0 + HOUR);
+	CHECK_INT_EQ(r->ngpus, 1);
+	const struct gw_report_gpu *g = &r->gpu[0];
+	CHECK_STR_EQ(g->uuid, "GPU-dcgm");
+	CHECK_STR_EQ(g->name, "NVIDIA A100-SXM4-80GB");
+	CHECK_DBL_NEAR(g->stat[GW_RS_UTIL].mean, 0.03, 1e-12);
+	CHECK_DBL_NEAR(g->stat[GW_RS_MEM].max, 40000 * 1048576.0, 0);
+	CHECK_DBL_NEAR(g->mem_total, 81000 * 1048576.0, 0);	     /* used + free */
+	CHECK_DBL_NEAR(r->energy_j, 360000, 1e-6);		     /* mJ */
+	CHECK_DBL_NEAR(g->throttle_s[GW_RR_SW_THERMAL], 3600, 1e-6); /* ns */
+	CHECK(find(r, GW_RK_IDLE_ALLOCATED, NULL));
+	CHECK(find(r, GW_RK_THERMAL_THROTTLING, NULL));
+	gw_report_free(r);
+	gw_memstore_free(m);
+}
+
 int main(void)
 {
 	RUN(test_stat);
@@ -507,5 +571,6 @@ int main(void)
 	RUN(test_hardware);
 	RUN(test_energy_and_render);
 	RUN(test_jobs);
+	RUN(test_dcgm_names);
 	return harness_done();
 }

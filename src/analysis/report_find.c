@@ -155,11 +155,9 @@ static int find_memory_pressure(struct gw_report *r, size_t gi)
 		 100 * peak / g->mem_total);
 	snprintf(f->advice, sizeof(f->advice),
 		 "One allocation more fails with out of memory. Hold less per GPU: smaller micro-batches "
-		 "with gradient "
-		 "accumulation, activation checkpointing, mixed precision, sharded optimizer states (ZeRO, "
-		 "FSDP), a "
-		 "smaller KV cache for inference; against fragmentation, PyTorch's expandable_segments "
-		 "allocator.");
+		 "with gradient accumulation, activation checkpointing, mixed precision, sharded optimizer "
+		 "states (ZeRO, FSDP), a smaller KV cache for inference; against fragmentation, PyTorch's "
+		 "expandable_segments allocator.");
 	return 0;
 }
 
@@ -211,21 +209,20 @@ static int find_memory_leak(struct gw_report *r, size_t gi)
 	gw_rpt_duration((double)(best_to - best_from) * (double)r->step / 1000.0, d, sizeof(d));
 	double left_h = (g->mem_total - m[best_to]) / best.b;
 	gw_rpt_duration(left_h * 3600, full, sizeof(full));
-	int n = snprintf(
-	    f->evidence, sizeof(f->evidence),
-	    "memory grew steadily from %.1f to %.1f GiB in %s (%+.2f GiB/h, R2 %.2f); at this rate it is "
-	    "full in about %s",
-	    m[best_from] / GW_RPT_GIB, m[best_to] / GW_RPT_GIB, d, best.b / GW_RPT_GIB, best.r2, full);
+	int n = snprintf(f->evidence, sizeof(f->evidence),
+			 "memory grew steadily from %.1f to %.1f GiB in %s (%+.2f GiB/h, R2 %.2f); at this "
+			 "rate it is full in about %s",
+			 m[best_from] / GW_RPT_GIB, m[best_to] / GW_RPT_GIB, d, best.b / GW_RPT_GIB, best.r2,
+			 full);
 	if (restarts && n > 0 && (size_t)n < sizeof(f->evidence))
 		snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n,
 			 "; it fell back %zu time%s in the range (restarts?)", restarts,
 			 restarts > 1 ? "s" : "");
-	snprintf(
-	    f->advice, sizeof(f->advice),
-	    "Something keeps memory it no longer needs: tensors kept across steps (a loss summed without "
-	    ".item() or .detach(), lists of outputs), caches or queues that only grow. Compare "
-	    "torch.cuda.memory_allocated() between steps to find it; until fixed, restart before it is "
-	    "full.");
+	snprintf(f->advice, sizeof(f->advice),
+		 "Something keeps memory it no longer needs: tensors kept across steps (a loss summed "
+		 "without .item() or .detach(), lists of outputs), caches or queues that only grow. Compare "
+		 "torch.cuda.memory_allocated() between steps to find it; until fixed, restart before it is "
+		 "full.");
 	return 0;
 }
 
@@ -256,12 +253,11 @@ static int find_pcie_bound(struct gw_report *r, size_t gi)
 		 "%.1f GB/s",
 		 PCIE_SHARE * 100, g->pcie_capacity / 1e9, d, g->stat[GW_RS_PCIE_RX].max / 1e9,
 		 g->stat[GW_RS_PCIE_TX].max / 1e9);
-	snprintf(f->advice, sizeof(f->advice),
-		 "Copies between host and GPU fill the link: keep data on the GPU between steps, use pinned "
-		 "memory "
-		 "and non-blocking copies overlapped with compute, preprocess on the GPU, avoid offloading "
-		 "weights or "
-		 "optimizer states to the CPU; check the link runs at its full generation and width.");
+	snprintf(
+	    f->advice, sizeof(f->advice),
+	    "Copies between host and GPU fill the link: keep data on the GPU between steps, use pinned "
+	    "memory and non-blocking copies overlapped with compute, preprocess on the GPU, avoid offloading "
+	    "weights or optimizer states to the CPU; check the link runs at its full generation and width.");
 	return 0;
 }
 
@@ -305,18 +301,22 @@ static int find_thermal(struct gw_report *r, size_t gi)
 	gw_rpt_duration(s, d, sizeof(d));
 	gw_rpt_duration(g->throttle_s[GW_RR_SW_THERMAL], sw, sizeof(sw));
 	gw_rpt_duration(g->throttle_s[GW_RR_HW_THERMAL] + g->throttle_s[GW_RR_HW_SLOWDOWN], hw, sizeof(hw));
+	size_t n = (size_t)snprintf(f->evidence, sizeof(f->evidence),
+				    "clocks held down for heat for %s (%.0f%% of the time: software thermal "
+				    "slowdown %s, hardware slowdown %s)",
+				    d, 100 * s / gw_rpt_covered(r, g), sw, hw);
+	if (g->stat[GW_RS_TEMP].n && n < sizeof(f->evidence))
+		n += (size_t)snprintf(f->evidence + n, sizeof(f->evidence) - n,
+				      "; temperature p95 %.0f C, max %.0f C", g->stat[GW_RS_TEMP].p95,
+				      g->stat[GW_RS_TEMP].max);
+	if (g->stat[GW_RS_SM_CLOCK].n && n < sizeof(f->evidence))
+		snprintf(f->evidence + n, sizeof(f->evidence) - n, "; SM clock mean %.0f MHz, max %.0f MHz",
+			 g->stat[GW_RS_SM_CLOCK].mean / 1e6, g->stat[GW_RS_SM_CLOCK].max / 1e6);
 	snprintf(
-	    f->evidence, sizeof(f->evidence),
-	    "clocks held down for heat for %s (%.0f%% of the time: software thermal slowdown %s, hardware "
-	    "slowdown %s); temperature p95 %.0f C, max %.0f C; SM clock mean %.0f MHz, max %.0f MHz",
-	    d, 100 * s / gw_rpt_covered(r, g), sw, hw, g->stat[GW_RS_TEMP].p95, g->stat[GW_RS_TEMP].max,
-	    g->stat[GW_RS_SM_CLOCK].mean / 1e6, g->stat[GW_RS_SM_CLOCK].max / 1e6);
-	snprintf(f->advice, sizeof(f->advice),
-		 "The GPU is too hot to hold its clocks. Check the inlet air temperature and airflow "
-		 "(blanking panels, "
-		 "filters, failed fans), the room's cooling and the neighbouring boards; lowering the power "
-		 "limit a "
-		 "little (nvidia-smi -pl) often costs less speed than the slowdown does.");
+	    f->advice, sizeof(f->advice),
+	    "The GPU is too hot to hold its clocks. Check the inlet air temperature and airflow (blanking "
+	    "panels, filters, failed fans), the room's cooling and the neighbouring boards; lowering the "
+	    "power limit a little (nvidia-smi -pl) often costs less speed than the slowdown does.");
 	return 0;
 }
 
@@ -333,10 +333,13 @@ static int find_power(struct gw_report *r, size_t gi)
 		return GW_ENOMEM;
 	char d[32];
 	gw_rpt_duration(s, d, sizeof(d));
-	int n = snprintf(
-	    f->evidence, sizeof(f->evidence),
-	    "clocks held at the power limit for %s (%.0f%% of the time); power mean %.0f W, p95 %.0f W", d,
-	    100 * s / gw_rpt_covered(r, g), g->stat[GW_RS_POWER].mean, g->stat[GW_RS_POWER].p95);
+	int n = snprintf(f->evidence, sizeof(f->evidence),
+			 "clocks held at the power limit for %s (%.0f%% of the time)", d,
+			 100 * s / gw_rpt_covered(r, g));
+	if (g->stat[GW_RS_POWER].n && n > 0 && (size_t)n < sizeof(f->evidence))
+		n += snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n,
+			      "; power mean %.0f W, p95 %.0f W", g->stat[GW_RS_POWER].mean,
+			      g->stat[GW_RS_POWER].p95);
 	if (g->power_limit > 0 && n > 0 && (size_t)n < sizeof(f->evidence))
 		n += snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n,
 			      " against an enforced limit of %.0f W", g->power_limit);
@@ -346,16 +349,13 @@ static int find_power(struct gw_report *r, size_t gi)
 	if (g->power_limit > 0 && g->power_default > 0 && g->power_limit < 0.95 * g->power_default)
 		snprintf(f->advice, sizeof(f->advice),
 			 "The enforced limit (%.0f W) is below the board's default (%.0f W): someone or a "
-			 "node policy "
-			 "lowered it. Raise it (nvidia-smi -pl %.0f) if the power budget allows.",
+			 "node policy lowered it. Raise it (nvidia-smi -pl %.0f) if the power budget allows.",
 			 g->power_limit, g->power_default, g->power_default);
 	else
 		snprintf(f->advice, sizeof(f->advice),
 			 "The GPU works at its power limit: expected for compute-bound work at full load. "
-			 "More speed "
-			 "needs more efficient kernels (mixed precision, fused operations) or a higher limit "
-			 "where the "
-			 "board and the power budget allow it.");
+			 "More speed needs more efficient kernels (mixed precision, fused operations) or a "
+			 "higher limit where the board and the power budget allow it.");
 	return 0;
 }
 
@@ -395,22 +395,17 @@ static int find_hardware(struct gw_report *r, size_t gi)
 	if (h->ecc_uncorrected > 0 || h->remapped_rows > 0 || h->retired_pages > 0 || h->xid > 0)
 		snprintf(f->advice, sizeof(f->advice),
 			 "Drain the GPU's jobs and check it: uncorrectable memory errors and most XIDs (48, "
-			 "63, 64, 74, "
-			 "79, 92, 94, 95) need a GPU reset or reboot to remap or retire the memory, then a "
-			 "diagnostic "
-			 "(dcgmi diag -r 3); errors that come back mean a replacement. XIDs 13, 31 and 43 "
-			 "are usually "
-			 "the application's.");
+			 "63, 64, 74, 79, 92, 94, 95) need a GPU reset or reboot to remap or retire the "
+			 "memory, then a diagnostic (dcgmi diag -r 3); errors that come back mean a "
+			 "replacement. XIDs 13, 31 and 43 are usually the application's.");
 	else if (h->pcie_replays > 0)
 		snprintf(f->advice, sizeof(f->advice),
 			 "The PCIe link retransmits: reseat the board or riser, check the slot and cables, "
-			 "and watch "
-			 "whether the replays keep growing.");
+			 "and watch whether the replays keep growing.");
 	else
-		snprintf(
-		    f->advice, sizeof(f->advice),
-		    "Corrected ECC errors alone cost nothing yet; many of them, or growing fast, come before "
-		    "uncorrectable ones: watch the rate and plan a check.");
+		snprintf(f->advice, sizeof(f->advice),
+			 "Corrected ECC errors alone cost nothing yet; many of them, or growing fast, come "
+			 "before uncorrectable ones: watch the rate and plan a check.");
 	return 0;
 }
 

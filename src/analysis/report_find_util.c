@@ -57,13 +57,11 @@ int gw_rpt_find_idle_allocated(struct gw_report *r, size_t gi)
 			 mem / GW_RPT_GIB, GW_REPORT_IDLE_UTIL * 100, d, 100 * s / gw_rpt_covered(r, g));
 	if (!isnan(pw) && n > 0 && (size_t)n < sizeof(f->evidence))
 		snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n, ", drawing %.0f W meanwhile", pw);
-	snprintf(
-	    f->advice, sizeof(f->advice),
-	    "A process holds this GPU without using it (a notebook kernel, a finished job that did not exit, "
-	    "a "
-	    "server without traffic). Find it with gpuwatch smi "
-	    "--query-compute-apps=pid,process_name,used_memory "
-	    "--format=csv and stop it, or share the GPU (MPS, MIG, time-slicing) so reserved is not idle.");
+	snprintf(f->advice, sizeof(f->advice),
+		 "A process holds this GPU without using it (a notebook kernel, a finished job that did not "
+		 "exit, a server without traffic). Find it with gpuwatch smi "
+		 "--query-compute-apps=pid,process_name,used_memory --format=csv and stop it, or share the "
+		 "GPU (MPS, MIG, time-slicing) so reserved is not idle.");
 	return 0;
 }
 
@@ -159,18 +157,15 @@ int gw_rpt_find_sync_stall(struct gw_report *r, bool *in_sync)
 		gw_rpt_duration(dip_s / (double)n, d, sizeof(d));
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%zu GPUs dipped under half their median utilisation together: %zu of their %zu "
-			 "dips (%.0f%%) "
-			 "coincide with another GPU's within %d s; %s of dips per GPU (%.1f%% of the time)",
+			 "dips (%.0f%%) coincide with another GPU's within %d s; %s of dips per GPU (%.1f%% "
+			 "of the time)",
 			 n, synced_all, total, 100.0 * (double)synced_all / (double)total, DIP_TOL_MS / 1000,
 			 d, 100 * dip_s / (double)n / gw_rpt_covered(r, &r->gpu[i]));
 		snprintf(f->advice, sizeof(f->advice),
 			 "The GPUs wait at the same moments, so something they share stalls them: a "
-			 "collective waiting "
-			 "for the slowest rank, a checkpoint or evaluation, a shared data loader. Overlap "
-			 "communication "
-			 "with compute, write checkpoints asynchronously, check NCCL's transport "
-			 "(NCCL_DEBUG=INFO) and "
-			 "look for a straggler rank or node.");
+			 "collective waiting for the slowest rank, a checkpoint or evaluation, a shared data "
+			 "loader. Overlap communication with compute, write checkpoints asynchronously, "
+			 "check NCCL's transport (NCCL_DEBUG=INFO) and look for a straggler rank or node.");
 	}
 	return 0;
 }
@@ -197,13 +192,14 @@ int gw_rpt_find_input_bound(struct gw_report *r, size_t gi, bool in_sync)
 			return GW_ENOMEM;
 		char d[32];
 		gw_rpt_duration(held_s, d, sizeof(d));
-		snprintf(
+		int n = snprintf(
 		    f->evidence, sizeof(f->evidence),
-		    "utilisation averaged %.0f%% (p95 %.0f%%) over %s while %.1f GiB of memory was held; SM "
-		    "active %.0f%%",
+		    "utilisation averaged %.0f%% (p95 %.0f%%) over %s while %.1f GiB of memory was held",
 		    util * 100, g->stat[GW_RS_UTIL].p95 * 100, d,
-		    gw_rpt_mean_where(r, g, GW_RS_MEM, is_held) / GW_RPT_GIB,
-		    g->stat[GW_RS_SM].n ? g->stat[GW_RS_SM].mean * 100 : NAN);
+		    gw_rpt_mean_where(r, g, GW_RS_MEM, is_held) / GW_RPT_GIB);
+		if (g->stat[GW_RS_SM].n && n > 0 && (size_t)n < sizeof(f->evidence))
+			snprintf(f->evidence + n, sizeof(f->evidence) - (size_t)n, "; SM active %.0f%%",
+				 g->stat[GW_RS_SM].mean * 100);
 	} else if (!in_sync && gw_rpt_dips_count(r, g)) {
 		struct gw_report_finding *f =
 		    gw_rpt_one(r, GW_RK_INPUT_BOUND, gi, g->dips[0].from, g->dips[g->ndips - 1].to);
@@ -213,8 +209,7 @@ int gw_rpt_find_input_bound(struct gw_report *r, size_t gi, bool in_sync)
 		gw_rpt_duration(g->dip_s, d, sizeof(d));
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "utilisation fell under half its median (%.0f%%) %zu times, %s in all (%.1f%% of "
-			 "the time), "
-			 "while memory stayed held",
+			 "the time), while memory stayed held",
 			 g->stat[GW_RS_UTIL].p50 * 100, g->ndips, d, 100 * g->dip_s / gw_rpt_covered(r, g));
 	} else {
 		return 0;
@@ -222,8 +217,7 @@ int gw_rpt_find_input_bound(struct gw_report *r, size_t gi, bool in_sync)
 	snprintf(r->find[r->nfind - 1].advice, sizeof(r->find[0].advice),
 		 "The GPU waits for its input. Feed it faster: more data-loader workers, pinned memory and "
 		 "prefetching, data on fast local storage, preprocessing on the GPU or done offline, larger "
-		 "batches "
-		 "if memory allows; for inference, batch requests together.");
+		 "batches if memory allows; for inference, batch requests together.");
 	return 0;
 }
 
@@ -242,14 +236,12 @@ int gw_rpt_find_unstable(struct gw_report *r, size_t gi, bool dips_explained)
 		return GW_ENOMEM;
 	snprintf(f->evidence, sizeof(f->evidence),
 		 "utilisation swung between %.0f%% (p5) and %.0f%% (p95) from sample to sample: standard "
-		 "deviation "
-		 "%.0f points around a mean of %.0f%% (%.0f%% of it)",
+		 "deviation %.0f points around a mean of %.0f%% (%.0f%% of it)",
 		 g->util_p5 * 100, u->p95 * 100, g->util_sd * 100, u->mean * 100, 100 * g->util_sd / u->mean);
-	snprintf(
-	    f->advice, sizeof(f->advice),
-	    "Work arrives unevenly: uneven batches (variable sequence lengths: bucket or pack them), a data "
-	    "pipeline that keeps up only part of the time, or bursty requests (inference: dynamic batching, "
-	    "more concurrent requests). A steadier feed raises the average.");
+	snprintf(f->advice, sizeof(f->advice),
+		 "Work arrives unevenly: uneven batches (variable sequence lengths: bucket or pack them), a "
+		 "data pipeline that keeps up only part of the time, or bursty requests (inference: dynamic "
+		 "batching, more concurrent requests). A steadier feed raises the average.");
 	return 0;
 }
 
@@ -316,17 +308,14 @@ int gw_rpt_find_imbalance(struct gw_report *r)
 			f->to = r->last;
 			snprintf(f->evidence, sizeof(f->evidence),
 				 "GPU %s averaged %.0f%% %s while %zu other GPU%s of the node averaged down "
-				 "to %.0f%%, "
-				 "%.0f points or more below it for at least %.0f%% of the time",
+				 "to %.0f%%, %.0f points or more below it for at least %.0f%% of the time",
 				 L->index, lm * 100, what ? "of its memory used" : "utilisation", nf,
 				 nf > 1 ? "s" : "", worst * 100, IMBALANCE_GAP * 50, IMBALANCE_PERSIST * 100);
-			snprintf(
-			    f->advice, sizeof(f->advice),
-			    "Spread the work evenly: uneven data shards or sequence lengths, a pipeline "
-			    "stage with "
-			    "more layers, a model split that puts more on some ranks, or another process on "
-			    "those "
-			    "GPUs. In a synchronous job the busiest GPU sets the pace and the others wait.");
+			snprintf(f->advice, sizeof(f->advice),
+				 "Spread the work evenly: uneven data shards or sequence lengths, a pipeline "
+				 "stage with more layers, a model split that puts more on some ranks, or "
+				 "another process on those GPUs. In a synchronous job the busiest GPU sets "
+				 "the pace and the others wait.");
 		}
 	}
 	return 0;

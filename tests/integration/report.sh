@@ -147,6 +147,41 @@ else
 	fail "serve did not start: $(cat "$tmp/serve.log")"
 fi
 
+# a Prometheus holding only dcgm-exporter's names (the DCGM families of the same store,
+# backfilled with promtool): the DCGM twins are read in DCGM's units
+if command -v prometheus >/dev/null && command -v promtool >/dev/null; then
+	"$BIN" export --storage.path "$tmp/job" \
+		--match '{__name__=~"DCGM_FI_DEV_(GPU_UTIL|FB_USED|FB_FREE|POWER_USAGE|GPU_TEMP|PCIE_REPLAY_COUNTER)"}' \
+		>"$tmp/dcgm.om" 2>/dev/null || fail "export of the DCGM families"
+	promtool tsdb create-blocks-from openmetrics "$tmp/dcgm.om" "$tmp/promdata" >/dev/null 2>&1 ||
+		fail "promtool could not backfill the DCGM families"
+	: >"$tmp/empty.yml"
+	pport=$(free_port)
+	prometheus --config.file="$tmp/empty.yml" --storage.tsdb.path="$tmp/promdata" --storage.tsdb.retention.time=100y \
+		--web.listen-address="127.0.0.1:$pport" --log.level=error >"$tmp/prom.log" 2>&1 &
+	pids+=($!)
+	if wait_http "http://127.0.0.1:$pport/-/ready" 30; then
+		"$BIN" report --url "http://127.0.0.1:$pport" --from 2026-07-03T10:00:00Z --to 2026-07-03T11:00:00Z \
+			--format json >"$tmp/prom.json" || fail "report --url Prometheus exited $?"
+		findings "$tmp/prom.json" >"$tmp/prom.f"
+		has "$tmp/prom.f" '^sync_stall 0,1,2,3 ' "Prometheus with DCGM names: training dips together"
+		has "$tmp/prom.f" '^imbalance 0,3 ' "Prometheus with DCGM names: GPU 3 at half load"
+		has "$tmp/prom.f" '^hardware 0,1,2,3 10:30:00 10:30:00$' "Prometheus with DCGM names: PCIe replays (no ECC families exported)"
+		python3 - "$tmp/prom.json" "$tmp/job.json" <<'PY' || fail "DCGM statistics differ from the native ones"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for ga, gb in zip(a["gpus"], b["gpus"]):
+    assert ga["name"] == gb["name"] and ga["uuid"] == gb["uuid"], (ga["name"], ga["uuid"])
+    for k in ("utilization_ratio", "power_watts", "temperature_celsius"):
+        assert abs(ga["stats"][k]["mean"] - gb["stats"][k]["mean"]) < 1e-9 * max(1, gb["stats"][k]["mean"]), k
+    # MiB in DCGM: the same bytes to the MiB
+    assert abs(ga["stats"]["memory_used_bytes"]["max"] - gb["stats"]["memory_used_bytes"]["max"]) < 1048576
+PY
+	else
+		fail "prometheus did not start: $(cat "$tmp/prom.log")"
+	fi
+fi
+
 # --- nvidia-smi logs given directly ------------------------------------------------------
 # The article's loop: a `date` line, then --query-gpu CSV with its header, every minute.
 # GPU 0 trains with a dip every tenth minute while its memory grows; GPU 1 holds memory idle.

@@ -207,7 +207,7 @@ static int find_memory_leak(struct gw_report *r, size_t gi)
 		return GW_ENOMEM;
 	char d[32], full[32];
 	gw_rpt_duration((double)(best_to - best_from) * (double)r->step / 1000.0, d, sizeof(d));
-	double left_h = (g->mem_total - m[best_to]) / best.b;
+	double left_h = fmax(0, (g->mem_total - m[best_to]) / best.b); /* 0: full already */
 	gw_rpt_duration(left_h * 3600, full, sizeof(full));
 	int n = snprintf(f->evidence, sizeof(f->evidence),
 			 "memory grew steadily from %.1f to %.1f GiB in %s (%+.2f GiB/h, R2 %.2f); at this "
@@ -265,7 +265,7 @@ static bool bits_set(const struct gw_report *r, const struct gw_report_gpu *g, s
 {
 	(void)r;
 	double v = g->grid_reasons ? g->grid_reasons[k] : NAN;
-	return !isnan(v) && ((uint64_t)v & *(const unsigned *)arg);
+	return v >= 0 && v < 18446744073709551616.0 && ((uint64_t)v & *(const unsigned *)arg);
 }
 
 /* A throttling finding's range: where the reason bits say so, else the samples' range. */

@@ -141,7 +141,8 @@ int gw_rpt_fill_grid(struct gw_report *r, const struct gw_series *s, double **gr
 		if (isnan(s->v[i]))
 			continue;
 		acc += s->v[i];
-		bits |= (uint64_t)s->v[i];
+		if (or_bits && s->v[i] >= 0 && s->v[i] < 18446744073709551616.0) /* a mask: in range for the cast */
+			bits |= (uint64_t)s->v[i];
 		cnt++;
 	}
 	/* a sample stands for the time up to the next one (at most GAP_MS): a log written every minute
@@ -478,7 +479,8 @@ static int read_extra(struct reader *rd, const struct extra *x, const struct gw_
 			if (g->throttle_counted[k])
 				continue;
 			for (size_t i = 0; i < s->n; i++)
-				if (!isnan(s->v[i]) && ((uint64_t)s->v[i] & gw_report_reason_info[k].bit))
+				if (s->v[i] >= 0 && s->v[i] < 4294967296.0 &&
+				    ((uint32_t)s->v[i] & gw_report_reason_info[k].bit))
 					g->throttle_s[k] += w[i];
 		}
 		return gw_rpt_fill_grid(r, s, &g->grid_reasons, true);

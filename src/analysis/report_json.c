@@ -58,14 +58,14 @@ static void knum(struct gw_buf *b, bool *first, const char *k, double v)
 static void ktime(struct gw_buf *b, bool *first, const char *k, int64_t ms)
 {
 	key(b, first, k);
-	time_t s = (time_t)(ms / 1000);
+	time_t s = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
 	struct tm tm;
 	char t[40];
 	if (!ms || !gmtime_r(&s, &tm) || !strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm)) {
 		gw_buf_puts(b, "null");
 		return;
 	}
-	gw_buf_printf(b, "\"%s.%03dZ\"", t, (int)(ms % 1000));
+	gw_buf_printf(b, "\"%s.%03dZ\"", t, (int)((ms % 1000 + 1000) % 1000));
 }
 
 /* "0" as a number, anything else as a string */

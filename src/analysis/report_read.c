@@ -378,7 +378,7 @@ static void read_hw(struct gw_report *r, struct gw_report_gpu *g, int arg, const
 			return;
 		if (!h->xid) {
 			h->xid = 1;
-			xid_code(h, atoi(code));
+			xid_code(h, (int)strtol(code, NULL, 10));
 			hw_note(h, s->t[0], s->t[0]);
 		}
 		return;
@@ -390,7 +390,7 @@ static void read_hw(struct gw_report *r, struct gw_report_gpu *g, int arg, const
 	switch (arg) {
 	case HW_XID:
 		h->xid += inc;
-		xid_code(h, atoi(label(s, "xid")));
+		xid_code(h, (int)strtol(label(s, "xid"), NULL, 10));
 		break;
 	case HW_ECC_CORR:
 		h->ecc_corrected += inc;
@@ -620,10 +620,9 @@ static int read_all(struct reader *rd)
 	}
 	r->ngpus = kept;
 	for (size_t i = 0; i < r->ngpus; i++) {
-		int gen = (int)rd->aux[i].pcie_gen;
-		if (gen > 0 && gen < (int)(sizeof(lane_bytes) / sizeof(lane_bytes[0])) &&
-		    rd->aux[i].pcie_width > 0)
-			r->gpu[i].pcie_capacity = lane_bytes[gen] * rd->aux[i].pcie_width;
+		double gen = rd->aux[i].pcie_gen;
+		if (gen >= 1 && gen < (double)(sizeof(lane_bytes) / sizeof(lane_bytes[0])) && rd->aux[i].pcie_width > 0)
+			r->gpu[i].pcie_capacity = lane_bytes[(size_t)gen] * rd->aux[i].pcie_width;
 		r->energy_j += r->gpu[i].energy_j;
 	}
 	qsort(r->gpu, r->ngpus, sizeof(*r->gpu), cmp_gpu);

@@ -142,6 +142,10 @@ bool gw_rpt_linfit(const double *x, const double *y, size_t n, struct gw_rpt_fit
 
 void gw_rpt_duration(double seconds, char *out, size_t len)
 {
+	if (!(seconds >= 0 && seconds < 1e12)) { /* no sample, or no sense */
+		snprintf(out, len, "-");
+		return;
+	}
 	long s = (long)llround(seconds);
 	if (s < 60)
 		snprintf(out, len, "%lds", s);

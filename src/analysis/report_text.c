@@ -115,8 +115,14 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 
 	for (size_t i = 0; i < r->ngpus; i++) {
 		const struct gw_report_gpu *g = &r->gpu[i];
-		gw_buf_printf(b, "%sGPU %s  %s  %s%s%s%s\n", md ? "## " : "", g->index, g->name, g->uuid,
-			      g->instance[0] ? "  (" : "", g->instance, g->instance[0] ? ")" : "");
+		gw_buf_printf(b, "%sGPU %s", md ? "## " : "", g->index);
+		const char *parts[] = {g->name, g->uuid};
+		for (size_t k = 0; k < 2; k++)
+			if (parts[k][0])
+				gw_buf_printf(b, "  %s", parts[k]);
+		if (g->instance[0])
+			gw_buf_printf(b, "  (%s)", g->instance);
+		gw_buf_putc(b, '\n');
 		stats_table(b, md, g->stat);
 		durations(b, r, g, md);
 		gw_buf_putc(b, '\n');

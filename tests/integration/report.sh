@@ -210,6 +210,23 @@ assert g0["stats"]["utilization_ratio"]["max"] == 0.95 and g0["stats"]["utilizat
 assert abs(d["energy_joules"] - (350.5 + 60.25) * 5400) < 1, d["energy_joules"]
 assert d["from"] == "2026-07-03T10:00:00.000Z" and d["to"] == "2026-07-03T11:29:00.000Z", (d["from"], d["to"])
 PY
+# every format of it against tests/golden/report (GW_GOLDEN_UPDATE=1 rewrites them, to be
+# reviewed before commit): what a reader sees changes only on purpose
+GOLD=${GW_TEST_DATA:-$(dirname "$0")/..}/golden/report
+for fmt in text md json html; do
+	got=$tmp/golden.$fmt
+	(cd "$tmp" && "$BIN" report gpu_monitor.log --price-per-kwh 0.3 --currency EUR --format $fmt) >"$got" 2>/dev/null ||
+		fail "golden $fmt: report exited $?"
+	if [ $fmt = json ]; then # one line: indented, so a difference reads as one
+		python3 -m json.tool "$got" >"$got.i" && mv "$got.i" "$got" || fail "golden json does not parse"
+	fi
+	if [ "${GW_GOLDEN_UPDATE:-0}" = 1 ]; then
+		mkdir -p "$GOLD"
+		cmp -s "$got" "$GOLD/gpu_monitor.$fmt" || { cp "$got" "$GOLD/gpu_monitor.$fmt" && echo "wrote $GOLD/gpu_monitor.$fmt"; }
+	elif ! cmp -s "$GOLD/gpu_monitor.$fmt" "$got"; then
+		fail "golden $fmt differs from $GOLD/gpu_monitor.$fmt: $(diff -u "$GOLD/gpu_monitor.$fmt" "$got" | head -20)"
+	fi
+done
 # the same from standard input
 "$BIN" report --format json - <"$tmp/gpu_monitor.log" >"$tmp/stdin.json" 2>/dev/null || fail "report - exited $?"
 findings "$tmp/stdin.json" | cmp -s - "$tmp/log.f" || fail "report from standard input differs from the file's"

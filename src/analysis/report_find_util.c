@@ -117,19 +117,20 @@ bool gw_rpt_dips_count(const struct gw_report *r, const struct gw_report_gpu *g)
 int gw_rpt_find_sync_stall(struct gw_report *r, bool *in_sync)
 {
 	for (size_t i = 0; i < r->ngpus; i++) {
-		if (in_sync[i] || !gw_rpt_dips_count(r, &r->gpu[i]))
-			continue;
+		if (i && strcmp(r->gpu[i].instance, r->gpu[i - 1].instance) == 0)
+			continue; /* one pass per instance (GPUs are sorted by instance) */
+		size_t end = i;
+		while (end < r->ngpus && strcmp(r->gpu[end].instance, r->gpu[i].instance) == 0)
+			end++;
 		/* the GPUs of this instance whose dips mostly coincide with another's */
 		size_t n = 0, total = 0, synced_all = 0;
 		int64_t from = 0, to = 0;
 		double dip_s = 0;
-		for (size_t j = i; j < r->ngpus; j++) {
+		for (size_t j = i; j < end; j++) {
 			const struct gw_report_gpu *g = &r->gpu[j];
-			if (strcmp(g->instance, r->gpu[i].instance) != 0 || !gw_rpt_dips_count(r, g))
-				continue;
 			size_t synced;
 			int64_t f, t;
-			if (dip_sync(r, j, &synced, &f, &t) < SYNC_SHARE)
+			if (!gw_rpt_dips_count(r, g) || dip_sync(r, j, &synced, &f, &t) < SYNC_SHARE)
 				continue;
 			in_sync[j] = true;
 			n++;
@@ -140,16 +141,15 @@ int gw_rpt_find_sync_stall(struct gw_report *r, bool *in_sync)
 			to = t > to ? t : to;
 		}
 		if (n < 2) {
-			for (size_t j = i; j < r->ngpus; j++)
-				if (strcmp(r->gpu[j].instance, r->gpu[i].instance) == 0)
-					in_sync[j] = false;
+			for (size_t j = i; j < end; j++)
+				in_sync[j] = false;
 			continue;
 		}
 		struct gw_report_finding *f = gw_rpt_finding_add(r, GW_RK_SYNC_STALL, n);
 		if (!f)
 			return GW_ENOMEM;
-		for (size_t j = i; j < r->ngpus; j++)
-			if (in_sync[j] && strcmp(r->gpu[j].instance, r->gpu[i].instance) == 0)
+		for (size_t j = i; j < end; j++)
+			if (in_sync[j])
 				f->gpus[f->ngpus++] = j;
 		f->from = from;
 		f->to = to;

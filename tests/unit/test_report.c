@@ -215,6 +215,32 @@ static void test_sync_stall_and_dips(void)
 	}
 }
 
+/* GPUs 0 and 2 dip together, GPU 1 at other times */
+static double dipping3(int g, int64_t s)
+{
+	int64_t k = (s + (g == 1 ? 30 : 0)) % 60;
+	return k < 3 ? 0.0 : 1.0;
+}
+
+static void test_sync_stall_some(void)
+{
+	struct gw_memstore *m = gw_memstore_new();
+	for (int g = 0; g < 3; g++) {
+		add(m, "gpuwatch_utilization_gpu_ratio", g, NULL, NULL, 3600, 1, dipping3);
+		add(m, "gpuwatch_memory_used_bytes", g, NULL, NULL, 3600, 1, held_all);
+	}
+	struct gw_report *r = build(m, T0, T0 + HOUR);
+	size_t n;
+	const struct gw_report_finding *s = find(r, GW_RK_SYNC_STALL, &n);
+	CHECK_INT_EQ(n, 1);
+	CHECK(s && s->ngpus == 2 && s->gpus[0] == 0 && s->gpus[1] == 2);
+	const struct gw_report_finding *in = find(r, GW_RK_INPUT_BOUND, &n);
+	CHECK_INT_EQ(n, 1); /* GPU 1's dips are its own */
+	CHECK(in && in->ngpus == 1 && in->gpus[0] == 1);
+	gw_report_free(r);
+	gw_memstore_free(m);
+}
+
 static double swinging(int g, int64_t s)
 {
 	(void)g;
@@ -563,6 +589,7 @@ int main(void)
 	RUN(test_idle_allocated);
 	RUN(test_input_bound_low);
 	RUN(test_sync_stall_and_dips);
+	RUN(test_sync_stall_some);
 	RUN(test_unstable);
 	RUN(test_imbalance);
 	RUN(test_memory);

@@ -255,14 +255,15 @@ int gw_rpt_find_imbalance(struct gw_report *r)
 			end++;
 		for (int what = 0; what < 2; what++) {
 			int id = what ? GW_RS_MEM : GW_RS_UTIL;
-			/* the leader: the highest mean among the GPUs that hold memory */
+			/* the leader: the highest mean among the GPUs that hold memory and work */
 			size_t lead = end;
 			double lm = -1;
 			for (size_t j = i; j < end; j++) {
 				const struct gw_report_gpu *g = &r->gpu[j];
 				double m = what ? g->stat[id].mean / (g->mem_total > 0 ? g->mem_total : NAN)
 						: g->stat[id].mean;
-				if (g->stat[GW_RS_MEM].mean >= GW_RPT_HELD_BYTES && m > lm) {
+				if (g->stat[GW_RS_MEM].mean >= GW_RPT_HELD_BYTES &&
+				    g->stat[GW_RS_UTIL].mean >= GW_REPORT_IDLE_UTIL && m > lm) {
 					lm = m;
 					lead = j;
 				}

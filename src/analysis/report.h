@@ -219,9 +219,8 @@ int gw_report_build(const struct gw_querier *q, const struct gw_report_opts *o, 
 void gw_report_free(struct gw_report *r);
 
 /*
- * The oldest and newest sample times (ms) of the GPUs' utilisation series (or
- * power, or memory, when there is none): the default range. GW_ENOTFOUND
- * when no GPU series exists.
+ * The oldest and newest sample times (ms) of the GPUs' utilisation, power and
+ * memory series: the default range. GW_ENOTFOUND when no GPU series exists.
  */
 int gw_report_data_span(const struct gw_querier *q, int64_t *first_ms, int64_t *last_ms, struct gw_err *err);
 

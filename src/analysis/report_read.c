@@ -681,7 +681,7 @@ int gw_report_data_span(const struct gw_querier *q, int64_t *first_ms, int64_t *
 	static const char *const names[] = {"gpuwatch_utilization_gpu_ratio", "gpuwatch_power_draw_watts",
 					    "gpuwatch_memory_used_bytes"};
 	int64_t end = INT64_MIN, start = INT64_MAX;
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]) && end == INT64_MIN; k++) {
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 		struct gw_matcher m;
 		int rc = gw_matcher_init(&m, GW_METRIC_NAME, names[k], GW_MATCH_EQ, err);
 		if (rc)

@@ -43,13 +43,18 @@ static void usage(FILE *out)
 		"  -o, --output FILE      write the report to FILE instead of standard output\n"
 		"  --price-per-kwh P      price of a kWh, for the energy's cost\n"
 		"  --currency C           the price's currency, as printed (e.g. EUR)\n"
+		"  --start TIME           dmon/pmon logs without a Date column: the time of the first\n"
+		"                         sample (with -o T, its day), as for gpuwatch import\n"
+		"  --interval SECONDS     dmon/pmon logs without time columns: the -d they ran with\n"
 		"  -h, --help             show this help\n\n"
 		"Exit status: 0 report written, 1 no data in the range or an unreadable input,\n"
 		"2 bad arguments.\n");
 }
 
 struct args {
-	const char *path, *url, *from, *to, *format, *output, *price, *currency;
+	const char *path, *url, *from, *to, *format, *output, *price, *currency, *start, *interval;
+	bool has_start;
+	int64_t start_ms, interval_ms;
 	const char **logs;
 	size_t nlogs;
 };
@@ -70,6 +75,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 			dst = &a->path;
 		} else if (strcmp(s, "--url") == 0) {
 			dst = &a->url;
+		} else if (strcmp(s, "--start") == 0) {
+			dst = &a->start;
+		} else if (strcmp(s, "--interval") == 0) {
+			dst = &a->interval;
 		} else if (strcmp(s, "--from") == 0) {
 			dst = &a->from;
 		} else if (strcmp(s, "--to") == 0) {
@@ -179,7 +188,7 @@ static FILE *open_log(const char *name, char **mem)
 	return len ? fmemopen(*mem, len, "r") : (errno = ENODATA, NULL);
 }
 
-static int import_log(struct gw_memstore *m, const char *name)
+static int import_log(struct gw_memstore *m, const char *name, const struct args *a)
 {
 	char *mem;
 	FILE *f = open_log(name, &mem);
@@ -191,6 +200,9 @@ static int import_log(struct gw_memstore *m, const char *name)
 	}
 	char head[16384];
 	size_t n = fread(head, 1, sizeof(head) - 1, f);
+	const char *nl = n ? memrchr(head, '\n', n) : NULL;
+	if (nl && n == sizeof(head) - 1) /* whole lines only, as import reads ahead */
+		n = (size_t)(nl - head) + 1;
 	head[n] = 0;
 	const char *seen = "nothing it knows";
 	enum gw_import_format fmt = n ? gw_import_sniff(head, n, &seen) : GW_IMPORT_UNKNOWN;
@@ -214,7 +226,10 @@ static int import_log(struct gw_memstore *m, const char *name)
 					   .job = "nvidia-smi-import",
 					   .emit = emit,
 					   .ctx = &s,
-					   .on_bad_line = on_bad};
+					   .on_bad_line = on_bad,
+					   .has_start = a->has_start,
+					   .start_ms = a->start_ms,
+					   .interval_ms = a->interval_ms};
 		struct gw_import_stats st = {0};
 		struct gw_err err;
 		gw_err_clear(&err);
@@ -281,7 +296,7 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 			return 1;
 		}
 		for (size_t i = 0; i < a->nlogs; i++)
-			if (import_log(m, a->logs[i]) != 0) {
+			if (import_log(m, a->logs[i], a) != 0) {
 				gw_memstore_free(m);
 				return 1;
 			}
@@ -365,6 +380,29 @@ int gw_cmd_report(int argc, char **argv, const struct gw_cli *cli)
 				a.price);
 			rc = 2;
 		}
+	}
+	if (!rc && a.start) {
+		if (gw_import_parse_date(a.start, &a.start_ms) != 0) {
+			fprintf(stderr,
+				"gpuwatch report: --start \"%s\" is not a date and time (\"2026-12-02 "
+				"17:58:17\", "
+				"RFC 3339 or date's output)\n",
+				a.start);
+			rc = 2;
+		}
+		a.has_start = true;
+	}
+	if (!rc && a.interval) {
+		char *end;
+		double sec = strtod(a.interval, &end);
+		if (end == a.interval || *end || !(sec >= 0.001 && sec <= 86400)) {
+			fprintf(stderr,
+				"gpuwatch report: --interval is seconds between samples (0.001 to 86400), "
+				"not \"%s\"\n",
+				a.interval);
+			rc = 2;
+		}
+		a.interval_ms = (int64_t)(sec * 1000 + 0.5);
 	}
 	if (!rc)
 		rc = run(&a, fmt, price);

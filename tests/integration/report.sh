@@ -242,6 +242,24 @@ for s in range(1201):
 findings "$tmp/q.json" >"$tmp/q.f"
 has "$tmp/q.f" '^idle_allocated 0 10:00:00 10:20:00$' "CSV log: idle, memory held"
 
+# the repository's nvidia-smi fixtures (the default table and -q reports in loops, dmon): each
+# reports over all of its samples, bad lines skipped and counted
+DATA=${GW_TEST_DATA:-$(dirname "$0")/..}/data/import
+for f in table_loop.txt:10:01:00 query_loop.txt:10:01:00 dmon_dt.txt:10:00:01; do
+	name=${f%%:*} last=${f#*:}
+	"$BIN" report "$DATA/$name" --format json >"$tmp/fx.json" 2>"$tmp/fx.err" || fail "$name: exit $?: $(cat "$tmp/fx.err")"
+	grep -q "$name: 1 bad lines skipped" "$tmp/fx.err" || fail "$name: bad line not counted: $(cat "$tmp/fx.err")"
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["gpus"] and d["from"] == "2026-12-02T10:00:00.000Z" and d["to"] == "2026-12-02T" + sys.argv[2] + ".000Z", (d["from"], d["to"])
+assert any("utilization_ratio" in g["stats"] for g in d["gpus"]), d["gpus"]
+' "$tmp/fx.json" "$last" || fail "$name: range or statistics"
+done
+"$BIN" report "$DATA/dmon_plain.txt" --start "2026-12-02 10:00:00" --interval 5 --format json >"$tmp/dp.json" 2>/dev/null ||
+	fail "dmon without times, --start and --interval: exit $?"
+grep -q '"to":"2026-12-02T10:00:10.000Z"' "$tmp/dp.json" || fail "dmon --start/--interval range: $(head -c 200 "$tmp/dp.json")"
+
 # --- bad input: one clear line, non-zero exit ----------------------------------------------
 # expect_err CODE PATTERN ARGS...
 expect_err() {
@@ -259,6 +277,8 @@ expect_err 2 "--from must be before --to" --storage.path "$tmp/job" --from 2026-
 expect_err 2 "--format pdf: not a format" --storage.path "$tmp/job" --format pdf
 expect_err 2 "--price-per-kwh cheap: not a price" --storage.path "$tmp/job" --price-per-kwh cheap
 expect_err 2 "unknown option '--bogus'" --bogus
+expect_err 2 "--interval is seconds between samples" "$DATA/dmon_plain.txt" --start "2026-12-02 10:00:00" --interval fast
+expect_err 1 "dmon output without time columns" "$DATA/dmon_plain.txt"
 expect_err 1 "$tmp/nothing" --storage.path "$tmp/nothing"
 expect_err 2 "--url ftp://x: not an http" --url ftp://x
 expect_err 1 "cannot reach http://127.0.0.1:1" --url http://127.0.0.1:1 --from 0 --to 3600

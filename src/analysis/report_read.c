@@ -215,6 +215,12 @@ static int read_stat(struct reader *rd, int id, const struct gw_series *s, struc
 	if (rc)
 		return rc;
 	gw_rpt_weights(s->t, s->n, GAP_MS, w);
+	/* covered: the utilisation's samples where there are some, else the longest of the others' */
+	double covered = 0;
+	for (size_t i = 0; i < s->n; i++)
+		covered += isnan(s->v[i]) ? 0 : w[i];
+	if (id == GW_RS_UTIL || (!g->stat[GW_RS_UTIL].n && covered > g->seconds))
+		g->seconds = covered;
 	if (r->first == 0 || s->t[0] < r->first)
 		r->first = s->t[0];
 	if (s->t[s->n - 1] > r->last)
@@ -228,10 +234,7 @@ static int read_stat(struct reader *rd, int id, const struct gw_series *s, struc
 		g->util_sd = st->n ? sqrt(var / (double)st->n) : NAN;
 		g->util_p5 = gw_rpt_quantile(scratch, st->n, 0.05);
 		for (size_t i = 0; i < s->n; i++) {
-			if (isnan(s->v[i])) /* a staleness marker: the series ended there */
-				continue;
-			g->seconds += w[i];
-			if (s->v[i] < GW_REPORT_IDLE_UTIL)
+			if (s->v[i] < GW_REPORT_IDLE_UTIL) /* a staleness marker (NaN) is not idle */
 				g->idle_s += w[i];
 		}
 		return find_dips(r, g, s, w);

@@ -1,0 +1,255 @@
+/*
+ * report_json.c - the report as JSON (`report --format json`): the shape
+ * docs/REPORT.md describes, numbers in base units, NaN as null, times in
+ * RFC 3339 UTC.
+ */
+#include "analysis/report_int.h"
+
+#include "model/number.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static void str(struct gw_buf *b, const char *s)
+{
+	gw_buf_putc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			gw_buf_printf(b, "\\%c", c);
+		else if (c == '\n')
+			gw_buf_puts(b, "\\n");
+		else if (c < 0x20)
+			gw_buf_printf(b, "\\u%04x", c);
+		else
+			gw_buf_putc(b, (char)c);
+	}
+	gw_buf_putc(b, '"');
+}
+
+static void num(struct gw_buf *b, double v)
+{
+	if (!isfinite(v)) {
+		gw_buf_puts(b, "null");
+		return;
+	}
+	char s[GW_NUM_G_MAX];
+	size_t n = gw_num_format_g(s, v);
+	gw_buf_append(b, s, n);
+}
+
+static void key(struct gw_buf *b, bool *first, const char *k)
+{
+	if (!*first)
+		gw_buf_putc(b, ',');
+	*first = false;
+	str(b, k);
+	gw_buf_putc(b, ':');
+}
+
+static void knum(struct gw_buf *b, bool *first, const char *k, double v)
+{
+	key(b, first, k);
+	num(b, v);
+}
+
+static void ktime(struct gw_buf *b, bool *first, const char *k, int64_t ms)
+{
+	key(b, first, k);
+	time_t s = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+	struct tm tm;
+	char t[40];
+	if (!ms || !gmtime_r(&s, &tm) || !strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		gw_buf_puts(b, "null");
+		return;
+	}
+	gw_buf_printf(b, "\"%s.%03dZ\"", t, (int)((ms % 1000 + 1000) % 1000));
+}
+
+/* "0" as a number, anything else as a string */
+static void index_value(struct gw_buf *b, const char *idx)
+{
+	bool digits = idx[0] && strspn(idx, "0123456789") == strlen(idx) && strlen(idx) < 10;
+	if (digits)
+		gw_buf_puts(b, idx);
+	else
+		str(b, idx);
+}
+
+static void stats(struct gw_buf *b, const struct gw_report_stat *st)
+{
+	gw_buf_putc(b, '{');
+	bool first = true;
+	for (int id = 0; id < GW_RS_N; id++) {
+		if (!st[id].n)
+			continue;
+		key(b, &first, gw_report_stat_info[id].key);
+		bool f2 = true;
+		gw_buf_putc(b, '{');
+		knum(b, &f2, "mean", st[id].mean);
+		knum(b, &f2, "p50", st[id].p50);
+		knum(b, &f2, "p95", st[id].p95);
+		knum(b, &f2, "min", st[id].min);
+		knum(b, &f2, "max", st[id].max);
+		knum(b, &f2, "samples", (double)st[id].n);
+		gw_buf_putc(b, '}');
+	}
+	gw_buf_putc(b, '}');
+}
+
+static void gpu(struct gw_buf *b, const struct gw_report *r, const struct gw_report_gpu *g)
+{
+	bool first = true;
+	gw_buf_putc(b, '{');
+	key(b, &first, "instance");
+	str(b, g->instance);
+	key(b, &first, "index");
+	index_value(b, g->index);
+	key(b, &first, "uuid");
+	str(b, g->uuid);
+	key(b, &first, "name");
+	str(b, g->name);
+	key(b, &first, "stats");
+	stats(b, g->stat);
+	knum(b, &first, "seconds", g->seconds);
+	knum(b, &first, "idle_seconds", g->idle_s);
+	knum(b, &first, "near_full_seconds", g->near_full_s);
+	key(b, &first, "throttle_seconds");
+	bool f2 = true;
+	gw_buf_putc(b, '{');
+	for (int k = 0; k < GW_RR_N; k++)
+		knum(b, &f2, gw_report_reason_info[k].key, g->throttle_s[k]);
+	gw_buf_putc(b, '}');
+	knum(b, &first, "memory_total_bytes", g->mem_total > 0 ? g->mem_total : NAN);
+	knum(b, &first, "power_limit_watts", g->power_limit > 0 ? g->power_limit : NAN);
+	knum(b, &first, "pcie_capacity_bytes_per_second", g->pcie_capacity > 0 ? g->pcie_capacity : NAN);
+	knum(b, &first, "energy_joules", g->energy_j);
+	knum(b, &first, "energy_kwh", g->energy_j / 3.6e6);
+	if (r->price_per_kwh > 0)
+		knum(b, &first, "cost", g->energy_j / 3.6e6 * r->price_per_kwh);
+	key(b, &first, "hardware");
+	f2 = true;
+	gw_buf_putc(b, '{');
+	knum(b, &f2, "xid", g->hw.xid);
+	key(b, &f2, "xid_codes");
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < g->hw.nxid_codes; i++)
+		gw_buf_printf(b, "%s%d", i ? "," : "", g->hw.xid_codes[i]);
+	gw_buf_putc(b, ']');
+	knum(b, &f2, "ecc_uncorrected", g->hw.ecc_uncorrected);
+	knum(b, &f2, "ecc_corrected", g->hw.ecc_corrected);
+	knum(b, &f2, "retired_pages", g->hw.retired_pages);
+	knum(b, &f2, "remapped_rows", g->hw.remapped_rows);
+	knum(b, &f2, "pcie_replays", g->hw.pcie_replays);
+	gw_buf_putc(b, '}');
+	gw_buf_putc(b, '}');
+}
+
+static void finding(struct gw_buf *b, const struct gw_report *r, const struct gw_report_finding *f)
+{
+	bool first = true;
+	gw_buf_putc(b, '{');
+	key(b, &first, "kind");
+	str(b, gw_report_kind_name(f->kind));
+	key(b, &first, "gpus");
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < f->ngpus; i++) {
+		if (i)
+			gw_buf_putc(b, ',');
+		index_value(b, r->gpu[f->gpus[i]].index);
+	}
+	gw_buf_putc(b, ']');
+	key(b, &first, "uuids");
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < f->ngpus; i++) {
+		if (i)
+			gw_buf_putc(b, ',');
+		str(b, r->gpu[f->gpus[i]].uuid);
+	}
+	gw_buf_putc(b, ']');
+	key(b, &first, "instance");
+	str(b, f->ngpus ? r->gpu[f->gpus[0]].instance : "");
+	ktime(b, &first, "from", f->from);
+	ktime(b, &first, "to", f->to);
+	key(b, &first, "evidence");
+	str(b, f->evidence);
+	key(b, &first, "advice");
+	str(b, f->advice);
+	gw_buf_putc(b, '}');
+}
+
+int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
+{
+	bool first = true;
+	gw_buf_putc(b, '{');
+	key(b, &first, "source");
+	str(b, r->source);
+	ktime(b, &first, "from", r->from);
+	ktime(b, &first, "to", r->to);
+	ktime(b, &first, "first_sample", r->first);
+	ktime(b, &first, "last_sample", r->last);
+	knum(b, &first, "step_seconds", (double)r->step / 1000);
+	key(b, &first, "gpus");
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->ngpus; i++) {
+		if (i)
+			gw_buf_putc(b, ',');
+		gpu(b, r, &r->gpu[i]);
+	}
+	gw_buf_putc(b, ']');
+	key(b, &first, "node");
+	gw_buf_putc(b, '{');
+	bool f2 = true;
+	knum(b, &f2, "gpus", (double)r->ngpus);
+	key(b, &f2, "stats");
+	stats(b, r->node);
+	gw_buf_putc(b, '}');
+	key(b, &first, "findings");
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->nfind; i++) {
+		if (i)
+			gw_buf_putc(b, ',');
+		finding(b, r, &r->find[i]);
+	}
+	gw_buf_putc(b, ']');
+	key(b, &first, "jobs");
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->njobs; i++) {
+		const struct gw_report_job *j = &r->job[i];
+		bool fj = true;
+		gw_buf_puts(b, i ? ",{" : "{");
+		key(b, &fj, "hpc_job");
+		str(b, j->id);
+		key(b, &fj, "gpus");
+		gw_buf_putc(b, '[');
+		for (size_t k = 0; k < j->ngpus; k++) {
+			if (k)
+				gw_buf_putc(b, ',');
+			index_value(b, r->gpu[j->gpus[k]].index);
+		}
+		gw_buf_putc(b, ']');
+		ktime(b, &fj, "from", j->first);
+		ktime(b, &fj, "to", j->last);
+		knum(b, &fj, "gpu_seconds", j->gpu_seconds);
+		knum(b, &fj, "utilization_ratio_mean", j->util_mean);
+		knum(b, &fj, "memory_used_bytes_max", j->mem_max);
+		knum(b, &fj, "energy_joules", j->energy_j);
+		knum(b, &fj, "energy_kwh", j->energy_j / 3.6e6);
+		if (r->price_per_kwh > 0)
+			knum(b, &fj, "cost", j->energy_j / 3.6e6 * r->price_per_kwh);
+		gw_buf_putc(b, '}');
+	}
+	gw_buf_putc(b, ']');
+	knum(b, &first, "energy_joules", r->energy_j);
+	knum(b, &first, "energy_kwh", r->energy_j / 3.6e6);
+	if (r->price_per_kwh > 0) {
+		knum(b, &first, "price_per_kwh", r->price_per_kwh);
+		knum(b, &first, "cost", r->energy_j / 3.6e6 * r->price_per_kwh);
+		key(b, &first, "currency");
+		str(b, r->currency);
+	}
+	gw_buf_puts(b, "}\n");
+	return 0;
+}

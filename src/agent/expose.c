@@ -20,6 +20,7 @@ static void render_extra(void *arg, struct gw_expfmt *w)
 	struct gw_agent *a = arg;
 	agent_history_render(&a->history, w);
 	agent_alerting_render(a, w);
+	agent_kubernetes_render(a, w);
 	struct gw_http *srv = atomic_load(&a->http);
 	if (!srv)
 		return;

@@ -75,11 +75,16 @@ kubelet
 	fail "agent --help does not document --kubernetes.pod-resources-socket"
 
 port=$(free_port)
-"$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$port" --no-history --kubernetes \
+"$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$port" --storage.path "$tmp/data" --kubernetes \
 	--kubernetes.pod-resources-socket "$sock" --kubernetes.poll-interval 200ms 2>"$tmp/agent.err" &
 pids+=("$!")
 wait_http "http://127.0.0.1:$port/health" 10 || fail "agent never healthy: $(cat "$tmp/agent.err")"
 scrape() { curl -s "http://127.0.0.1:$port/metrics" >"$tmp/m"; }
+# query PROMQL: the history's answer, one "labels value" line a series
+query() {
+	curl -s "http://127.0.0.1:$port/api/v1/query" --data-urlencode "query=$1" |
+		"$PY" -c 'import json,sys; [print(r["metric"], r["value"][1]) for r in json.load(sys.stdin)["data"]["result"]]'
+}
 # until PATTERN COUNT: scrape until PATTERN has COUNT lines
 until_lines() {
 	for _ in $(seq 50); do
@@ -120,6 +125,12 @@ grep -q '^gpuwatch_kubernetes_up 1$' "$tmp/m" || fail "gpuwatch_kubernetes_up is
 grep -q '^gpuwatch_kubernetes_pods 6$' "$tmp/m" || fail "gpuwatch_kubernetes_pods is not 6: $(grep kubernetes_pods "$tmp/m")"
 grep -q '^gpuwatch_kubernetes_pod_gpus 4$' "$tmp/m" || fail "gpuwatch_kubernetes_pod_gpus is not 4"
 grep -q 'pod-resources answering' "$tmp/agent.err" || fail "no log line for the kubelet answering"
+# the history stores the DCGM series as /metrics shows them
+sleep 1.5 # a sample stored
+q=$(query 'DCGM_FI_DEV_GPU_UTIL{pod!=""}')
+[ "$(echo "$q" | grep -c "'pod': 'train-0'.*'gpu': '0'\|'gpu': '0'.*'pod': 'train-0'")" = 1 ] ||
+	fail "history: DCGM_FI_DEV_GPU_UTIL of gpu 0 with pod train-0 expected: $q"
+[ "$(echo "$q" | grep -c .)" = 3 ] || fail "history: 3 GPUs with a pod expected: $q"
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$tmp/m" >"$tmp/promtool.out" 2>&1
 	grep -E 'error|duplicate' "$tmp/promtool.out" && fail "promtool check metrics: $(cat "$tmp/promtool.out")"
@@ -140,6 +151,9 @@ has 100 "container=\"$CA\"" "without a kubelet"
 has 100 "pod_uid=\"$A\"" "without a kubelet"
 grep -q '^gpuwatch_kubernetes_up 0$' "$tmp/m" || fail "gpuwatch_kubernetes_up is not 0"
 grep -Eq '^gpuwatch_kubernetes_list_errors_total [1-9]' "$tmp/m" || fail "no List errors counted"
+sleep 1.5
+q=$(query 'DCGM_FI_DEV_GPU_UTIL{gpu="0",pod=""}')
+[ "$(echo "$q" | grep -c .)" = 1 ] || fail "history: gpu 0 without a pod expected once the kubelet is gone: $q"
 
 # A kubelet answering with a gRPC error is down too; back to a good answer, labels return.
 echo '{"status": 14, "message": "kubelet restarting"}' >"$tmp/pods.json.err"

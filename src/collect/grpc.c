@@ -48,8 +48,8 @@ struct call {
 	size_t out_len, out_off;
 	struct gw_buf body; /* DATA of our stream, capped */
 	bool overflow;
-	int http_status;   /* :status; 0 until seen */
-	int grpc_status;   /* -1 until seen */
+	int http_status; /* :status; 0 until seen */
+	int grpc_status; /* -1 until seen */
 	char grpc_message[160];
 	bool closed;	   /* our stream ended */
 	uint32_t rst_code; /* its RST_STREAM code, 0 for a clean end */
@@ -106,7 +106,8 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 	return 0;
 }
 
-static int on_data(nghttp2_session *s, uint8_t flags, int32_t stream, const uint8_t *data, size_t len, void *ud)
+static int on_data(nghttp2_session *s, uint8_t flags, int32_t stream, const uint8_t *data, size_t len,
+		   void *ud)
 {
 	struct call *c = ud;
 	if (stream != c->stream || c->overflow)
@@ -167,7 +168,8 @@ static int pump(nghttp2_session *s, struct call *c, int64_t deadline, struct gw_
 		int64_t left = deadline - mono_ms();
 		if (left <= 0)
 			return gw_err_set(err, GW_ETIMEOUT, "no answer within the timeout");
-		struct pollfd p = {.fd = c->fd, .events = POLLIN | (nghttp2_session_want_write(s) ? POLLOUT : 0)};
+		struct pollfd p = {.fd = c->fd,
+				   .events = POLLIN | (nghttp2_session_want_write(s) ? POLLOUT : 0)};
 		int n = poll(&p, 1, (int)left);
 		if (n < 0 && errno != EINTR)
 			return gw_err_set(err, GW_EIO, "poll: %s", strerror(errno));
@@ -195,7 +197,8 @@ static int outcome(const struct call *c, const char *path, struct gw_err *err)
 	if (c->overflow)
 		return gw_err_set(err, GW_EOVERFLOW, "%s: reply over the size cap", path);
 	if (c->rst_code)
-		return gw_err_set(err, GW_EIO, "%s: stream reset (%s)", path, nghttp2_http2_strerror(c->rst_code));
+		return gw_err_set(err, GW_EIO, "%s: stream reset (%s)", path,
+				  nghttp2_http2_strerror(c->rst_code));
 	if (c->http_status != 200)
 		return gw_err_set(err, GW_EIO, "%s: HTTP status %d", path, c->http_status);
 	if (c->grpc_status < 0)
@@ -221,9 +224,13 @@ static int start(nghttp2_session **s, struct call *c, const char *path, struct g
 		return gw_err_set(err, GW_ENOMEM, "nghttp2 session");
 #define NV(n, v) {(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE}
 	nghttp2_nv hdrs[] = {
-		NV(":method", "POST"),	 NV(":scheme", "http"),		     NV(":path", path),
-		NV(":authority", "localhost"), NV("content-type", "application/grpc"), NV("te", "trailers"),
-		NV("user-agent", "gpuwatch"),
+	    NV(":method", "POST"),
+	    NV(":scheme", "http"),
+	    NV(":path", path),
+	    NV(":authority", "localhost"),
+	    NV("content-type", "application/grpc"),
+	    NV("te", "trailers"),
+	    NV("user-agent", "gpuwatch"),
 	};
 #undef NV
 	nghttp2_data_provider prd = {.read_callback = read_request};
@@ -262,7 +269,8 @@ int gw_grpc_call_unix(const char *sock, const char *path, const uint8_t *req, si
 		rc = gw_err_set(err, GW_EPARSE, "%s: grpc-status 0 without a message", path);
 	} else if (!rc && (rc = gw_grpc_unframe((const uint8_t *)c.body.data, c.body.len, &msg, &n)) != 0) {
 		gw_err_set(err, rc, "%s: %s", path,
-			   rc == GW_ENOTSUP ? "compressed reply (none was asked for)" : "reply not one gRPC message");
+			   rc == GW_ENOTSUP ? "compressed reply (none was asked for)"
+					    : "reply not one gRPC message");
 	}
 	if (!rc) {
 		*reply = malloc(n ? n : 1);

@@ -42,7 +42,8 @@ int gw_pods_decode(const uint8_t *msg, size_t len, struct gw_pods **out)
 	for (size_t i = 0; i < r->n_pod_resources; i++)
 		for (size_t c = 0; c < r->pod_resources[i]->n_containers; c++)
 			for (size_t d = 0; d < r->pod_resources[i]->containers[c]->n_devices; d++) {
-				const V1__ContainerDevices *dv = r->pod_resources[i]->containers[c]->devices[d];
+				const V1__ContainerDevices *dv =
+				    r->pod_resources[i]->containers[c]->devices[d];
 				if (nvidia_resource(dv->resource_name))
 					n += dv->n_device_ids;
 			}
@@ -69,8 +70,8 @@ int gw_pods_decode(const uint8_t *msg, size_t len, struct gw_pods **out)
 					char *id = dv->device_ids[k], *rep = strstr(id, "::");
 					if (rep)
 						*rep = '\0'; /* a time-sliced replica: the GPU itself */
-					p->v[p->n++] = (struct gw_pod_dev){id, dv->resource_name, pod->name, pod->namespace_,
-									   ct->name};
+					p->v[p->n++] = (struct gw_pod_dev){id, dv->resource_name, pod->name,
+									   pod->namespace_, ct->name};
 				}
 			}
 		}
@@ -85,14 +86,15 @@ int gw_pods_list(const char *sock, int timeout_ms, struct gw_pods **out, struct 
 	size_t len;
 	*out = NULL;
 	/* ListPodResourcesRequest has no fields: its encoding is empty */
-	int rc = gw_grpc_call_unix(sock, "/v1.PodResourcesLister/List", NULL, 0, timeout_ms, GW_PODRES_REPLY_MAX,
-				   &reply, &len, err);
+	int rc = gw_grpc_call_unix(sock, "/v1.PodResourcesLister/List", NULL, 0, timeout_ms,
+				   GW_PODRES_REPLY_MAX, &reply, &len, err);
 	if (rc)
 		return rc;
 	rc = gw_pods_decode(reply, len, out);
 	free(reply);
 	if (rc)
-		return gw_err_set(err, rc, "List: %s", rc == GW_EPARSE ? "not a ListPodResourcesResponse" : gw_strerror(rc));
+		return gw_err_set(err, rc, "List: %s",
+				  rc == GW_EPARSE ? "not a ListPodResourcesResponse" : gw_strerror(rc));
 	return 0;
 }
 
@@ -121,7 +123,8 @@ static bool is_instance(const char *id, const struct gw_gpu *gpu, unsigned int g
 	return strncmp(id, name, n) == 0 && (id[n] == '\0' || strncmp(id + n, "/vgpu", 5) == 0);
 }
 
-const struct gw_pod_dev *gw_pods_mig(const struct gw_pods *p, const struct gw_gpu *gpu, const struct gw_mig *m)
+const struct gw_pod_dev *gw_pods_mig(const struct gw_pods *p, const struct gw_gpu *gpu,
+				     const struct gw_mig *m)
 {
 	const struct gw_pod_dev *hit = NULL;
 	for (size_t i = 0; p && i < p->n; i++)
@@ -132,11 +135,12 @@ const struct gw_pod_dev *gw_pods_mig(const struct gw_pods *p, const struct gw_gp
 
 static bool same_owner(const struct gw_pod_dev *a, const struct gw_pod_dev *b)
 {
-	return strcmp(a->pod, b->pod) == 0 && strcmp(a->ns, b->ns) == 0 && strcmp(a->container, b->container) == 0;
+	return strcmp(a->pod, b->pod) == 0 && strcmp(a->ns, b->ns) == 0 &&
+	       strcmp(a->container, b->container) == 0;
 }
 
-const struct gw_pod_dev *gw_pods_proc(const struct gw_pods *p, const struct gw_gpu *gpu, const struct gw_migs *migs,
-				      unsigned int gi)
+const struct gw_pod_dev *gw_pods_proc(const struct gw_pods *p, const struct gw_gpu *gpu,
+				      const struct gw_migs *migs, unsigned int gi)
 {
 	const struct gw_pod_dev *one = NULL;
 	for (size_t i = 0; p && i < p->n; i++) {
@@ -146,7 +150,8 @@ const struct gw_pod_dev *gw_pods_proc(const struct gw_pods *p, const struct gw_g
 			holds = strcmp(d->id, gpu->uuid) == 0 || is_index(d->id, gpu);
 		for (size_t k = 0; gi != GW_PROC_ID_NONE && migs && k < migs->n && !holds; k++)
 			holds = migs->v[k].gi == gi &&
-				((migs->v[k].uuid[0] && strcmp(d->id, migs->v[k].uuid) == 0) || is_instance(d->id, gpu, gi));
+				((migs->v[k].uuid[0] && strcmp(d->id, migs->v[k].uuid) == 0) ||
+				 is_instance(d->id, gpu, gi));
 		if (!holds)
 			continue;
 		if (one && !same_owner(one, d))

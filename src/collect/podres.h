@@ -50,8 +50,8 @@ struct gw_pod_dev {
 /* One List answer: immutable once published. */
 struct gw_pods {
 	atomic_uint refs;
-	size_t n;	  /* devices of NVIDIA resources, in the kubelet's order */
-	size_t npods;	  /* pods listed, with GPUs or without */
+	size_t n;     /* devices of NVIDIA resources, in the kubelet's order */
+	size_t npods; /* pods listed, with GPUs or without */
 	struct gw_pod_dev *v;
 	void *msg; /* the decoded message the strings point into */
 };
@@ -69,7 +69,8 @@ int gw_pods_list(const char *sock, int timeout_ms, struct gw_pods **out, struct 
 const struct gw_pod_dev *gw_pods_gpu(const struct gw_pods *p, const struct gw_gpu *gpu);
 
 /* The container holding a MIG device (by MIG UUID or "nvidia<index>/gi<gi>"), or NULL. */
-const struct gw_pod_dev *gw_pods_mig(const struct gw_pods *p, const struct gw_gpu *gpu, const struct gw_mig *m);
+const struct gw_pod_dev *gw_pods_mig(const struct gw_pods *p, const struct gw_gpu *gpu,
+				     const struct gw_mig *m);
 
 /*
  * The container a process on gpu belongs to: the one holding its MIG GPU
@@ -77,8 +78,8 @@ const struct gw_pod_dev *gw_pods_mig(const struct gw_pods *p, const struct gw_gp
  * container holds it; NULL when none or several do (their processes are
  * told apart by their cgroup's pod_uid and container labels only).
  */
-const struct gw_pod_dev *gw_pods_proc(const struct gw_pods *p, const struct gw_gpu *gpu, const struct gw_migs *migs,
-				      unsigned int gi);
+const struct gw_pod_dev *gw_pods_proc(const struct gw_pods *p, const struct gw_gpu *gpu,
+				      const struct gw_migs *migs, unsigned int gi);
 
 /* The watcher. */
 typedef void (*gw_podres_log_fn)(void *arg, bool up, const char *sock, const struct gw_err *why, size_t npods,

@@ -5,7 +5,8 @@
 # container, and on those GPUs' processes, none elsewhere; a GPU shared by
 # two containers credited to the last one on its DCGM series and to no one
 # on its processes; then the socket removed: one log line, the labels gone,
-# processes back to their cgroup labels; the kubelet back: labels back.
+# processes back to their cgroup labels; the kubelet back: labels back;
+# on a MIG GPU, a MIG device's pod on its instance's series and processes only.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 77; }
@@ -168,6 +169,40 @@ rm -f "$sock"
 kubelet
 until_lines '^DCGM_FI_DEV_GPU_UTIL{.*pod=' 3 || fail "pod labels not back with the kubelet"
 [ "$(grep -c 'pod-resources answering' "$tmp/agent.err")" = 2 ] || fail "expected a second 'answering' line"
+
+# MIG: a pod holding one MIG device labels its GPU instance's series and
+# processes; the GPU's own series and the other instance's stay unlabelled.
+cat >"$tmp/mig.scn" <<SCN
+[sim]
+clock = manual
+[gpu 0]
+model = H100
+mig = 3g.40gb+2g.20gb
+process = 500 python3 C 1000 gi=2 ci=0
+process = 600 python3 C 1000 gi=3 ci=0
+SCN
+mig=$("$BIN" --sim "$tmp/mig.scn" smi -L 2>/dev/null | sed -n 's/.*3g.40gb.*UUID: \(MIG-[^)]*\)).*/\1/p')
+[ -n "$mig" ] || fail "no MIG UUID from smi -L"
+cat >"$tmp/pods.json" <<JSON
+[{"name": "mig-a", "namespace": "ml", "containers": [
+   {"name": "w", "devices": [{"resource": "nvidia.com/mig-3g.40gb", "ids": ["$mig"]}]}]}]
+JSON
+port=$(free_port)
+"$BIN" --sim "$tmp/mig.scn" agent -a "127.0.0.1:$port" --no-history --kubernetes \
+	--kubernetes.pod-resources-socket "$sock" --kubernetes.poll-interval 200ms 2>"$tmp/agent-mig.err" &
+pids+=("$!")
+wait_http "http://127.0.0.1:$port/health" 10 || fail "MIG agent never healthy: $(cat "$tmp/agent-mig.err")"
+for _ in $(seq 50); do
+	scrape
+	grep -q 'GPU_I_ID="2".*pod="mig-a"' "$tmp/m" && [ "$(grep -c '^gpuwatch_process_memory_used_bytes' "$tmp/m")" = 2 ] && break
+	sleep 0.1
+done
+grep -q '^DCGM_FI_DEV_FB_USED{.*GPU_I_ID="2".*,container="w",namespace="ml",pod="mig-a"} ' "$tmp/m" ||
+	fail "MIG instance 2 lacks its pod: $(grep '^DCGM_FI_DEV_FB_USED' "$tmp/m")"
+grep '^DCGM_FI_DEV_FB_USED{.*GPU_I_ID="3"' "$tmp/m" | grep -q 'pod=' && fail "MIG instance 3 has a pod"
+grep '^DCGM_FI_DEV_GPU_UTIL{' "$tmp/m" | grep -q 'pod=' && fail "the MIG GPU's own series has a pod"
+has 500 'pod="mig-a"' "process in MIG instance 2"
+hasnt 600 'pod=' "process in MIG instance 3"
 
 [ "$fails" = 0 ] && echo "agent kubernetes: ok"
 exit $((fails > 0))

@@ -2,6 +2,7 @@
 
 #include "collect/grpc.h"
 #include "collect/procs.h"
+#include "collect/sampler.h"
 
 #include "podresources.pb-c.h"
 
@@ -139,24 +140,84 @@ static bool same_owner(const struct gw_pod_dev *a, const struct gw_pod_dev *b)
 	       strcmp(a->container, b->container) == 0;
 }
 
-const struct gw_pod_dev *gw_pods_proc(const struct gw_pods *p, const struct gw_gpu *gpu,
-				      const struct gw_migs *migs, unsigned int gi)
+static bool same_pod(const struct gw_pod_dev *a, const struct gw_pod_dev *b)
+{
+	return strcmp(a->pod, b->pod) == 0 && strcmp(a->ns, b->ns) == 0;
+}
+
+/* Does d give the GPU (gi GW_PROC_ID_NONE) or its MIG GPU instance gi? */
+static bool holds(const struct gw_pod_dev *d, const struct gw_gpu *gpu, const struct gw_migs *migs,
+		  unsigned int gi)
+{
+	if (gi == GW_PROC_ID_NONE)
+		return strcmp(d->id, gpu->uuid) == 0 || is_index(d->id, gpu);
+	for (size_t k = 0; migs && k < migs->n; k++)
+		if (migs->v[k].gi == gi && ((migs->v[k].uuid[0] && strcmp(d->id, migs->v[k].uuid) == 0) ||
+					    is_instance(d->id, gpu, gi)))
+			return true;
+	return false;
+}
+
+/* The one container (of pod `of`, unless NULL) holding the GPU or instance; NULL: none or several. */
+static const struct gw_pod_dev *sole(const struct gw_pods *p, const struct gw_gpu *gpu,
+				     const struct gw_migs *migs, unsigned int gi, const struct gw_pod_dev *of)
 {
 	const struct gw_pod_dev *one = NULL;
 	for (size_t i = 0; p && i < p->n; i++) {
 		const struct gw_pod_dev *d = &p->v[i];
-		bool holds = false;
-		if (gi == GW_PROC_ID_NONE)
-			holds = strcmp(d->id, gpu->uuid) == 0 || is_index(d->id, gpu);
-		for (size_t k = 0; gi != GW_PROC_ID_NONE && migs && k < migs->n && !holds; k++)
-			holds = migs->v[k].gi == gi &&
-				((migs->v[k].uuid[0] && strcmp(d->id, migs->v[k].uuid) == 0) ||
-				 is_instance(d->id, gpu, gi));
-		if (!holds)
+		if (!holds(d, gpu, migs, gi) || (of && !same_pod(d, of)))
 			continue;
 		if (one && !same_owner(one, d))
 			return NULL; /* shared: the GPU does not say whose the process is */
 		one = d;
 	}
 	return one;
+}
+
+const struct gw_pod_dev *gw_pods_proc(const struct gw_pods *p, const struct gw_gpu *gpu,
+				      const struct gw_migs *migs, unsigned int gi)
+{
+	return sole(p, gpu, migs, gi, NULL);
+}
+
+static size_t uid_find(const struct gw_pod_uids *u, const char *uid)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (strcmp(u->v[i].uid, uid) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+void gw_pod_uids_learn(struct gw_pod_uids *u, const struct gw_frame *f)
+{
+	u->n = 0;
+	for (unsigned int g = 0; f->pods && g < f->ngpus; g++) {
+		const struct gw_frame_gpu *fg = &f->gpus[g];
+		for (size_t i = 0; i < fg->procs.n; i++) {
+			const struct gw_proc *p = &fg->procs.v[i];
+			const struct gw_pod_dev *d =
+			    p->attr.pod_uid[0] ? gw_pods_proc(f->pods, fg->gpu, &fg->migs, p->gi) : NULL;
+			if (!d)
+				continue;
+			size_t k = uid_find(u, p->attr.pod_uid);
+			if (k != SIZE_MAX) {
+				if (u->v[k].dev && !same_pod(u->v[k].dev, d))
+					u->v[k].dev = NULL; /* one uid, two pods: trust neither */
+			} else if (u->n < GW_POD_UIDS_MAX) {
+				u->v[u->n].uid = p->attr.pod_uid;
+				u->v[u->n++].dev = d;
+			}
+		}
+	}
+}
+
+const struct gw_pod_dev *gw_pods_owner(const struct gw_frame_gpu *fg, const struct gw_proc *proc,
+				       const struct gw_pod_uids *u)
+{
+	const struct gw_pod_dev *one = sole(fg->pods, fg->gpu, &fg->migs, proc->gi, NULL);
+	if (one)
+		return one;
+	size_t k = u && proc->attr.pod_uid[0] ? uid_find(u, proc->attr.pod_uid) : SIZE_MAX;
+	const struct gw_pod_dev *known = k != SIZE_MAX ? u->v[k].dev : NULL;
+	return known ? sole(fg->pods, fg->gpu, &fg->migs, proc->gi, known) : NULL;
 }

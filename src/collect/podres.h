@@ -81,6 +81,38 @@ const struct gw_pod_dev *gw_pods_mig(const struct gw_pods *p, const struct gw_gp
 const struct gw_pod_dev *gw_pods_proc(const struct gw_pods *p, const struct gw_gpu *gpu,
 				      const struct gw_migs *migs, unsigned int gi);
 
+/*
+ * The kubelet names pods but gives no pod uid; a process's cgroup gives
+ * its pod's uid (collect/cgroup.h) but no name. A process on a GPU that
+ * exactly one container holds links the two, and the link then names the
+ * pod of that uid's processes on a GPU several containers share (a uid
+ * seen on the GPUs of two pods names neither).
+ */
+#define GW_POD_UIDS_MAX 128 /* a node runs at most 110 pods by default */
+
+struct gw_pod_uids {
+	size_t n;
+	struct {
+		const char *uid;	      /* borrowed from the frame's processes */
+		const struct gw_pod_dev *dev; /* its pod (any of its containers); NULL: seen with two pods */
+	} v[GW_POD_UIDS_MAX];
+};
+
+struct gw_frame;
+struct gw_frame_gpu;
+struct gw_proc;
+
+/* Learn the uids of the pods of f's processes (valid while f is held). */
+void gw_pod_uids_learn(struct gw_pod_uids *u, const struct gw_frame *f);
+
+/*
+ * The container a process on fg belongs to: gw_pods_proc()'s sole holder;
+ * on a GPU several containers share, the one container of the process's
+ * pod (its pod uid learned in u) among them. NULL when it cannot be told.
+ */
+const struct gw_pod_dev *gw_pods_owner(const struct gw_frame_gpu *fg, const struct gw_proc *proc,
+				       const struct gw_pod_uids *u);
+
 /* The watcher. */
 typedef void (*gw_podres_log_fn)(void *arg, bool up, const char *sock, const struct gw_err *why, size_t npods,
 				 size_t ndevs);

@@ -478,7 +478,8 @@ static void render_events(const struct gw_frame *f, struct gw_expfmt *w)
 }
 
 /* A process series' labels: the GPU's, the process's, and its owner's where known. */
-static void proc_labels(const struct gw_frame_gpu *fg, const struct gw_proc *p, struct glabels *gl)
+static void proc_labels(const struct gw_frame_gpu *fg, const struct gw_proc *p, const struct gw_pod_uids *uids,
+			struct glabels *gl)
 {
 	native_labels(fg, gl);
 	snprintf(gl->pid, sizeof(gl->pid), "%u", p->pid);
@@ -494,7 +495,7 @@ static void proc_labels(const struct gw_frame_gpu *fg, const struct gw_proc *p, 
 		     {"user", p->attr.user}};
 	/* With the kubelet naming its container, container is the name, as on
 	 * the DCGM series, and the cgroup's id moves to container_id. */
-	const struct gw_pod_dev *d = gw_pods_proc(fg->pods, fg->gpu, &fg->migs, p->gi);
+	const struct gw_pod_dev *d = gw_pods_owner(fg, p, uids);
 	for (size_t k = 0; k < sizeof(owner) / sizeof(owner[0]); k++)
 		if (owner[k].value[0])
 			gl->l[gl->n++] = (struct gw_label){d && k == 0 ? "container_id" : owner[k].name, owner[k].value};
@@ -503,7 +504,8 @@ static void proc_labels(const struct gw_frame_gpu *fg, const struct gw_proc *p, 
 
 enum proc_family { PF_MEMORY, PF_SM, PF_MEMUTIL };
 
-static void render_proc_family(const struct gw_frame *f, struct gw_expfmt *w, enum proc_family which)
+static void render_proc_family(const struct gw_frame *f, const struct gw_pod_uids *uids, struct gw_expfmt *w,
+			       enum proc_family which)
 {
 	static const struct {
 		const char *name, *help;
@@ -533,7 +535,7 @@ static void render_proc_family(const struct gw_frame *f, struct gw_expfmt *w, en
 				opened = true;
 			}
 			struct glabels gl;
-			proc_labels(fg, p, &gl);
+			proc_labels(fg, p, uids, &gl);
 			gw_expfmt_sample(w, gl.l, gl.n, v);
 		}
 	}
@@ -541,9 +543,11 @@ static void render_proc_family(const struct gw_frame *f, struct gw_expfmt *w, en
 
 static void render_procs(const struct gw_frame *f, struct gw_expfmt *w)
 {
-	render_proc_family(f, w, PF_MEMORY);
-	render_proc_family(f, w, PF_SM);
-	render_proc_family(f, w, PF_MEMUTIL);
+	struct gw_pod_uids uids; /* which pod each pod uid is (collect/podres.h) */
+	gw_pod_uids_learn(&uids, f);
+	render_proc_family(f, &uids, w, PF_MEMORY);
+	render_proc_family(f, &uids, w, PF_SM);
+	render_proc_family(f, &uids, w, PF_MEMUTIL);
 }
 
 /* Failed NVML calls by function, per GPU and then on no GPU; only functions that failed. */

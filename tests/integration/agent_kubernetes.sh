@@ -3,8 +3,8 @@
 # gRPC server from python3-grpcio on a unix socket in $tmp): pod, namespace
 # and container on the DCGM series of the GPUs the kubelet lists for a pod
 # container, and on those GPUs' processes, none elsewhere; a GPU shared by
-# two containers credited to the last one on its DCGM series and to no one
-# on its processes; then the socket removed: one log line, the labels gone,
+# two containers credited to the last one on its DCGM series, and on its
+# processes only to a pod whose uid a GPU of its own taught; then the socket removed: one log line, the labels gone,
 # processes back to their cgroup labels; the kubelet back: labels back;
 # on a MIG GPU, a MIG device's pod on its instance's series and processes only.
 set -u
@@ -24,6 +24,7 @@ KUBELET=$(dirname "$0")/../tools/fake_kubelet.py
 A=0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b
 CA=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 CB=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
+B=22222222-3333-4444-5555-666666666666
 
 cat >"$tmp/fleet.scn" <<SCN
 [sim]
@@ -40,13 +41,18 @@ process = 300 python3 C 3000
 [gpu 3]
 model = H200
 process = 400 python3 C 4000 cgroup=/system.slice/docker-$CB.scope
+process = 401 python3 C 4100 cgroup=/kubepods/besteffort/pod$B/$CB
+[gpu 4]
+model = H200
+process = 500 python3 C 5000 cgroup=/kubepods/besteffort/pod$B/$CB
 SCN
 mapfile -t U < <("$BIN" --sim "$tmp/fleet.scn" smi -L 2>/dev/null | sed 's/.*UUID: \(.*\))/\1/')
-[ "${#U[@]}" = 4 ] || { echo "FAIL: smi -L gave ${#U[@]} UUIDs"; exit 1; }
+[ "${#U[@]}" = 5 ] || { echo "FAIL: smi -L gave ${#U[@]} UUIDs"; exit 1; }
 
 # GPU 0 by UUID; GPU 1 as a time-sliced replica of a renamed shared resource;
 # GPU 2 under a resource that is not NVIDIA's (ignored); GPU 3 shared by two
-# containers; a pod without devices.
+# containers, of which share-b also holds GPU 4 (where its pod uid is
+# learned, to tell its process on GPU 3); a pod without devices.
 cat >"$tmp/pods.json" <<JSON
 [{"name": "train-0", "namespace": "ml", "containers": [
    {"name": "sidecar", "devices": []},
@@ -58,7 +64,7 @@ cat >"$tmp/pods.json" <<JSON
  {"name": "share-a", "namespace": "team", "containers": [
    {"name": "a", "devices": [{"resource": "nvidia.com/gpu", "ids": ["${U[3]}::1"]}]}]},
  {"name": "share-b", "namespace": "team", "containers": [
-   {"name": "b", "devices": [{"resource": "nvidia.com/gpu", "ids": ["${U[3]}::2"]}]}]},
+   {"name": "b", "devices": [{"resource": "nvidia.com/gpu", "ids": ["${U[3]}::2", "${U[4]}"]}]}]},
  {"name": "web", "namespace": "default", "containers": [{"name": "nginx"}]}]
 JSON
 
@@ -90,7 +96,7 @@ query() {
 until_lines() {
 	for _ in $(seq 50); do
 		scrape
-		[ "$(grep -c "$1" "$tmp/m")" = "$2" ] && [ "$(grep -c '^gpuwatch_process_memory_used_bytes' "$tmp/m")" = 4 ] && return 0
+		[ "$(grep -c "$1" "$tmp/m")" = "$2" ] && [ "$(grep -c '^gpuwatch_process_memory_used_bytes' "$tmp/m")" = 6 ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -101,11 +107,12 @@ ends() { util "$1" | grep -q ",$2} " || fail "gpu $1: labels should end with $2:
 has() { proc "$1" | grep -qF "$2" || fail "pid $1 lacks $2: $(proc "$1")"; }
 hasnt() { proc "$1" | grep -qF "$2" && fail "pid $1 has $2: $(proc "$1")"; }
 
-until_lines '^DCGM_FI_DEV_GPU_UTIL{.*pod=' 3 || fail "pod labels on 3 GPUs expected: $(grep '^DCGM_FI_DEV_GPU_UTIL' "$tmp/m")"
+until_lines '^DCGM_FI_DEV_GPU_UTIL{.*pod=' 4 || fail "pod labels on 4 GPUs expected: $(grep '^DCGM_FI_DEV_GPU_UTIL' "$tmp/m")"
 ends 0 'container="trainer",namespace="ml",pod="train-0"'
 ends 1 'container="server",namespace="serving",pod="infer-1"'
 util 2 | grep -q 'pod=' && fail "gpu 2 (not an NVIDIA resource) has a pod: $(util 2)"
 ends 3 'container="b",namespace="team",pod="share-b"' # the last listed, as dcgm-exporter
+ends 4 'container="b",namespace="team",pod="share-b"'
 # every DCGM family of a GPU carries them, not only one
 [ "$(grep -c '^DCGM_FI_.*{gpu="0".*pod="train-0"' "$tmp/m")" = "$(grep -c '^DCGM_FI_.*{gpu="0"' "$tmp/m")" ] ||
 	fail "some DCGM series of gpu 0 lack the pod"
@@ -122,16 +129,19 @@ has 200 'pod="infer-1"' "process on gpu 1"
 hasnt 300 'pod=' "process on gpu 2"
 hasnt 400 'pod=' "process on the shared gpu 3"
 has 400 "container=\"$CB\"" "process on the shared gpu 3"
+has 401 'pod="share-b"' "process of share-b (uid learned on gpu 4) on the shared gpu 3"
+has 401 'container="b"' "process of share-b on the shared gpu 3"
+has 500 'pod="share-b"' "process on gpu 4"
 grep -q '^gpuwatch_kubernetes_up 1$' "$tmp/m" || fail "gpuwatch_kubernetes_up is not 1"
 grep -q '^gpuwatch_kubernetes_pods 6$' "$tmp/m" || fail "gpuwatch_kubernetes_pods is not 6: $(grep kubernetes_pods "$tmp/m")"
-grep -q '^gpuwatch_kubernetes_pod_gpus 4$' "$tmp/m" || fail "gpuwatch_kubernetes_pod_gpus is not 4"
+grep -q '^gpuwatch_kubernetes_pod_gpus 5$' "$tmp/m" || fail "gpuwatch_kubernetes_pod_gpus is not 5"
 grep -q 'pod-resources answering' "$tmp/agent.err" || fail "no log line for the kubelet answering"
 # the history stores the DCGM series as /metrics shows them
 sleep 1.5 # a sample stored
 q=$(query 'DCGM_FI_DEV_GPU_UTIL{pod!=""}')
 [ "$(echo "$q" | grep -c "'pod': 'train-0'.*'gpu': '0'\|'gpu': '0'.*'pod': 'train-0'")" = 1 ] ||
 	fail "history: DCGM_FI_DEV_GPU_UTIL of gpu 0 with pod train-0 expected: $q"
-[ "$(echo "$q" | grep -c .)" = 3 ] || fail "history: 3 GPUs with a pod expected: $q"
+[ "$(echo "$q" | grep -c .)" = 4 ] || fail "history: 4 GPUs with a pod expected: $q"
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$tmp/m" >"$tmp/promtool.out" 2>&1
 	grep -E 'error|duplicate' "$tmp/promtool.out" && fail "promtool check metrics: $(cat "$tmp/promtool.out")"
@@ -167,7 +177,7 @@ kill "$epid"
 wait "$epid" 2>/dev/null
 rm -f "$sock"
 kubelet
-until_lines '^DCGM_FI_DEV_GPU_UTIL{.*pod=' 3 || fail "pod labels not back with the kubelet"
+until_lines '^DCGM_FI_DEV_GPU_UTIL{.*pod=' 4 || fail "pod labels not back with the kubelet"
 [ "$(grep -c 'pod-resources answering' "$tmp/agent.err")" = 2 ] || fail "expected a second 'answering' line"
 
 # MIG: a pod holding one MIG device labels its GPU instance's series and

@@ -8,6 +8,7 @@
 #include "collect/grpc.h"
 #include "collect/podres.h"
 #include "collect/procs.h"
+#include "collect/sampler.h"
 #include "harness.h"
 
 #include <pthread.h>
@@ -137,6 +138,62 @@ static void test_lookup(void)
 	gw_pods_unref(p);
 }
 
+/*
+ * Pod uids learned from processes on GPUs one container holds: g0 is
+ * a/c's, g2 is b/d's, g1 both share (a with two containers). A uid seen
+ * on g0 or g2 names its pod on g1; a uid seen with both pods names
+ * neither; a pod with two containers on g1 does not say which.
+ */
+static void test_owner(void)
+{
+	struct gw_pod_dev devs[5] = {{"GPU-0", "nvidia.com/gpu", "a", "ns", "c"},
+				     {"GPU-1", "nvidia.com/gpu", "a", "ns", "c"},
+				     {"GPU-1", "nvidia.com/gpu", "b", "ns", "d"},
+				     {"GPU-2", "nvidia.com/gpu", "b", "ns", "d"},
+				     {"GPU-1", "nvidia.com/gpu", "b", "ns", "e"}};
+	struct gw_pods pods = {.n = 4, .v = devs};
+	struct gw_gpu gpus[3] = {
+	    {.index = 0, .uuid = "GPU-0"}, {.index = 1, .uuid = "GPU-1"}, {.index = 2, .uuid = "GPU-2"}};
+	struct gw_proc p0[2] = {{.pid = 1, .gi = GW_PROC_ID_NONE, .attr.pod_uid = "uid-a"},
+				{.pid = 2, .gi = GW_PROC_ID_NONE, .attr.pod_uid = "uid-x"}};
+	struct gw_proc p1[4] = {{.pid = 4, .gi = GW_PROC_ID_NONE, .attr.pod_uid = "uid-a"},
+				{.pid = 5, .gi = GW_PROC_ID_NONE, .attr.pod_uid = "uid-b"},
+				{.pid = 6, .gi = GW_PROC_ID_NONE, .attr.pod_uid = "uid-new"},
+				{.pid = 7, .gi = GW_PROC_ID_NONE, .attr.pod_uid = "uid-x"}};
+	struct gw_proc p2[2] = {{.pid = 8, .gi = GW_PROC_ID_NONE, .attr.pod_uid = "uid-b"},
+				{.pid = 9, .gi = GW_PROC_ID_NONE, .attr.pod_uid = "uid-x"}};
+	struct gw_frame_gpu fg[3] = {{.gpu = &gpus[0], .procs = {p0, 2}, .pods = &pods},
+				     {.gpu = &gpus[1], .procs = {p1, 4}, .pods = &pods},
+				     {.gpu = &gpus[2], .procs = {p2, 2}, .pods = &pods}};
+	struct gw_frame f = {.ngpus = 3, .gpus = fg, .pods = &pods};
+	struct gw_pod_uids u;
+	gw_pod_uids_learn(&u, &f);
+	CHECK_INT_EQ(u.n, 3);
+	const struct gw_pod_dev *d = gw_pods_owner(&fg[0], &p0[0], &u);
+	CHECK(d && strcmp(d->pod, "a") == 0);
+	d = gw_pods_owner(&fg[0], &p0[1], &u); /* ambiguous uid, but the GPU has one holder */
+	CHECK(d && strcmp(d->pod, "a") == 0);
+	d = gw_pods_owner(&fg[1], &p1[0], &u);
+	CHECK(d && strcmp(d->container, "c") == 0);
+	d = gw_pods_owner(&fg[1], &p1[1], &u);
+	CHECK(d && strcmp(d->container, "d") == 0);
+	CHECK(gw_pods_owner(&fg[1], &p1[2], &u) == NULL); /* a uid no sole holder taught */
+	CHECK(gw_pods_owner(&fg[1], &p1[3], &u) == NULL); /* ambiguous */
+	struct gw_proc none = {.pid = 10, .gi = GW_PROC_ID_NONE};
+	CHECK(gw_pods_owner(&fg[1], &none, &u) == NULL); /* no cgroup pod: a shared GPU says nothing */
+	d = gw_pods_owner(&fg[2], &none, &u);		 /* ... a sole holder does */
+	CHECK(d && strcmp(d->pod, "b") == 0);
+	CHECK(gw_pods_owner(&fg[2], &none, NULL) == d);
+	pods.n = 5; /* b has a second container on g1: which one runs pid 5 is unknown */
+	CHECK(gw_pods_owner(&fg[1], &p1[1], &u) == NULL);
+	d = gw_pods_owner(&fg[1], &p1[0], &u);
+	CHECK(d && strcmp(d->container, "c") == 0);
+	/* without pods nothing is learned or owned */
+	f.pods = NULL;
+	gw_pod_uids_learn(&u, &f);
+	CHECK_INT_EQ(u.n, 0);
+}
+
 /* A unix socket server that accepts one connection and then does what mode says. */
 struct server {
 	char path[108];
@@ -235,6 +292,7 @@ int main(void)
 	RUN(test_frame);
 	RUN(test_decode);
 	RUN(test_lookup);
+	RUN(test_owner);
 	RUN(test_call_failures);
 	RUN(test_watch_down);
 	return harness_done();

@@ -117,8 +117,8 @@ static size_t k8s_labels(const struct gw_pod_dev *d, struct gw_label *l)
 /* Room for hpc_job among the attributes: its index in gl->l (set it, then use gl->n + 1 labels). */
 static size_t job_slot(struct glabels *gl)
 {
-	if (!gl->k8s)
-		return gl->n;
+	if (!gl->k8s || strcmp(gl->l[gl->n - 1].name, "pod") != 0)
+		return gl->n; /* none, or labels after them (err_code, err_msg): hpc_job last */
 	gl->l[gl->n] = gl->l[gl->n - 1]; /* pod */
 	gl->l[gl->n - 1] = gl->l[gl->n - 2]; /* namespace */
 	return gl->n - 2;		     /* after container */

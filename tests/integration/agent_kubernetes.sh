@@ -81,9 +81,13 @@ kubelet
 "$BIN" agent --help | grep -q -- '--kubernetes.pod-resources-socket PATH' ||
 	fail "agent --help does not document --kubernetes.pod-resources-socket"
 
+# an HPC job on GPU 1 too: hpc_job goes among the pod labels, in name order
+mkdir "$tmp/jobs"
+echo 77 >"$tmp/jobs/1"
 port=$(free_port)
 "$BIN" --sim "$tmp/fleet.scn" agent -a "127.0.0.1:$port" --storage.path "$tmp/data" --kubernetes \
-	--kubernetes.pod-resources-socket "$sock" --kubernetes.poll-interval 200ms 2>"$tmp/agent.err" &
+	--kubernetes.pod-resources-socket "$sock" --kubernetes.poll-interval 200ms --hpc-job-mapping-dir "$tmp/jobs" \
+	2>"$tmp/agent.err" &
 pids+=("$!")
 wait_http "http://127.0.0.1:$port/health" 10 || fail "agent never healthy: $(cat "$tmp/agent.err")"
 scrape() { curl -s "http://127.0.0.1:$port/metrics" >"$tmp/m"; }
@@ -109,7 +113,7 @@ hasnt() { proc "$1" | grep -qF "$2" && fail "pid $1 has $2: $(proc "$1")"; }
 
 until_lines '^DCGM_FI_DEV_GPU_UTIL{.*pod=' 4 || fail "pod labels on 4 GPUs expected: $(grep '^DCGM_FI_DEV_GPU_UTIL' "$tmp/m")"
 ends 0 'container="trainer",namespace="ml",pod="train-0"'
-ends 1 'container="server",namespace="serving",pod="infer-1"'
+ends 1 'container="server",hpc_job="77",namespace="serving",pod="infer-1"'
 util 2 | grep -q 'pod=' && fail "gpu 2 (not an NVIDIA resource) has a pod: $(util 2)"
 ends 3 'container="b",namespace="team",pod="share-b"' # the last listed, as dcgm-exporter
 ends 4 'container="b",namespace="team",pod="share-b"'

@@ -6,11 +6,9 @@
 
 #include "podresources.pb-c.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 void gw_pods_ref(struct gw_pods *p)
 {

@@ -5,12 +5,12 @@
 set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make cmake pkg-config libmicrohttpd-dev libpcre2-dev libsqlite3-dev libyaml-dev libcrypt-dev libncurses-dev
-	libcurl4-openssl-dev libjansson-dev zlib1g-dev libprotobuf-c-dev protobuf-c-compiler libsnappy-dev)
+	libcurl4-openssl-dev libjansson-dev zlib1g-dev libprotobuf-c-dev protobuf-c-compiler libsnappy-dev libnghttp2-dev)
 if [ "$what" = fuzz ]; then
 	pkgs+=(clang libclang-rt-14-dev)
 fi
 if [ "$what" = test ]; then
-	pkgs+=(valgrind python3 python3-yaml curl prometheus prometheus-alertmanager openssl tmux systemd libxml2-utils chromium)
+	pkgs+=(valgrind python3 python3-yaml curl prometheus prometheus-alertmanager openssl tmux systemd libxml2-utils chromium python3-grpcio)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -335,6 +335,8 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 	if ((rc = open_hpcjob(a, err)) != 0)
 		return rc;
 	a->o.so.hpcjob = a->hpc;
+	if ((rc = agent_kubernetes_open(a, err)) != 0)
+		return fail(err, rc, "cannot watch the kubelet's pod resources", NULL);
 	if ((rc = gw_sampler_new(&a->sampler, nv, a->gpus, a->ngpus, &a->o.so, err)) == 0)
 		agent_expose_want(a);
 	if (rc != 0 || (rc = gw_sampler_start(a->sampler, err)) != 0)
@@ -472,6 +474,7 @@ void gw_agent_free(struct gw_agent *a)
 		agent_history_close(&a->history); /* stops storing, flushes */
 	gw_sampler_free(a->sampler);
 	gw_hpcjob_free(a->hpc); /* after the sampler: it polls the watcher */
+	agent_kubernetes_close(a);
 	agent_expose_release(a);
 	pthread_rwlock_destroy(&a->lock);
 	gw_webcfg_release(&a->web);

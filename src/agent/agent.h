@@ -41,6 +41,10 @@ struct gw_agent_opts {
 	const char *counters; /* counters file (-f), or NULL: the default set */
 	const char *proc_root; /* --proc-root, or NULL: "/" */
 	const char *hpc_dir;   /* --hpc-job-mapping-dir, or NULL */
+	/* Kubernetes pod labels from the kubelet's pod-resources socket (collect/podres.h) */
+	bool kubernetes;	       /* --kubernetes */
+	const char *podres_socket;     /* NULL: GW_PODRES_SOCKET */
+	unsigned int podres_interval_ms; /* between Lists; 0: 5000 */
 	bool native;           /* the gpuwatch_* families beside DCGM's */
 	struct gw_sampler_opts so; /* attr, nvml_log and hpcjob are filled by the agent */
 	/* history: none with no_history */

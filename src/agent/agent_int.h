@@ -11,6 +11,7 @@
 #include "agent/history.h"
 #include "collect/cgroup.h"
 #include "collect/hpcjob.h"
+#include "collect/podres.h"
 #include "export/counters.h"
 #include "export/expo_cache.h"
 #include "export/gpu_metrics.h"
@@ -125,6 +126,7 @@ struct gw_agent {
 	unsigned int ngpus;
 	struct gw_sampler *sampler;
 	struct gw_hpcjob *hpc;
+	struct gw_podres *podres; /* --kubernetes: the kubelet watcher; NULL: off */
 	unsigned int interval_ms;
 	/* the exposition (expose.c) */
 	pthread_rwlock_t lock; /* guards counters and metrics against a reload */
@@ -151,6 +153,11 @@ void agent_expose_release(struct gw_agent *a);
 void agent_expose_check(struct gw_agent *a);
 void agent_expose_want(struct gw_agent *a); /* the counters' on-demand rows, asked of the sampler */
 void agent_expose_metrics(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp);
+
+/* kubernetes.c */
+int agent_kubernetes_open(struct gw_agent *a, struct gw_err *err);
+void agent_kubernetes_close(struct gw_agent *a);
+void agent_kubernetes_render(struct gw_agent *a, struct gw_expfmt *w);
 
 /* alerting.c */
 #define AGENT_ALERTING_NROUTES 3

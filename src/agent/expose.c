@@ -24,6 +24,7 @@ static void render_extra(void *arg, struct gw_expfmt *w)
 	agent_push_render(a, w);
 	agent_health_render(a, w);
 	agent_rw_render(a, w);
+	agent_kubernetes_render(a, w);
 	struct gw_http *srv = atomic_load(&a->http);
 	if (!srv)
 		return;

@@ -521,6 +521,41 @@ static uint64_t *job_refs(struct agent_history *h, unsigned int g, const struct 
 	return hj->refs;
 }
 
+/* FNV-1a of a pod container's names: tells one holder of a GPU from the next. */
+static uint64_t pod_key(const struct gw_pod_dev *d)
+{
+	if (!d)
+		return 0;
+	uint64_t x = 1469598103934665603ULL;
+	const char *s[3] = {d->ns, d->pod, d->container};
+	for (int i = 0; i < 3; i++)
+		for (const char *c = s[i];; c++) {
+			x = (x ^ (unsigned char)*c) * 1099511628211ULL;
+			if (!*c)
+				break;
+		}
+	return x ? x : 1;
+}
+
+/*
+ * The GPU changed hands (a pod container came, went or was replaced): its
+ * DCGM series are other series now, so every ref of the GPU is dropped, as
+ * when its jobs change (the jobs' refs too: job_refs() starts over).
+ */
+static void pod_refs(struct agent_history *h, unsigned int g, const struct gw_pod_dev *d)
+{
+	struct agent_history_jobs *hj = &h->jobs[g];
+	uint64_t key = pod_key(d);
+	if (hj->pod == key)
+		return;
+	hj->pod = key;
+	memset(&h->refs[(size_t)g * h->nfields * 2], 0, h->nfields * 2 * sizeof(uint64_t));
+	memset(&h->xrefs[(size_t)g * 2], 0, 2 * sizeof(uint64_t));
+	free(hj->refs);
+	hj->refs = NULL;
+	hj->gen = UINT64_MAX; /* no list has it */
+}
+
 static void store_job_info(struct agent_history *h, const struct gw_series_gpu *sg, const char *id,
 			   uint64_t *ref, int64_t t)
 {
@@ -542,6 +577,8 @@ void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 			continue;
 		char idx[16];
 		snprintf(idx, sizeof(idx), "%u", fg->gpu->index);
+		const struct gw_pod_dev *pd = gw_pods_gpu(fg->pods, fg->gpu);
+		pod_refs(h, g, pd);
 		uint64_t *jr = job_refs(h, g, fg->jobs);
 		unsigned int njobs = jr ? fg->jobs->n : 0;
 		/* the label rows' labels, as /metrics gives them (gpu_metrics.c dcgm_labels) */
@@ -559,7 +596,10 @@ void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 					   .hostname = h->hostname,
 					   .labels = dl,
 					   .nlabels = ndl,
-					   .hpc_job = njobs ? fg->jobs->id[0] : NULL};
+					   .hpc_job = njobs ? fg->jobs->id[0] : NULL,
+					   .container = pd ? pd->container : NULL,
+					   .ns = pd ? pd->ns : NULL,
+					   .pod = pd ? pd->pod : NULL};
 		for (size_t i = 0; i < h->nfields; i++) {
 			const struct gw_field *fd = &h->fields[i];
 			if ((fd->flags & GW_FL_STATIC) && fd->cunit == GW_CU_NONE)

@@ -27,6 +27,7 @@
 struct agent_history_jobs {
 	uint64_t gen;   /* the job list (gw_hpcjobs.gen) these refs are for; 0: none */
 	uint64_t *refs; /* [job][nfields + 1]: each field's DCGM series (jobs after the first), then the info series */
+	uint64_t pod;	/* which pod container the GPU's DCGM series name (pod_key()); 0: none */
 };
 
 struct agent_history_family {

@@ -35,6 +35,15 @@ static void usage(FILE *out)
 		"                              DCGM_HPC_JOB_MAPPING_DIR; the option wins)\n"
 		"      --memory.forecast-window D   the OOM forecast's trend window (default 10m):\n"
 		"                              gpuwatch_memory_time_to_full_seconds while memory grows\n"
+		"  -k, --kubernetes            pod, namespace and container labels from the kubelet's\n"
+		"                              pod-resources API on the GPUs (and processes) each pod\n"
+		"                              container was given, as dcgm-exporter's -k (env\n"
+		"                              DCGM_EXPORTER_KUBERNETES=true); while the socket does not\n"
+		"                              answer, processes keep their cgroup attribution only\n"
+		"      --kubernetes.pod-resources-socket PATH   the kubelet's socket (default\n"
+		"                              /var/lib/kubelet/pod-resources/kubelet.sock; also\n"
+		"                              --pod-resources-kubelet-socket)\n"
+		"      --kubernetes.poll-interval D   ask the kubelet this often (default 5s)\n"
 		"History (an embedded store answering Prometheus' query API):\n"
 		"      --storage.path DIR      data directory (default data/)\n"
 		"      --storage.retention.time D   keep this long (default 15d)\n"
@@ -339,6 +348,8 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 	o->ao.query_timeout_ms = 2 * 60 * 1000; /* Prometheus' default */
 	o->ao.query_max_samples = 50000000;     /* Prometheus' default */
 	o->ao.hpc_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* dcgm-exporter's variable; the option overrides it */
+	const char *k8s = getenv("DCGM_EXPORTER_KUBERNETES"); /* dcgm-exporter's variable for -k */
+	o->ao.kubernetes = k8s && (strcmp(k8s, "true") == 0 || strcmp(k8s, "1") == 0);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = NULL;
@@ -364,7 +375,10 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--rules.alert.resend-delay") == 0 || strcmp(name, "--alertmanager.url") == 0 ||
 			     strcmp(name, "--alert.webhook") == 0 || strcmp(name, "--external-label") == 0 ||
 			     strcmp(name, "--web.external-url") == 0 || strcmp(name, "--memory.forecast-window") == 0 ||
-			     strcmp(name, "--policy") == 0 || rw_takes(name);
+			     strcmp(name, "--policy") == 0 || rw_takes(name) ||
+			     strcmp(name, "--kubernetes.pod-resources-socket") == 0 ||
+			     strcmp(name, "--pod-resources-kubelet-socket") == 0 ||
+			     strcmp(name, "--kubernetes.poll-interval") == 0;
 		if (takes) {
 			if (eq && a[1] == '-')
 				val = eq + 1;
@@ -398,6 +412,16 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			o->ao.proc_root = val;
 		} else if (strcmp(name, "--hpc-job-mapping-dir") == 0) {
 			o->ao.hpc_dir = val;
+		} else if (strcmp(name, "-k") == 0 || strcmp(name, "--kubernetes") == 0) {
+			o->ao.kubernetes = true;
+		} else if (strcmp(name, "--kubernetes.pod-resources-socket") == 0 ||
+			   strcmp(name, "--pod-resources-kubelet-socket") == 0) {
+			o->ao.podres_socket = val;
+		} else if (strcmp(name, "--kubernetes.poll-interval") == 0) {
+			int64_t ms;
+			if (parse_timeout(name, val, false, &ms))
+				return 2;
+			o->ao.podres_interval_ms = ms < 100 ? 100 : (unsigned int)ms;
 		} else if (strcmp(name, "--no-native") == 0) {
 			o->ao.native = false;
 		} else if (strcmp(name, "--storage.path") == 0) {

@@ -127,6 +127,7 @@ static void frame_free(struct gw_frame *f)
 		gw_migs_release(&f->gpus[g].migs);
 		gw_hpcjobs_unref(f->gpus[g].jobs);
 	}
+	gw_pods_unref(f->pods);
 	free(f->gpus);
 	free(f);
 }
@@ -304,6 +305,15 @@ static void set_jobs(struct gw_sampler *s, struct gw_frame *f)
 	}
 }
 
+/* The watcher's current pods into the frame: shared, not copied (NULL while List fails). */
+static void set_pods(struct gw_sampler *s, struct gw_frame *f)
+{
+	gw_pods_unref(f->pods); /* from this frame's last use */
+	f->pods = gw_podres_get(s->o.podres);
+	for (unsigned int g = 0; g < s->ngpus; g++)
+		f->gpus[g].pods = f->pods;
+}
+
 /* The tally's counts into the frame; counts only grow, so equal totals mean nothing to copy. */
 static void copy_nvml_errors(const struct gw_sampler *s, struct gw_frame *f)
 {
@@ -340,6 +350,8 @@ int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms)
 	f->read_errors_total = gw_workers_merge(&s->workers, &s->tally);
 	if (s->o.hpcjob)
 		set_jobs(s, f);
+	if (s->o.podres)
+		set_pods(s, f);
 	f->t_ms = t_ms;
 	f->p2p_nvlink = s->p2p;
 	f->sample_seconds = mono_s() - t0;

@@ -45,6 +45,7 @@
 #include "collect/hpcjob.h"
 #include "collect/mig.h"
 #include "collect/nvml_log.h"
+#include "collect/podres.h"
 #include "collect/procs.h"
 #include "collect/window.h"
 #include "fields/fields.h"
@@ -70,6 +71,7 @@ struct gw_frame_gpu {
 	uint64_t sbe_events, dbe_events;
 	uint64_t nvml_errors[GW_NVML_FN__COUNT]; /* failed NVML calls on this GPU, by function */
 	struct gw_hpcjobs *jobs; /* HPC jobs on the GPU (opts.hpcjob); NULL: none. Read only */
+	const struct gw_pods *pods; /* the frame's Kubernetes pods (its pods below), for lookups; NULL: none */
 	bool stalled;		 /* its read ran past this tick's deadline: values not fresh (state NA) */
 	double stalled_seconds;	 /* how long that read has been running; 0 when not stalled */
 	uint64_t read_timeouts;	 /* reads of this GPU that ran past their tick's deadline */
@@ -97,6 +99,7 @@ struct gw_frame {
 	/* [i * ngpus + j]: nvmlDeviceGetP2PStatus over NVLink from GPU i to GPU j (NVML_P2P_STATUS_*),
 	 * read once at start (the topology holds while the driver is loaded); GW_P2P_UNREAD: no answer */
 	const uint8_t *p2p_nvlink;
+	struct gw_pods *pods;	     /* Kubernetes pod resources at this tick (opts.podres); NULL: none */
 	int refs;                    /* private to the sampler */
 };
 
@@ -111,6 +114,9 @@ struct gw_sampler_opts {
 	/* HPC job mapping (borrowed), polled every tick on the sampling thread,
 	 * which alone uses it from gw_sampler_start() on; NULL: no jobs. */
 	struct gw_hpcjob *hpcjob;
+	/* Kubernetes pod resources (borrowed): each tick takes its current
+	 * snapshot into the frame; NULL: none. */
+	struct gw_podres *podres;
 	/* NVML failures worth a log line, called on the sampling thread; NULL: none.
 	 * At most one line per function per nvml_log_interval_ms (default 60000). */
 	gw_nvml_log_fn nvml_log;

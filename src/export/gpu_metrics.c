@@ -96,9 +96,36 @@ static bool dcgm_value(const struct gw_field *f, const struct gw_value *v, char 
 
 struct glabels {
 	char gpu[16], device[24], pid[16];
-	struct gw_label l[10 + LABEL_ROWS_MAX]; /* 6 standard + label rows + err_code, err_msg + hpc_job */
+	struct gw_label l[13 + LABEL_ROWS_MAX]; /* 6 standard + label rows + 3 Kubernetes + err_code, err_msg + hpc_job */
 	size_t n;
+	size_t k8s; /* the last k8s labels are the Kubernetes ones (0 or 3) */
 };
+
+/*
+ * Kubernetes (collect/podres.h): dcgm-exporter adds a GPU's pod container
+ * as the labels container, namespace and pod, last and in name order (its
+ * "attributes", which an HPC job's hpc_job joins in that order). Returns
+ * how many were written (0 without a pod).
+ */
+static size_t k8s_labels(const struct gw_pod_dev *d, struct gw_label *l)
+{
+	if (!d)
+		return 0;
+	l[0] = (struct gw_label){"container", d->container};
+	l[1] = (struct gw_label){"namespace", d->ns};
+	l[2] = (struct gw_label){"pod", d->pod};
+	return 3;
+}
+
+/* Room for hpc_job among the attributes: its index in gl->l (set it, then use gl->n + 1 labels). */
+static size_t job_slot(struct glabels *gl)
+{
+	if (!gl->k8s || strcmp(gl->l[gl->n - 1].name, "pod") != 0)
+		return gl->n; /* none, or labels after them (err_code, err_msg): hpc_job last */
+	gl->l[gl->n] = gl->l[gl->n - 1]; /* pod */
+	gl->l[gl->n - 1] = gl->l[gl->n - 2]; /* namespace */
+	return gl->n - 2;		     /* after container */
+}
 
 /*
  * dcgm-exporter's labels: gpu, UUID, pci_bus_id, device, modelName,
@@ -124,7 +151,8 @@ static void dcgm_labels(const struct gw_metrics *m, const struct gw_frame_gpu *g
 		if (*v)
 			o->l[n++] = (struct gw_label){c->v[i].name, v};
 	}
-	o->n = n;
+	o->k8s = k8s_labels(gw_pods_gpu(g->pods, g->gpu), o->l + n);
+	o->n = n + o->k8s;
 }
 
 static void native_labels(const struct gw_frame_gpu *g, struct glabels *o);
@@ -323,8 +351,9 @@ static void render_dcgm(const struct gw_metrics *m, const struct pre *pre, const
 				if (!fg->jobs)
 					gw_expfmt_sample_text(w, gl.l, gl.n, val);
 				/* dcgm-exporter's HPC job mapping: the series once per job, hpc_job last. */
+				size_t at = fg->jobs ? job_slot(&gl) : gl.n;
 				for (unsigned int j = 0; fg->jobs && j < fg->jobs->n; j++) {
-					gl.l[gl.n] = (struct gw_label){"hpc_job", fg->jobs->id[j]};
+					gl.l[at] = (struct gw_label){"hpc_job", fg->jobs->id[j]};
 					gw_expfmt_sample_text(w, gl.l, gl.n + 1, val);
 				}
 			}
@@ -353,15 +382,16 @@ static void render_mig(const struct gw_metrics *m, const struct gw_frame_gpu *fg
 		char id[16], val[32];
 		snprintf(id, sizeof(id), "%u", x->gi);
 		snprintf(val, sizeof(val), "%llu", (unsigned long long)((used ? x->mem_used : x->mem_free) >> 20));
-		struct gw_label l[16];
+		struct gw_label l[sizeof(gl.l) / sizeof(gl.l[0]) + 2];
 		size_t n = 0;
-		for (size_t k = 0; k < gl.n; k++) {
+		for (size_t k = 0; k < gl.n - gl.k8s; k++) {
 			if (strcmp(gl.l[k].name, "Hostname") == 0) {
 				l[n++] = (struct gw_label){"GPU_I_PROFILE", x->gi_profile};
 				l[n++] = (struct gw_label){"GPU_I_ID", id};
 			}
 			l[n++] = gl.l[k];
 		}
+		n += k8s_labels(gw_pods_mig(fg->pods, fg->gpu, x), l + n); /* the instance's pod, not the GPU's */
 		gw_expfmt_sample_text(w, l, n, val);
 	}
 }
@@ -489,7 +519,8 @@ static void render_events(const struct gw_frame *f, struct gw_expfmt *w)
 }
 
 /* A process series' labels: the GPU's, the process's, and its owner's where known. */
-static void proc_labels(const struct gw_frame_gpu *fg, const struct gw_proc *p, struct glabels *gl)
+static void proc_labels(const struct gw_frame_gpu *fg, const struct gw_proc *p, const struct gw_pod_uids *uids,
+			struct glabels *gl)
 {
 	native_labels(fg, gl);
 	snprintf(gl->pid, sizeof(gl->pid), "%u", p->pid);
@@ -503,14 +534,19 @@ static void proc_labels(const struct gw_frame_gpu *fg, const struct gw_proc *p, 
 		     {"pod_uid", p->attr.pod_uid},
 		     {"slurm_job", p->attr.slurm_job},
 		     {"user", p->attr.user}};
+	/* With the kubelet naming its container, container is the name, as on
+	 * the DCGM series, and the cgroup's id moves to container_id. */
+	const struct gw_pod_dev *d = gw_pods_owner(fg, p, uids);
 	for (size_t k = 0; k < sizeof(owner) / sizeof(owner[0]); k++)
 		if (owner[k].value[0])
-			gl->l[gl->n++] = (struct gw_label){owner[k].name, owner[k].value};
+			gl->l[gl->n++] = (struct gw_label){d && k == 0 ? "container_id" : owner[k].name, owner[k].value};
+	gl->n += k8s_labels(d, gl->l + gl->n);
 }
 
 enum proc_family { PF_MEMORY, PF_SM, PF_MEMUTIL };
 
-static void render_proc_family(const struct gw_frame *f, struct gw_expfmt *w, enum proc_family which)
+static void render_proc_family(const struct gw_frame *f, const struct gw_pod_uids *uids, struct gw_expfmt *w,
+			       enum proc_family which)
 {
 	static const struct {
 		const char *name, *help;
@@ -540,7 +576,7 @@ static void render_proc_family(const struct gw_frame *f, struct gw_expfmt *w, en
 				opened = true;
 			}
 			struct glabels gl;
-			proc_labels(fg, p, &gl);
+			proc_labels(fg, p, uids, &gl);
 			gw_expfmt_sample(w, gl.l, gl.n, v);
 		}
 	}
@@ -548,9 +584,11 @@ static void render_proc_family(const struct gw_frame *f, struct gw_expfmt *w, en
 
 static void render_procs(const struct gw_frame *f, struct gw_expfmt *w)
 {
-	render_proc_family(f, w, PF_MEMORY);
-	render_proc_family(f, w, PF_SM);
-	render_proc_family(f, w, PF_MEMUTIL);
+	struct gw_pod_uids uids; /* which pod each pod uid is (collect/podres.h) */
+	gw_pod_uids_learn(&uids, f);
+	render_proc_family(f, &uids, w, PF_MEMORY);
+	render_proc_family(f, &uids, w, PF_SM);
+	render_proc_family(f, &uids, w, PF_MEMUTIL);
 }
 
 /* Failed NVML calls by function, per GPU and then on no GPU; only functions that failed. */

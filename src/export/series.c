@@ -59,6 +59,11 @@ static int emit(const char *name, const struct gw_series_gpu *g, bool dcgm, cons
 			l[n++] = g->labels[i];
 		if (g->hpc_job)
 			l[n++] = (struct gw_lpair){"hpc_job", g->hpc_job};
+		if (g->pod) {
+			l[n++] = (struct gw_lpair){"container", g->container};
+			l[n++] = (struct gw_lpair){"namespace", g->ns};
+			l[n++] = (struct gw_lpair){"pod", g->pod};
+		}
 	} else {
 		l[n++] = (struct gw_lpair){"uuid", g->uuid};
 		l[n++] = (struct gw_lpair){"pci_bus_id", g->bus_id};

@@ -29,6 +29,8 @@ struct gw_series_gpu {
 	const struct gw_lpair *labels;
 	size_t nlabels;
 	const char *hpc_job; /* the DCGM series' hpc_job label, as /metrics has it; NULL: none */
+	/* the Kubernetes pod container holding the GPU (collect/podres.h), as /metrics has it; NULL: none */
+	const char *container, *ns, *pod;
 };
 
 typedef int (*gw_series_emit_fn)(void *ctx, const struct gw_lpair *labels, size_t n, int64_t t_ms, double v);

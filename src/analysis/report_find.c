@@ -10,6 +10,8 @@
  */
 #include "analysis/report_int.h"
 
+#include "core/sort.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -431,8 +433,8 @@ static int merge_same(struct gw_report *r)
 		size_t *gpus = gw_arena_alloc(&r->arena, (g->ngpus + f->ngpus) * sizeof(size_t));
 		if (!gpus)
 			return GW_ENOMEM;
-		memcpy(gpus, g->gpus, g->ngpus * sizeof(size_t));
-		memcpy(gpus + g->ngpus, f->gpus, f->ngpus * sizeof(size_t));
+		gw_memcpy(gpus, g->gpus, g->ngpus * sizeof(size_t));
+		gw_memcpy(gpus + g->ngpus, f->gpus, f->ngpus * sizeof(size_t));
 		g->gpus = gpus;
 		g->ngpus += f->ngpus;
 	}

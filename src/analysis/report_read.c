@@ -6,6 +6,7 @@
  */
 #include "analysis/report_int.h"
 
+#include "core/sort.h"
 #include "model/labels.h"
 #include "model/match.h"
 
@@ -628,7 +629,7 @@ static int read_all(struct reader *rd)
 			r->gpu[i].pcie_capacity = lane_bytes[(size_t)gen] * rd->aux[i].pcie_width;
 		r->energy_j += r->gpu[i].energy_j;
 	}
-	qsort(r->gpu, r->ngpus, sizeof(*r->gpu), cmp_gpu);
+	gw_qsort(r->gpu, r->ngpus, sizeof(*r->gpu), cmp_gpu);
 	return node_stats(r);
 }
 

@@ -6,9 +6,9 @@
  */
 #include "agent/agent_int.h"
 
+#include "agent/page.h"
 #include "api/json.h"
 #include "core/logq.h"
-#include "web/assets.h"
 #include "version.h"
 
 #include <dlfcn.h>
@@ -111,51 +111,21 @@ static void h_health(void *ctx, const struct gw_http_request *req, struct gw_htt
 		gw_http_reply_text(resp, 503, all ? msg : "sampling stalled\n");
 }
 
-/* Built-in files live as long as the program: nothing to release after sending one. */
-static void keep(void *cls)
-{
-	(void)cls;
-}
-
 /* The page (web/src/index.html, built in), with the simulated banner when the GPUs are. */
 static void h_root(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
 {
 	struct gw_agent *a = ctx;
 	(void)req;
-	const struct gw_asset *page = gw_web_asset("/");
-	static const char mark[] = "<!--gw:banner-->";
-	const char *text = (const char *)page->data;
-	const char *at = strstr(text, mark);
-	resp->content_type = page->content_type;
-	if (!at) {
-		gw_http_reply_shared(resp, text, page->len, keep, NULL);
-		return;
-	}
-	gw_buf_append(&resp->body, text, (size_t)(at - text));
-	if (a->nv->simulated)
-		gw_buf_puts(&resp->body, "<div class=\"banner\" id=\"simulated\">SIMULATED GPUs (--sim): not real "
-					 "hardware</div>");
-	gw_buf_puts(&resp->body, at + sizeof(mark) - 1);
+	agent_page_root(resp, a->nv->simulated ? "<div class=\"banner\" id=\"simulated\">SIMULATED GPUs (--sim): not "
+						 "real hardware</div>"
+					       : NULL);
 }
 
 /* /static/NAME: the page's script, style and charting library, built in. */
 static void h_static(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
 {
 	(void)ctx;
-	const struct gw_asset *f = gw_web_asset(req->path);
-	if (!f || !strcmp(req->path, "/")) {
-		gw_http_reply_text(resp, 404, "404 page not found\n");
-		return;
-	}
-	resp->content_type = f->content_type;
-	gw_http_add_header(resp, "Cache-Control", "max-age=300");
-	gw_http_add_header(resp, "Vary", "Accept-Encoding");
-	if (f->gz && gw_http_accepts_coding(gw_http_header(req, "Accept-Encoding"), "gzip")) {
-		gw_http_add_header(resp, "Content-Encoding", "gzip");
-		gw_http_reply_shared(resp, (const char *)f->gz, f->gz_len, keep, NULL);
-		return;
-	}
-	gw_http_reply_shared(resp, (const char *)f->data, f->len, keep, NULL);
+	agent_page_static(req, resp);
 }
 
 /*

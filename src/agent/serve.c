@@ -4,6 +4,7 @@
 #include "agent/serve.h"
 
 #include "agent/history.h"
+#include "agent/page.h"
 #include "http/server.h"
 #include "version.h"
 
@@ -21,26 +22,57 @@ struct gw_serve {
 	char *flags[32];
 	char text[2048];
 	char yaml[256];
+	char banner[1024];
 	struct gw_http *http;
 	struct gw_http_route routes[8 + GW_API_NROUTES];
 };
 
+/*
+ * The page, over the store: its banner says no GPU is sampled and carries
+ * the newest sample's time (data-end, ms) for the page to end its views
+ * at, since a store served is history that stopped, often long ago.
+ */
 static void h_root(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
 {
 	(void)req;
 	struct gw_serve *s = ctx;
-	resp->content_type = "text/html; charset=utf-8";
-	gw_buf_printf(&resp->body,
-		      "<!doctype html><html><head><meta charset=\"utf-8\"><title>gpuwatch serve</title></head>"
-		      "<body><h1>gpuwatch serve %s</h1><p>Prometheus' query API over the store in <code>",
-		      GW_VERSION);
-	for (const char *p = s->o.storage_path; *p; p++) /* the path, HTML-escaped */
-		gw_buf_puts(&resp->body, *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '&' ? "&amp;" : (char[]){*p, 0});
-	gw_buf_puts(&resp->body, "</code>; no GPU is sampled.</p><ul>"
-				 "<li><a href=\"/api/v1/labels\">/api/v1/labels</a></li>"
-				 "<li><a href=\"/api/v1/metadata\">/api/v1/metadata</a></li>"
-				 "<li>/api/v1/query, /api/v1/query_range, /api/v1/series (point Grafana here as a "
-				 "Prometheus data source)</li></ul></body></html>\n");
+	agent_page_root(resp, s->banner);
+}
+
+/* s->banner from the store's path and newest time. */
+static void banner_init(struct gw_serve *s)
+{
+	char path[512];
+	size_t n = 0;
+	for (const char *p = s->o.storage_path; *p && n + 6 < sizeof(path); p++) { /* HTML-escaped */
+		const char *e = *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '&' ? "&amp;" : *p == '"' ? "&quot;" : NULL;
+		if (e) {
+			memcpy(path + n, e, strlen(e));
+			n += strlen(e);
+		} else {
+			path[n++] = *p;
+		}
+	}
+	path[n] = 0;
+	int64_t end = gw_tsdb_durable_t(s->history.db);
+	char when[64] = "none: the store is empty", attr[48] = "";
+	if (end != INT64_MIN) {
+		time_t t = (time_t)(end / 1000);
+		struct tm tm;
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		snprintf(attr, sizeof(attr), " data-end=\"%lld\"", (long long)end);
+	}
+	snprintf(s->banner, sizeof(s->banner),
+		 "<div class=\"banner stored\" id=\"stored\"%s>STORED HISTORY (gpuwatch serve) of <code>%s</code>: "
+		 "no GPU is sampled; newest sample %s</div>",
+		 attr, path, when);
+}
+
+static void h_static(void *ctx, const struct gw_http_request *req, struct gw_http_response *resp)
+{
+	(void)ctx;
+	agent_page_static(req, resp);
 }
 
 static void h_text(struct gw_http_response *resp, const char *text)
@@ -133,8 +165,10 @@ int gw_serve_start(struct gw_serve **out, struct gw_webcfg *web, const struct gw
 	s->history.api.opts.timeout_ms = o->query_timeout_ms;
 	s->history.api.opts.max_samples = o->query_max_samples;
 	status_init(s);
+	banner_init(s);
 	static const struct gw_http_route own[] = {
 		{"/", GW_HTTP_GET, false, h_root, NULL},
+		{"/static/", GW_HTTP_GET | GW_HTTP_HEAD, true, h_static, NULL},
 		{"/health", GW_HTTP_GET, false, h_health, NULL},
 		{"/-/healthy", GW_HTTP_GET | GW_HTTP_HEAD, false, h_healthy, NULL},
 		{"/-/ready", GW_HTTP_GET | GW_HTTP_HEAD, false, h_ready, NULL},

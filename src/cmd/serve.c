@@ -35,7 +35,8 @@ static void usage(FILE *out)
 	      "      --web.read-header-timeout D  time to send a request's headers (default 10s; 0: none)\n"
 	      "  -h, --help                  show this help\n\n"
 	      "Endpoints: /api/v1/{query,query_range,series,labels,label/NAME/values,metadata,\n"
-	      "query_exemplars,targets,status/*}, /-/healthy, /-/ready, /health, /.\n"
+	      "query_exemplars,targets,status/*}, /-/healthy, /-/ready, /health, and / (the web\n"
+	      "page over the store: its views end at the newest sample).\n"
 	      "Signals: SIGTERM/SIGINT stop.\n",
 	      out);
 }

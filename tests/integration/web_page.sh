@@ -5,8 +5,9 @@
 # error, no request to any host but the agent (every other request goes to
 # a recording proxy, which must see none), history charts whose range and
 # step follow the URL's #range, a GPU's detail (#gpu=N: every stored series
-# and its processes), and an API error shown on the page rather than
-# swallowed. A screenshot is kept next to the binary (web-overview.png) for
+# and its processes), the page over `gpuwatch serve` ending at the store's
+# newest sample, #end= for a past moment, and an API error shown on the
+# page rather than swallowed. A screenshot is kept next to the binary (web-overview.png) for
 # docs/WEB.md.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
@@ -194,6 +195,52 @@ if command -v prometheus >/dev/null; then
 else
 	echo "note: prometheus not installed; fleet mode not checked"
 fi
+
+# The page over `gpuwatch serve`: a store whose history stopped long ago (half an hour ending
+# 2026-01-10 12:00 UTC). The views end at its newest sample: tiles show that time's pinned values, the
+# charts are full, the banner says no GPU is sampled, and the page says up to when it shows.
+cat >"$tmp/old.scn" <<'SCN'
+[sim]
+fleet = 3xH100:training
+[gpu *]
+util_gpu = 42
+SCN
+"$BIN" --sim "$tmp/old.scn" sim record -q --end 2026-01-10T12:00:00Z --duration 30m --storage.path "$tmp/old" ||
+	fail "sim record of the old store"
+sport=$(free_port)
+"$BIN" serve --storage.path "$tmp/old" -a "127.0.0.1:$sport" 2>"$tmp/serve.err" &
+pids+=($!)
+wait_http "http://127.0.0.1:$sport/-/ready" 10 || fail "serve did not start: $(cat "$tmp/serve.err")"
+browse "http://127.0.0.1:$sport/#range=900" "$tmp/serve.html" --dump-dom
+grep -q '<div class="banner stored" id="stored" data-end="1768046400000">STORED HISTORY' "$tmp/serve.html" ||
+	fail "serve's banner: $(grep -o '<div class="banner[^>]*>[^<]*' "$tmp/serve.html")"
+grep -q '<div id="ended" data-end="1768046400">' "$tmp/serve.html" ||
+	fail "the page does not say where its views end: $(grep -o '<div id="ended"[^>]*>' "$tmp/serve.html")"
+python3 - "$tmp/serve.html" >"$tmp/serve.out" 2>&1 <<'PY' || fail "serve's tiles: $(cat "$tmp/serve.out")"
+import re, sys
+dom = open(sys.argv[1]).read()
+tiles = re.findall(r'<article class="tile" data-gpu="(\d+)"(.*?)</article>', dom, re.S)
+assert len(tiles) == 3, len(tiles)
+for gpu, body in tiles:
+    vals = dict(re.findall(r'<dd data-field="(\w+)"[^>]*>([^<]*)</dd>', body))
+    assert vals.get("util") == "42 %", (gpu, vals)
+print("ok")
+PY
+n=$(grep -o '<div class="chart" data-chart="[a-z]*" data-series="3" data-points="301"' "$tmp/serve.html" | wc -l)
+[ "$n" = 4 ] || fail "serve's charts: $n of 3 GPUs over 301 points, want 4: $(grep -o '<div class="chart"[^>]*>' "$tmp/serve.html")"
+grep -q '<div id="error" role="alert" hidden=""></div>' "$tmp/serve.html" || fail "serve's page shows an error: $(grep -o '<div id="error"[^<]*<' "$tmp/serve.html")"
+grep -Eq 'Uncaught|ERROR:CONSOLE' "$tmp/serve.html.console" && fail "console errors over serve: $(grep -E 'Uncaught|CONSOLE' "$tmp/serve.html.console" | head -3)"
+curl -sf "http://127.0.0.1:$sport/static/app.js" -o /dev/null || fail "serve does not serve the page's script"
+browse "http://127.0.0.1:$sport/#gpu=1" "$tmp/serve1.html" --dump-dom
+grep -q '<section id="detail" data-gpu="1" data-fields="[1-9][0-9]*" data-processes="none">' "$tmp/serve1.html" ||
+	fail "serve's GPU detail: $(grep -o '<section id="detail"[^>]*>' "$tmp/serve1.html")"
+grep -q 'Process lists are not kept' "$tmp/serve1.html" || fail "serve's detail does not say why it lists no process"
+# #end= on the agent: a shared view of a past moment ends there, with a way back to now.
+past=$(($(date +%s) - 20))
+browse "http://127.0.0.1:$port/#range=300&end=$past" "$tmp/end.html" --dump-dom
+grep -q "<div id=\"ended\" data-end=\"$past\">" "$tmp/end.html" || fail "#end=$past: $(grep -o '<div id="ended"[^>]*>' "$tmp/end.html")"
+grep -q '<button id="ended-live" type="button">back to now</button>' "$tmp/end.html" || fail "#end= offers no way back to now"
+grep -q '<section id="history" data-range="300" data-step="1"' "$tmp/end.html" || fail "#end=: no history drawn"
 
 # An agent without a query API: the page says why it has no tiles.
 port2=$(free_port)

@@ -12,6 +12,11 @@
  * is opened with ?source=URL: then it reads a Prometheus (or any
  * Prometheus-compatible engine) holding many agents' data, one node at a
  * time (a node picker over the `instance` label) or all nodes as a heat-map.
+ *
+ * Views end now, unless they end in the past: at #end=SECONDS (a shared
+ * view of an incident), or at the newest sample of a store that
+ * `gpuwatch serve` serves (its banner's data-end), which is history that
+ * stopped. A view that ends in the past is not refreshed.
  */
 "use strict";
 (function () {
@@ -38,6 +43,8 @@
 
 	const source = (new URLSearchParams(location.search).get("source") || "").replace(/\/+$/, "");
 	const fleet = source !== "";
+	const stored = document.getElementById("stored"); /* gpuwatch serve: a store, no GPU sampled */
+	const storedEnd = stored && stored.dataset.end ? Number(stored.dataset.end) / 1000 : null;
 
 	/* The view's state: range=SECONDS&gpus=0,2&gpu=INDEX&refresh=SECONDS&view=heatmap&node=INSTANCE. */
 	function hashParams() {
@@ -51,6 +58,37 @@
 		else
 			p.set(key, value);
 		location.hash = p.toString();
+	}
+
+	/* The time (s) the views end at when it is not now: #end=, or the served store's newest sample; else null. */
+	function fixedEnd() {
+		const e = Number(hashParams().get("end"));
+		if (hashParams().get("end") && isFinite(e) && e > 0)
+			return e;
+		return storedEnd;
+	}
+
+	function endTime() {
+		const e = fixedEnd();
+		return e === null ? Date.now() / 1000 : e;
+	}
+
+	/* Says where the views end when not now, with a way back to now (#end= only: a store's end is fixed). */
+	function showEnd() {
+		const box = document.getElementById("ended");
+		const e = fixedEnd();
+		box.hidden = e === null;
+		if (e === null)
+			return;
+		box.dataset.end = String(e);
+		document.getElementById("ended-at").textContent = new Date(e * 1000).toLocaleString();
+		document.getElementById("ended-live").hidden = !hashParams().get("end");
+	}
+
+	/* An instant query's parameters: at the view's end when that is not now. */
+	function instant(query) {
+		const e = fixedEnd();
+		return e === null ? { query } : { query, time: e.toFixed(3) };
 	}
 
 	function node() {
@@ -229,7 +267,7 @@
 
 	async function refresh() {
 		const names = Object.keys(FIELDS).join("|");
-		const data = await api("/api/v1/query", { query: sel("", "__name__=~" + promStr(names)) });
+		const data = await api("/api/v1/query", instant(sel("", "__name__=~" + promStr(names))));
 		const byGpu = new Map();
 		for (const s of data.result) {
 			const gpu = s.metric.gpu;
@@ -276,8 +314,8 @@
 
 	/* The agent's health verdicts (gpuwatch health's JSON); an agent without them leaves the badges empty. */
 	async function refreshHealth() {
-		if (fleet) {
-			const data = await api("/api/v1/query", { query: sel("gpuwatch_health_status") });
+		if (fleet || fixedEnd() !== null) { /* the verdicts as they were then, from the history */
+			const data = await api("/api/v1/query", instant(sel("gpuwatch_health_status")));
 			const m = new Map();
 			const names = ["pass", "warn", "fail"];
 			for (const s of data.result) {
@@ -309,7 +347,7 @@
 	async function sparklines() {
 		if (heatmapView())
 			return;
-		const end = Date.now() / 1000;
+		const end = endTime();
 		const data = await api("/api/v1/query_range", {
 			query: sel("DCGM_FI_DEV_GPU_UTIL"),
 			start: (end - SPARK_RANGE_S).toFixed(3),
@@ -361,7 +399,10 @@
 			showError(e.message);
 		}
 		try {
-			await alerts();
+			if (fixedEnd() === null) /* alerts firing now; past ones are marked on the charts */
+				await alerts();
+			else
+				document.getElementById("alerts").hidden = true;
 		} catch (e) {
 			/* without a history there is no rules API: the tiles still work */
 		}
@@ -607,7 +648,7 @@
 	async function history() {
 		const range = rangeSeconds();
 		const step = Math.max(1, Math.ceil(range / 300));
-		const end = Math.floor(Date.now() / 1000); /* the newest data, not the last whole step */
+		const end = Math.floor(endTime()); /* the newest data, not the last whole step */
 		const start = end - range;
 		const section = document.getElementById("history");
 		section.dataset.range = String(range);
@@ -647,7 +688,7 @@
 		s.value = REFRESH_CHOICES.includes(v) ? v : "30";
 		if (historyTimer)
 			clearInterval(historyTimer);
-		historyTimer = Number(s.value) > 0 ? setInterval(historyLoop, Number(s.value) * 1000) : null;
+		historyTimer = Number(s.value) > 0 && fixedEnd() === null ? setInterval(historyLoop, Number(s.value) * 1000) : null;
 	}
 
 	/* ---- one GPU in detail: its health, every series it has, and its processes ---- */
@@ -689,10 +730,8 @@
 
 	/* In fleet mode the processes come from the engine, which stores what it scraped. */
 	async function fleetProcesses(gpu) {
-		const data = await api("/api/v1/query", {
-			query: sel("", "__name__=~" + promStr("gpuwatch_process_memory_used_bytes|gpuwatch_process_sm_utilization_ratio") +
-				",gpu=" + promStr(gpu)),
-		});
+		const data = await api("/api/v1/query", instant(sel("", "__name__=~" +
+			promStr("gpuwatch_process_memory_used_bytes|gpuwatch_process_sm_utilization_ratio") + ",gpu=" + promStr(gpu))));
 		const byPid = new Map();
 		for (const s of data.result) {
 			const p = byPid.get(s.metric.pid) || { labels: s.metric };
@@ -733,8 +772,8 @@
 		section.dataset.gpu = gpu;
 		document.getElementById("detail-title").textContent = (node() ? node() + " " : "") + "GPU " + gpu;
 		const [data, procs] = await Promise.all([
-			api("/api/v1/query", { query: sel("", "gpu=" + promStr(gpu)) }),
-			fleet ? fleetProcesses(gpu) : fetch("/metrics").then((r) => (r.ok ? r.text() : "")).then((t) => processes(t, gpu)),
+			api("/api/v1/query", instant(sel("", "gpu=" + promStr(gpu)))),
+			fleet ? fleetProcesses(gpu) : fixedEnd() !== null ? Promise.resolve(null) : fetch("/metrics").then((r) => (r.ok ? r.text() : "")).then((t) => processes(t, gpu)),
 		]);
 		drawDetailHealth(gpu);
 		const rows = data.result.map((s) => {
@@ -747,6 +786,15 @@
 			return tr;
 		}));
 		section.dataset.fields = String(rows.length);
+		if (procs === null) { /* the agent's history keeps no process lists (a Prometheus scraping it does) */
+			const tr = el("tr");
+			const td = el("td", "muted", "Process lists are not kept in the agent's history: the live view shows them.");
+			td.colSpan = 6;
+			tr.append(td);
+			document.querySelector("#procs tbody").replaceChildren(tr);
+			section.dataset.processes = "none";
+			return;
+		}
 		document.querySelector("#procs tbody").replaceChildren(...procs.map((p) => {
 			const tr = el("tr");
 			tr.dataset.pid = p.labels.pid;
@@ -816,6 +864,7 @@
 	});
 	let shownNode = node();
 	window.addEventListener("hashchange", () => {
+		showEnd();
 		if (node() !== shownNode) { /* another node's GPUs */
 			shownNode = node();
 			tiles.clear();
@@ -826,6 +875,9 @@
 		redraw();
 	});
 	document.getElementById("reset-zoom").addEventListener("click", redraw);
+	document.getElementById("ended-live").addEventListener("click", () => {
+		setHash("end", null);
+	});
 
 	/* Keys: ? help, r refresh, 1..7 ranges, h heat-map or tiles, Esc closes. */
 	const keys = document.getElementById("keys");
@@ -859,13 +911,17 @@
 		keys.hidden = !keys.hidden;
 	});
 	document.getElementById("host").textContent = location.host;
+	if (stored) /* serve has the query API and the page, no /metrics */
+		document.querySelector("nav a[href='/metrics']").hidden = true;
+	showEnd();
 	(fleet ? nodes() : Promise.resolve()).catch((e) => showError(e.message)).then(() => {
 		scheduleHistory();
 		loop().then(sparkLoop);
 		historyLoop();
 		setTimeout(detailLoop, 500); /* after the first tiles */
-		setInterval(loop, REFRESH_MS);
-		setInterval(detailLoop, SPARK_MS);
-		setInterval(sparkLoop, SPARK_MS);
+		const live = (f) => () => fixedEnd() === null && f(); /* a view ending in the past does not change */
+		setInterval(live(loop), REFRESH_MS);
+		setInterval(live(detailLoop), SPARK_MS);
+		setInterval(live(sparkLoop), SPARK_MS);
 	});
 })();

@@ -7,8 +7,8 @@
 # step follow the URL's #range, a GPU's detail (#gpu=N: every stored series
 # and its processes), the page over `gpuwatch serve` ending at the store's
 # newest sample, #end= for a past moment, and an API error shown on the
-# page rather than swallowed. A screenshot is kept next to the binary (web-overview.png) for
-# docs/WEB.md.
+# page rather than swallowed. Screenshots are kept next to the binary
+# (web-overview.png, web-detail.png, web-fleet.png) for docs/WEB.md.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 for c in chromium curl python3; do
@@ -82,6 +82,7 @@ for gpu, body in tiles:
     assert vals.get("util") == "37 %", (gpu, vals)
     assert vals.get("temp") == "61 °C", (gpu, vals)
     assert vals.get("mem", "–") != "–" and vals.get("power", "–").endswith(" W"), (gpu, vals)
+    assert vals.get("xid") == {"2": "13", "3": "94"}.get(gpu, "none"), (gpu, vals)
 print("ok")
 PY
 grep -q 'id="simulated"' "$tmp/dom.html" || fail "no simulated banner"
@@ -166,6 +167,9 @@ grep -q '<tr class="warn" data-system="thermal">' "$tmp/detail.html" || fail "GP
 shot="$(dirname "$BIN")/web-overview.png"
 browse "http://127.0.0.1:$port/#range=300" "$tmp/shot.out" --hide-scrollbars --window-size=1200,1100 --screenshot="$shot"
 [ -s "$shot" ] || fail "no screenshot at $shot"
+browse "http://127.0.0.1:$port/#range=300&gpu=3" "$tmp/shot2.out" --hide-scrollbars --window-size=1200,1400 \
+	--screenshot="$(dirname "$BIN")/web-detail.png"
+[ -s "$(dirname "$BIN")/web-detail.png" ] || fail "no screenshot of a GPU's detail"
 
 # Fleet mode: the page pointed at a Prometheus scraping two agents (?source=), a node picker over
 # `instance`, all nodes as one heat-map, one node's GPUs as tiles.
@@ -188,6 +192,9 @@ if command -v prometheus >/dev/null; then
 	n=$(grep -o '<button class="cell" type="button" data-gpu="[0-9]" data-uuid="GPU-[0-9a-f-]*" data-instance="127.0.0.1:[0-9]*"' "$tmp/fleet.html" | wc -l)
 	[ "$n" = 6 ] || fail "fleet heat-map: $n cells of two nodes, want 6: $(grep -o '<div id="heatmap".\{0,300\}' "$tmp/fleet.html")"
 	grep -q "<option value=\"127.0.0.1:$port3\">" "$tmp/fleet.html" || fail "the node picker lacks 127.0.0.1:$port3"
+	browse "http://127.0.0.1:$port/?source=$src#node=*" "$tmp/fleet.shot" --hide-scrollbars --window-size=1200,900 \
+		--screenshot="$(dirname "$BIN")/web-fleet.png"
+	[ -s "$(dirname "$BIN")/web-fleet.png" ] || fail "no screenshot of fleet mode"
 	browse "http://127.0.0.1:$port/?source=$src#node=127.0.0.1:$port3" "$tmp/fleet1.html" --dump-dom
 	n=$(grep -o '<article class="tile" data-gpu="[0-9]*"' "$tmp/fleet1.html" | wc -l)
 	[ "$n" = 2 ] || fail "one node of the fleet: $n tiles, want 2"

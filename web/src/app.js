@@ -276,7 +276,9 @@
 			const key = (s.metric.instance || "") + "\0" + gpu;
 			const f = byGpu.get(key) || { gpu, labels: s.metric };
 			const name = FIELDS[s.metric.__name__];
-			if (name && f[name] === undefined)
+			if (name === "xid") /* one series per code seen; a code beats "0" (none) */
+				f.xid = Math.max(f.xid || 0, Number(s.value[1]));
+			else if (name && f[name] === undefined)
 				f[name] = Number(s.value[1]);
 			byGpu.set(key, f);
 		}

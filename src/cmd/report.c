@@ -328,8 +328,9 @@ static int narrow_to_job(const struct gw_querier *q, const char *id, struct gw_r
 		const struct gw_report_job *j = job_of(r, id);
 		if (!j) {
 			gw_report_free(r);
-			return gw_err_set(err, GW_ENOTFOUND,
-					  "no job %s in the range (gpuwatch_hpc_job_info); see --from and --to", id);
+			return gw_err_set(
+			    err, GW_ENOTFOUND,
+			    "no job %s in the range (gpuwatch_hpc_job_info); see --from and --to", id);
 		}
 		if (!*refs && (rc = keep_gpus(r, j, o, refs)) != 0) {
 			gw_report_free(r);

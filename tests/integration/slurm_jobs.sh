@@ -100,6 +100,15 @@ g=[str(x['index']) for x in d['gpus']]; assert g==['3'], g
 assert [j['hpc_job'] for j in d['jobs']]==['77'], d['jobs']" || fail "report --job 77 covers more than GPU 3"
 "$BIN" report --url "$GPUWATCH_URL" --job 999 >/dev/null 2>"$tmp/999.err"
 [ $? = 1 ] && grep -q 'no job 999' "$tmp/999.err" || fail "report --job of an unknown job: $(cat "$tmp/999.err")"
+# and from the agent's store (read beside it; flushed within 5 s)
+for _ in $(seq 20); do
+	"$BIN" report --storage.path "$tmp/data" --job 4242 --format json -o "$tmp/st.json" 2>"$tmp/st.err" && break
+	sleep 0.5
+done
+python3 -c "
+import json; d=json.load(open('$tmp/st.json'))
+g=sorted(str(x['index']) for x in d['gpus']); assert g==['1','2'], g
+assert '4242' in [j['hpc_job'] for j in d['jobs']], d['jobs']" 2>/dev/null || fail "report --job 4242 from the store: $(cat "$tmp/st.err")"
 "$BIN" report --help | grep -q -- '--job ID' || fail "report --help does not document --job"
 
 # never fail the job: gpuwatch missing, the directory not creatable, no job ID

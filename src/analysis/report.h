@@ -203,8 +203,15 @@ struct gw_report {
 #define GW_REPORT_IDLE_UTIL 0.05
 #define GW_REPORT_NEAR_FULL 0.95
 
+/* One GPU by its labels, for gw_report_opts.only. */
+struct gw_report_gpu_ref {
+	const char *instance, *index;
+};
+
 struct gw_report_opts {
 	int64_t from, to;     /* ms, from < to */
+	const struct gw_report_gpu_ref *only; /* these GPUs alone (report --job); NULL: all */
+	size_t nonly;
 	double price_per_kwh; /* 0: none */
 	const char *currency; /* NULL: "" */
 	const char *source;   /* NULL: "" */

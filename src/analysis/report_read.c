@@ -56,6 +56,7 @@ struct aux {
 struct reader {
 	struct gw_report *r;
 	const struct gw_querier *q;
+	const struct gw_report_opts *o; /* the options: .only restricts the GPUs */
 	struct gw_err *err;
 	size_t cap;		       /* gpu slots */
 	struct aux *aux; /* per GPU, what only the reading needs */
@@ -595,6 +596,17 @@ static int node_stats(struct gw_report *r)
 	return 0;
 }
 
+/* Whether g is one of the GPUs the report is restricted to (all when none are named). */
+static bool wanted(const struct reader *rd, const struct gw_report_gpu *g)
+{
+	if (!rd->o || !rd->o->only)
+		return true;
+	for (size_t i = 0; i < rd->o->nonly; i++)
+		if (strcmp(rd->o->only[i].index, g->index) == 0 && strcmp(rd->o->only[i].instance, g->instance) == 0)
+			return true;
+	return false;
+}
+
 static int read_all(struct reader *rd)
 {
 	struct gw_report *r = rd->r;
@@ -611,10 +623,12 @@ static int read_all(struct reader *rd)
 		rc = read_extras(rd, extras_after, sizeof(extras_after) / sizeof(extras_after[0]), extra_fn);
 	if (rc)
 		return rc;
-	/* a GPU known only from its totals has nothing to report */
+	/* a GPU known only from its totals has nothing to report; one not asked for is left out */
 	size_t kept = 0;
 	for (size_t i = 0; i < r->ngpus; i++) {
 		bool any = false;
+		if (!wanted(rd, &r->gpu[i]))
+			continue;
 		for (int id = 0; id < GW_RS_N; id++)
 			any |= r->gpu[i].stat[id].n > 0;
 		if (any) {
@@ -654,7 +668,7 @@ int gw_report_build(const struct gw_querier *q, const struct gw_report_opts *o, 
 	r->source = gw_arena_strdup(&r->arena, o->source ? o->source : "");
 	struct gw_err local;
 	gw_err_clear(&local);
-	struct reader rd = {.r = r, .q = q, .err = err ? err : &local};
+	struct reader rd = {.r = r, .q = q, .o = o, .err = err ? err : &local};
 	int rc = read_all(&rd);
 	if (!rc && r->ngpus == 0)
 		rc = gw_err_set(err, GW_ENOTFOUND, "no GPU samples in the range");

@@ -39,6 +39,9 @@ static void usage(FILE *out)
 		"                         read through its query API\n"
 		"  --from T, --to T       the range (RFC 3339 or Unix seconds); default: the last hour\n"
 		"                         of the store's data, or the whole of the logs\n"
+		"  --job ID               the report of one HPC job (--hpc-job-mapping-dir): only the\n"
+		"                         GPUs it held, over the time it held them, found in --from/--to\n"
+		"                         (default: the whole store, or the agent's last 7 days)\n"
 		"  --format F             text, md, json or html (default: from -o's extension, else text)\n"
 		"  -o, --output FILE      write the report to FILE instead of standard output\n"
 		"  --price-per-kwh P      price of a kWh, for the energy's cost\n"
@@ -52,7 +55,7 @@ static void usage(FILE *out)
 }
 
 struct args {
-	const char *path, *url, *from, *to, *format, *output, *price, *currency, *start, *interval;
+	const char *path, *url, *from, *to, *job, *format, *output, *price, *currency, *start, *interval;
 	bool has_start;
 	int64_t start_ms, interval_ms;
 	const char **logs;
@@ -85,6 +88,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			dst = &a->to;
 		} else if (strcmp(s, "--format") == 0) {
 			dst = &a->format;
+		} else if (strcmp(s, "--job") == 0) {
+			dst = &a->job;
 		} else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) {
 			dst = &a->output;
 		} else if (strcmp(s, "--price-per-kwh") == 0) {
@@ -269,6 +274,81 @@ static int write_out(const struct args *a, const struct gw_buf *b)
 	return 0;
 }
 
+static void free_refs(struct gw_report_gpu_ref *refs, size_t n)
+{
+	for (size_t i = 0; refs && i < n; i++) {
+		free((char *)refs[i].instance);
+		free((char *)refs[i].index);
+	}
+	free(refs);
+}
+
+/* The job named id in r, or NULL. */
+static const struct gw_report_job *job_of(const struct gw_report *r, const char *id)
+{
+	for (size_t i = 0; i < r->njobs; i++)
+		if (strcmp(r->job[i].id, id) == 0 && r->job[i].ngpus)
+			return &r->job[i];
+	return NULL;
+}
+
+/* The GPUs of job j as references that outlive r (o->only, o->nonly). */
+static int keep_gpus(const struct gw_report *r, const struct gw_report_job *j, struct gw_report_opts *o,
+		     struct gw_report_gpu_ref **refs)
+{
+	*refs = calloc(j->ngpus, sizeof(**refs));
+	if (!*refs)
+		return GW_ENOMEM;
+	o->only = *refs;
+	for (size_t i = 0; i < j->ngpus; i++) {
+		const struct gw_report_gpu *g = &r->gpu[j->gpus[i]];
+		(*refs)[i] = (struct gw_report_gpu_ref){strdup(g->instance), strdup(g->index)};
+		o->nonly = i + 1;
+		if (!(*refs)[i].instance || !(*refs)[i].index)
+			return GW_ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * --job: find the job in o's range, then narrow o to the GPUs it held and the
+ * time it held them. A long range has a coarse grid, so the span is found
+ * again over the coarse span until the grid is the finest (1 s) or stops
+ * shrinking. *refs (o->only) is the caller's to free with free_refs.
+ */
+static int narrow_to_job(const struct gw_querier *q, const char *id, struct gw_report_opts *o,
+			 struct gw_report_gpu_ref **refs, struct gw_err *err)
+{
+	int64_t lo = o->from, hi = o->to, step = INT64_MAX;
+	for (int pass = 0; pass < 6; pass++) {
+		struct gw_report *r = NULL;
+		int rc = gw_report_build(q, o, &r, err);
+		if (rc)
+			return rc;
+		const struct gw_report_job *j = job_of(r, id);
+		if (!j) {
+			gw_report_free(r);
+			return gw_err_set(
+			    err, GW_ENOTFOUND,
+			    "no job %s in the range (gpuwatch_hpc_job_info); see --from and --to", id);
+		}
+		if (!*refs && (rc = keep_gpus(r, j, o, refs)) != 0) {
+			gw_report_free(r);
+			return gw_err_set(err, rc, "out of memory");
+		}
+		bool done = r->step <= 1000 || r->step >= step;
+		step = r->step;
+		o->from = done ? j->first : (j->first - step > lo ? j->first - step : lo);
+		o->to = j->last + step < hi ? j->last + step : hi;
+		if (o->to <= o->from)
+			o->to = o->from + 1000;
+		gw_report_free(r);
+		if (done)
+			break;
+	}
+	return 0;
+}
+
 static int run(const struct args *a, enum gw_report_format fmt, double price)
 {
 	struct gw_err err;
@@ -330,16 +410,22 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 			/* logs: all of them; the store: its last hour */
 			if (!a->to)
 				o.to = a->from && o.from > last ? o.from + 3600000 : last;
-			if (!a->from)
+			if (!a->from && a->job) /* a job: wherever it ran */
+				o.from = url ? o.to - 7 * 86400000LL : first;
+			else if (!a->from)
 				o.from = a->nlogs && first <= o.to ? first : o.to - 3600000;
 			if (!a->from && !a->to && o.from == o.to) /* a log of one sample */
 				o.to = o.from + 1000;
 		}
 	}
 	struct gw_report *r = NULL;
+	struct gw_report_gpu_ref *refs = NULL;
 	if (!rc && o.from >= o.to) {
 		fprintf(stderr, "gpuwatch report: --from must be before --to\n");
 		rc = 2;
+	} else if (!rc && a->job && narrow_to_job(&q, a->job, &o, &refs, &err) != 0) {
+		fprintf(stderr, "gpuwatch report: %s: %s\n", source, err.msg);
+		rc = 1;
 	} else if (!rc && gw_report_build(&q, &o, &r, &err) != 0) {
 		fprintf(stderr, "gpuwatch report: %s: %s (see --from and --to)\n", source, err.msg);
 		rc = 1;
@@ -352,6 +438,7 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 		gw_buf_release(&b);
 	}
 	gw_report_free(r);
+	free_refs(refs, o.nonly);
 	gw_memstore_free(m);
 	gw_report_url_close(url);
 	if (db)

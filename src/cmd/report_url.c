@@ -24,8 +24,8 @@ struct gw_report_url {
 };
 
 /* The labels the report reads; an answer's others are not kept. */
-static const char *const kept[] = {GW_METRIC_NAME, "gpu",	"instance", "uuid", "UUID",
-				   "model",	   "modelName", "err_code", "xid",  "job"};
+static const char *const kept[] = {GW_METRIC_NAME, "gpu",      "instance", "uuid", "UUID",   "model",
+				   "modelName",	   "err_code", "xid",	   "job",  "hpc_job"};
 
 static size_t on_answer(char *p, size_t size, size_t n, void *ctx)
 {

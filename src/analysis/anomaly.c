@@ -16,6 +16,7 @@
 #define RANGE_Q 0.005
 #define MIN_REF_POINTS 10
 #define MIN_DRIFT_BUCKETS 10
+#define SEEN_K 3 /* a value seen this often in memory_s is part of the rhythm */
 
 const char *gw_anom_kind_name(enum gw_anom_kind k)
 {
@@ -37,6 +38,7 @@ void gw_anom_params_default(struct gw_anom_params *p)
 	p->short_s = 300;
 	p->step_s = 60;
 	p->floor = 0;
+	p->memory_s = 6 * 3600;
 }
 
 /* Scratch shared by every bucket of one series. */
@@ -44,12 +46,13 @@ struct anom_ctx {
 	const double *t, *v;
 	size_t n;
 	const struct gw_anom_params *p;
-	double *sorted;  /* n: the baseline's values, sorted */
-	double *dev;     /* n: absolute deviations */
+	double *sorted;	 /* n: the baseline's values, sorted */
+	double *dev;	 /* n: absolute deviations */
+	double *mem;	 /* n: the values of the last memory_s, sorted */
 	double *bt, *bm; /* buckets: first time and median */
-	double *rm;      /* buckets: median of the short_s ending with the bucket */
+	double *rm;	 /* buckets: median of the short_s ending with the bucket */
 	unsigned char *rm_ok;
-	size_t *bfirst;  /* buckets + 1: index of each bucket's first point */
+	size_t *bfirst; /* buckets + 1: index of each bucket's first point */
 	size_t nb;
 	double *ts_scratch; /* gw_trend_scratch(drift buckets) */
 	double *dt, *dm;    /* drift buckets */
@@ -124,6 +127,39 @@ static struct anom_base baseline(struct anom_ctx *c, size_t a, size_t b)
 		r.scale = fl;
 	r.ok = 1;
 	return r;
+}
+
+/*
+ * Spike: robust deviations from x to the SEEN_K-th nearest of the sorted
+ * values s[0..m) (the memory): a value the series has taken a few times
+ * lately (an eval pause, a checkpoint) is not news, however rare.
+ */
+static double unseen(const double *s, size_t m, double x, double scale)
+{
+	if (m < SEEN_K)
+		return 0;
+	size_t i = 0, hi = m;
+	while (i < hi) {
+		size_t mid = i + (hi - i) / 2;
+		if (s[mid] < x)
+			i = mid + 1;
+		else
+			hi = mid;
+	}
+	/* merge outwards from the insertion point: the K nearest */
+	size_t l = i, r = i;
+	double d = 0;
+	for (int k = 0; k < SEEN_K; k++) {
+		double dl = l > 0 ? x - s[l - 1] : INFINITY, dr = r < m ? s[r] - x : INFINITY;
+		if (dl <= dr) {
+			d = dl;
+			l--;
+		} else {
+			d = dr;
+			r++;
+		}
+	}
+	return d / scale;
 }
 
 /* Robust deviations of x outside [lo, hi]. */
@@ -207,8 +243,11 @@ static struct anom_scores bucket_scores(struct anom_ctx *c, size_t b)
 	s.base = baseline(c, ra, a0);
 	if (!s.base.ok || a1 == a0)
 		return s;
+	size_t ma = lower_bound(c->t, c->n, tb - p->memory_s);
+	gw_memcpy(c->mem, c->v + ma, (a0 - ma) * sizeof(double));
+	gw_qsort(c->mem, a0 - ma, sizeof(double), cmp_dbl);
 	for (size_t i = a0; i < a1; i++) {
-		double z = outside(&s.base, c->v[i]);
+		double z = unseen(c->mem, a0 - ma, c->v[i], s.base.scale);
 		if (z > s.spike) {
 			s.spike = z;
 			s.spike_value = c->v[i];
@@ -230,11 +269,12 @@ static struct anom_scores bucket_scores(struct anom_ctx *c, size_t b)
 	return s;
 }
 
-static int ctx_init(struct anom_ctx *c, const double *t, const double *v, size_t n, const struct gw_anom_params *p)
+static int ctx_init(struct anom_ctx *c, const double *t, const double *v, size_t n,
+		    const struct gw_anom_params *p)
 {
 	*c = (struct anom_ctx){.t = t, .v = v, .n = n, .p = p};
 	if (!(p->sensitivity > 0) || !(p->step_s > 0) || !(p->window_s >= 2 * p->step_s) ||
-	    !(p->short_s > 0) || p->short_s > p->window_s || p->floor < 0)
+	    !(p->short_s > 0) || p->short_s > p->window_s || p->floor < 0 || !(p->memory_s >= p->window_s))
 		return GW_EINVAL;
 	for (size_t i = 1; i < n; i++)
 		if (!(t[i] >= t[i - 1]))
@@ -248,6 +288,7 @@ static int ctx_init(struct anom_ctx *c, const double *t, const double *v, size_t
 	size_t nbw = (size_t)ceil(p->window_s / p->step_s) + 1;
 	c->sorted = malloc(n * sizeof(double));
 	c->dev = malloc(n * sizeof(double));
+	c->mem = malloc(n * sizeof(double));
 	c->bt = malloc(c->nb * sizeof(double));
 	c->bm = malloc(c->nb * sizeof(double));
 	c->bfirst = malloc((c->nb + 1) * sizeof(size_t));
@@ -256,7 +297,8 @@ static int ctx_init(struct anom_ctx *c, const double *t, const double *v, size_t
 	c->dt = malloc(nbw * sizeof(double));
 	c->dm = malloc(nbw * sizeof(double));
 	c->ts_scratch = malloc(gw_trend_scratch(nbw) * sizeof(double));
-	if (!c->sorted || !c->dev || !c->bt || !c->bm || !c->bfirst || !c->rm || !c->rm_ok || !c->dt || !c->dm || !c->ts_scratch)
+	if (!c->sorted || !c->dev || !c->mem || !c->bt || !c->bm || !c->bfirst || !c->rm || !c->rm_ok ||
+	    !c->dt || !c->dm || !c->ts_scratch)
 		return GW_ENOMEM;
 	size_t i = 0;
 	for (size_t b = 0; b < c->nb; b++) {
@@ -286,6 +328,7 @@ static void ctx_free(struct anom_ctx *c)
 {
 	free(c->sorted);
 	free(c->dev);
+	free(c->mem);
 	free(c->bt);
 	free(c->bm);
 	free(c->bfirst);
@@ -297,7 +340,8 @@ static void ctx_free(struct anom_ctx *c)
 }
 
 /* The strongest test of s as a finding over bucket [a0, a1). */
-static struct gw_anom_finding finding_of(const struct anom_ctx *c, const struct anom_scores *s, size_t a0, size_t a1)
+static struct gw_anom_finding finding_of(const struct anom_ctx *c, const struct anom_scores *s, size_t a0,
+					 size_t a1)
 {
 	struct gw_anom_finding f = {.baseline = s->base.median, .scale = s->base.scale};
 	f.t_start = c->t[a0];
@@ -377,7 +421,12 @@ double gw_anom_score_now(const double *t, const double *v, size_t n, const struc
 	if (ctx_init(&c, t, v, n, p) == 0 && n > 0) {
 		size_t b = c.nb - 1;
 		struct anom_scores s = bucket_scores(&c, b);
-		double last_spike = s.base.ok ? outside(&s.base, v[n - 1]) : 0;
+		double last_spike =
+		    s.base.ok
+			? unseen(c.mem,
+				 c.bfirst[b] - lower_bound(t, n, t[0] + (double)b * p->step_s - p->memory_s),
+				 v[n - 1], s.base.scale)
+			: 0;
 		best = fmax(last_spike, fmax(s.shift, s.drift));
 	}
 	ctx_free(&c);

@@ -7,9 +7,10 @@
  *
  * Three tests, each a score in robust deviations (scale = 1.4826 MAD of
  * the baseline's bucket medians, at least the metric's floor):
- *   spike  a point outside the baseline's [0.5 %, 99.5 %] quantile range;
- *          a training rhythm (steps, eval pauses) recurs inside the range,
- *          so it does not score.
+ *   spike  a point far from every value the series took in the last
+ *          memory_s: the distance to its third nearest there. A training
+ *          rhythm (steps, eval pauses, checkpoints) repeats its values, so
+ *          it does not score, however rare the pause.
  *   shift  the median of the last short_s outside the range of that same
  *          rolling median over the baseline: a level that held for
  *          minutes (a stall, a new plateau); pauses shorter than
@@ -36,21 +37,22 @@ const char *gw_anom_kind_name(enum gw_anom_kind k);
 struct gw_anom_params {
 	double sensitivity; /* alarm threshold in robust deviations (default 6) */
 	double window_s;    /* trailing baseline (default 3600) */
-	double short_s;     /* level window for shifts (default 300) */
-	double step_s;      /* bucket width (default 60) */
-	double floor;       /* the smallest deviation that matters, in metric units (default 0) */
+	double short_s;	    /* level window for shifts (default 300) */
+	double step_s;	    /* bucket width (default 60) */
+	double floor;	    /* the smallest deviation that matters, in metric units (default 0) */
+	double memory_s;    /* how far back a value counts as seen before (default 6 h, >= window_s) */
 };
 
 void gw_anom_params_default(struct gw_anom_params *p);
 
 struct gw_anom_finding {
-	double t_start, t_end;  /* first and last alarmed point */
-	double t_peak;          /* the point with the highest score */
+	double t_start, t_end;	/* first and last alarmed point */
+	double t_peak;		/* the point with the highest score */
 	enum gw_anom_kind kind; /* the test that scored highest */
-	double value;           /* the value (spike), short median (shift) or rise over window_s (drift) */
-	double baseline;        /* the baseline's median */
-	double scale;           /* one robust deviation */
-	double score;           /* highest score, in robust deviations */
+	double value;		/* the value (spike), short median (shift) or rise over window_s (drift) */
+	double baseline;	/* the baseline's median */
+	double scale;		/* one robust deviation */
+	double score;		/* highest score, in robust deviations */
 };
 
 /*

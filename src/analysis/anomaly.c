@@ -16,7 +16,7 @@
 #define RANGE_Q 0.005
 #define MIN_REF_POINTS 10
 #define MIN_DRIFT_BUCKETS 10
-#define SEEN_K 3 /* a value seen this often in memory_s is part of the rhythm */
+#define SEEN_K 2 /* a value seen this often in memory_s is part of the rhythm */
 
 const char *gw_anom_kind_name(enum gw_anom_kind k)
 {
@@ -130,36 +130,24 @@ static struct anom_base baseline(struct anom_ctx *c, size_t a, size_t b)
 }
 
 /*
- * Spike: robust deviations from x to the SEEN_K-th nearest of the sorted
- * values s[0..m) (the memory): a value the series has taken a few times
- * lately (an eval pause, a checkpoint) is not news, however rare.
+ * Spike: how far x lies beyond the SEEN_K-th smallest or largest of the
+ * sorted values s[0..m) (the memory), in robust deviations, or in the
+ * spacing of that tail (its SEEN_K-th to 2 SEEN_K-th extreme) where that
+ * is wider: values as low or as high as the series went a few times lately
+ * (an eval pause, a checkpoint) are not news, however rare, and a tail
+ * that a rhythm only samples now and then (a pause straddling a grid's
+ * buckets) is wide, so its next sample is not news either.
  */
 static double unseen(const double *s, size_t m, double x, double scale)
 {
-	if (m < SEEN_K)
+	if (m < 4 * SEEN_K)
 		return 0;
-	size_t i = 0, hi = m;
-	while (i < hi) {
-		size_t mid = i + (hi - i) / 2;
-		if (s[mid] < x)
-			i = mid + 1;
-		else
-			hi = mid;
-	}
-	/* merge outwards from the insertion point: the K nearest */
-	size_t l = i, r = i;
-	double d = 0;
-	for (int k = 0; k < SEEN_K; k++) {
-		double dl = l > 0 ? x - s[l - 1] : INFINITY, dr = r < m ? s[r] - x : INFINITY;
-		if (dl <= dr) {
-			d = dl;
-			l--;
-		} else {
-			d = dr;
-			r++;
-		}
-	}
-	return d / scale;
+	double lo = s[SEEN_K - 1], hi = s[m - SEEN_K];
+	if (x > hi)
+		return (x - hi) / fmax(scale, hi - s[m - 2 * SEEN_K]);
+	if (x < lo)
+		return (lo - x) / fmax(scale, s[2 * SEEN_K - 1] - lo);
+	return 0;
 }
 
 /* Robust deviations of x outside [lo, hi]. */
@@ -378,7 +366,7 @@ int gw_anom_detect(const double *t, const double *v, size_t n, const struct gw_a
 		ctx_free(&c);
 		return rc;
 	}
-	size_t warm = (size_t)ceil(p->window_s / 2 / p->step_s);
+	size_t warm = (size_t)ceil(p->window_s / p->step_s);
 	struct gw_anom_finding cur = {0};
 	size_t last_b = 0;
 	int open = 0;

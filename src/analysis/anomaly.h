@@ -58,7 +58,7 @@ struct gw_anom_finding {
 /*
  * Finds anomalies in (t[i], v[i]), t ascending. Writes at most cap
  * findings to out and the number found (which may exceed cap) to *found.
- * The first window_s / 2 of the series only trains the baseline. Returns
+ * The first window_s of the series only trains the baseline. Returns
  * 0, GW_EINVAL for bad parameters or unsorted times, GW_ENOMEM.
  */
 int gw_anom_detect(const double *t, const double *v, size_t n, const struct gw_anom_params *p,

@@ -67,6 +67,8 @@ int gw_anom_detect(const double *t, const double *v, size_t n, const struct gw_a
 /*
  * The largest score of any test at the last point of (t, v): the live
  * anomaly score (0 when nothing is unusual or the history is too short).
+ * A shift scores while it is news: once the rolling median has held the
+ * new level for a bucket, that level is in the baseline's range.
  */
 double gw_anom_score_now(const double *t, const double *v, size_t n, const struct gw_anom_params *p);
 

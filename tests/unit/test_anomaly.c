@@ -75,6 +75,27 @@ static void test_spike(void)
 	free(v);
 }
 
+/* One glitch does not make the next one normal: both are found. */
+static void test_repeated_spike(void)
+{
+	double *t = malloc(N * sizeof(double)), *v = malloc(N * sizeof(double));
+	flat(t, v, 12);
+	v[5000] = 80;
+	v[9000] = 80;
+	struct gw_anom_params p = params();
+	struct gw_anom_finding f[8];
+	size_t n;
+	CHECK_INT_EQ(gw_anom_detect(t, v, N, &p, f, 8, &n), 0);
+	CHECK_INT_EQ((int)n, 2);
+	CHECK_DBL_NEAR(f[0].t_peak, t[5000], 0);
+	CHECK_DBL_NEAR(f[1].t_peak, t[9000], 0);
+	/* cap: the count is still every finding */
+	CHECK_INT_EQ(gw_anom_detect(t, v, N, &p, f, 1, &n), 0);
+	CHECK_INT_EQ((int)n, 2);
+	free(t);
+	free(v);
+}
+
 static void test_level_shift(void)
 {
 	double *t = malloc(N * sizeof(double)), *v = malloc(N * sizeof(double));
@@ -139,12 +160,16 @@ static void test_training_rhythm_quiet(void)
 	size_t n;
 	CHECK_INT_EQ(gw_anom_detect(t, v, N, &p, f, 8, &n), 0);
 	CHECK_INT_EQ((int)n, 0);
+	/* live, in the middle of an eval pause: quiet too */
+	CHECK(gw_anom_score_now(t, v, 6 * 1200 + 1150, &p) < p.sensitivity);
 	/* a stall that holds utilisation at 0 for ten minutes is found */
 	for (size_t i = 10000; i < 10600; i++)
 		v[i] = 0;
 	CHECK_INT_EQ(gw_anom_detect(t, v, N, &p, f, 8, &n), 0);
 	CHECK(n >= 1);
 	CHECK(f[0].t_start >= t[10000] && f[0].t_start <= t[10600]);
+	/* live: high once the level held short_s / 2, while it is news */
+	CHECK(gw_anom_score_now(t, v, 10200, &p) >= p.sensitivity);
 	free(t);
 	free(v);
 }
@@ -168,6 +193,7 @@ int main(void)
 {
 	RUN(test_clean_noise);
 	RUN(test_spike);
+	RUN(test_repeated_spike);
 	RUN(test_level_shift);
 	RUN(test_slow_drift);
 	RUN(test_training_rhythm_quiet);

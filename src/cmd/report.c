@@ -7,6 +7,7 @@
 #include "cmd/cmd.h"
 #include "cmd/report_url.h"
 
+#include "analysis/anomaly_report.h"
 #include "analysis/report.h"
 #include "api/prom_api.h"
 #include "ingest/import_om.h"
@@ -56,15 +57,20 @@ static void usage(FILE *out)
 
 struct args {
 	const char *path, *url, *from, *to, *job, *format, *output, *price, *currency, *start, *interval;
+	const char *sensitivity; /* gpuwatch anomalies */
+	bool anomalies;          /* gpuwatch anomalies: its list, not the report */
 	bool has_start;
+	double sens;
 	int64_t start_ms, interval_ms;
 	const char **logs;
 	size_t nlogs;
 };
 
-static int parse_args(int argc, char **argv, struct args *a)
+static void usage_anomalies(FILE *out);
+
+static int parse_args(int argc, char **argv, struct args *a, bool anomalies)
 {
-	*a = (struct args){.path = "data", .currency = ""};
+	*a = (struct args){.path = "data", .currency = "", .anomalies = anomalies};
 	a->logs = calloc((size_t)argc, sizeof(char *));
 	if (!a->logs)
 		return 1;
@@ -72,7 +78,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		const char *s = argv[i];
 		const char **dst = NULL;
 		if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-			usage(stdout);
+			if (anomalies)
+				usage_anomalies(stdout);
+			else
+				usage(stdout);
 			return 0;
 		} else if (strcmp(s, "--storage.path") == 0) {
 			dst = &a->path;
@@ -96,6 +105,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			dst = &a->price;
 		} else if (strcmp(s, "--currency") == 0) {
 			dst = &a->currency;
+		} else if (a->anomalies && strcmp(s, "--sensitivity") == 0) {
+			dst = &a->sensitivity;
 		} else if (s[0] == '-' && s[1]) {
 			fprintf(stderr,
 				"gpuwatch report: unknown option '%s'; see 'gpuwatch report --help'\n", s);
@@ -407,13 +418,14 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 			fprintf(stderr, "gpuwatch report: %s: %s\n", source, err.msg);
 			rc = 1;
 		} else {
-			/* logs: all of them; the store: its last hour */
+			/* logs: all of them; the store: its last hour (anomalies: day) */
+			int64_t span = a->anomalies ? 86400000 : 3600000;
 			if (!a->to)
-				o.to = a->from && o.from > last ? o.from + 3600000 : last;
+				o.to = a->from && o.from > last ? o.from + span : last;
 			if (!a->from && a->job) /* a job: wherever it ran */
 				o.from = url ? o.to - 7 * 86400000LL : first;
 			else if (!a->from)
-				o.from = a->nlogs && first <= o.to ? first : o.to - 3600000;
+				o.from = a->nlogs && first <= o.to ? first : o.to - span;
 			if (!a->from && !a->to && o.from == o.to) /* a log of one sample */
 				o.to = o.from + 1000;
 		}
@@ -433,8 +445,17 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 	if (!rc) {
 		struct gw_buf b;
 		gw_buf_init(&b, (size_t)1 << 30);
-		gw_report_render(r, fmt, &b);
-		rc = write_out(a, &b);
+		if (a->anomalies) {
+			size_t count = 0;
+			if (gw_anom_report(r, a->sens, fmt == GW_REPORT_JSON, &b, &count) != 0) {
+				fprintf(stderr, "gpuwatch anomalies: out of memory\n");
+				rc = 1;
+			}
+		} else {
+			gw_report_render(r, fmt, &b);
+		}
+		if (!rc)
+			rc = write_out(a, &b);
 		gw_buf_release(&b);
 	}
 	gw_report_free(r);
@@ -450,7 +471,7 @@ int gw_cmd_report(int argc, char **argv, const struct gw_cli *cli)
 {
 	(void)cli;
 	struct args a;
-	int rc = parse_args(argc, argv, &a);
+	int rc = parse_args(argc, argv, &a, false);
 	enum gw_report_format fmt = GW_REPORT_TEXT;
 	double price = 0;
 	if (rc >= 0) { /* --help, or a bad option */
@@ -493,6 +514,62 @@ int gw_cmd_report(int argc, char **argv, const struct gw_cli *cli)
 	}
 	if (!rc)
 		rc = run(&a, fmt, price);
+	free(a.logs);
+	return rc;
+}
+
+static void usage_anomalies(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuwatch anomalies [options] [LOG...]\n\n"
+		"Find anomalies in a time range of GPU history: per GPU, utilisation, memory,\n"
+		"temperature and power against a trailing baseline of the same series (median and\n"
+		"MAD, quantile range): spikes, shifts that held for minutes, slow drifts. Each\n"
+		"with its time, GPU, metric, value, baseline and score. See docs/ANOMALIES.md.\n\n"
+		"Reads what gpuwatch report reads: the store (--storage.path), an agent (--url),\n"
+		"or nvidia-smi logs given as LOG.\n\n"
+		"Options:\n"
+		"  --storage.path DIR     the data directory (default data/)\n"
+		"  --url URL              a running agent's query API instead\n"
+		"  --from T, --to T       the range (RFC 3339 or Unix seconds); default: the last day\n"
+		"                         of the store's data, or the whole of the logs\n"
+		"  --format F             text or json (default text)\n"
+		"  --sensitivity S        robust deviations that make an anomaly (default 6; lower\n"
+		"                         finds more)\n"
+		"  -o, --output FILE      write to FILE instead of standard output\n"
+		"  --start TIME, --interval SECONDS  as for gpuwatch report\n"
+		"  -h, --help             show this help\n\n"
+		"Exit status: 0 list written (empty or not), 1 no data in the range or an\n"
+		"unreadable input, 2 bad arguments.\n");
+}
+
+int gw_cmd_anomalies(int argc, char **argv, const struct gw_cli *cli)
+{
+	(void)cli;
+	struct args a;
+	int rc = parse_args(argc, argv, &a, true);
+	if (rc >= 0) {
+		free(a.logs);
+		return rc;
+	}
+	rc = 0;
+	enum gw_report_format fmt = GW_REPORT_TEXT;
+	if (a.format && (gw_report_format_parse(a.format, &fmt) != 0 ||
+			 (fmt != GW_REPORT_TEXT && fmt != GW_REPORT_JSON))) {
+		fprintf(stderr, "gpuwatch anomalies: --format %s: not a format (text, json)\n", a.format);
+		rc = 2;
+	}
+	if (!rc && a.sensitivity) {
+		char *end;
+		a.sens = strtod(a.sensitivity, &end);
+		if (end == a.sensitivity || *end || !(a.sens > 0 && a.sens <= 1000)) {
+			fprintf(stderr, "gpuwatch anomalies: --sensitivity %s: not a number over 0\n",
+				a.sensitivity);
+			rc = 2;
+		}
+	}
+	if (!rc)
+		rc = run(&a, fmt, 0);
 	free(a.logs);
 	return rc;
 }

@@ -1,0 +1,149 @@
+/*
+ * anomaly_report.c - the anomaly tests (anomaly.h) over a built report's
+ * per-GPU grids of utilisation, memory, temperature and power, written as
+ * text or JSON (the SM clock too: throttling shows there first): each finding with its GPU, metric, time,
+ * value, baseline and score. The window adapts to short ranges (a quarter of the range).
+ */
+#include "analysis/anomaly_report.h"
+#include "analysis/anomaly.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+static const enum gw_report_stat_id anom_metrics[] = {GW_RS_UTIL, GW_RS_MEM, GW_RS_TEMP, GW_RS_POWER,
+						      GW_RS_SM_CLOCK};
+#define ANOM_NMETRICS (sizeof(anom_metrics) / sizeof(anom_metrics[0]))
+#define ANOM_CAP 64
+
+/* The smallest change that matters, in stored units: noise below it is not news. */
+static double metric_floor(const struct gw_report_gpu *g, enum gw_report_stat_id id)
+{
+	switch (id) {
+	case GW_RS_UTIL:
+		return 0.05;
+	case GW_RS_MEM:
+		return g->mem_total > 0 ? 0.01 * g->mem_total : 268435456.0;
+	case GW_RS_TEMP:
+		return 2;
+	case GW_RS_POWER:
+		return g->power_limit > 0 && 0.03 * g->power_limit > 10 ? 0.03 * g->power_limit : 10;
+	case GW_RS_SM_CLOCK:
+		return 50e6;
+	default:
+		return 0;
+	}
+}
+
+/* Parameters for a range of span_s: the defaults, the window shrunk to a quarter of short ranges. */
+static void fit_params(struct gw_anom_params *p, double sensitivity, double span_s, double grid_s)
+{
+	gw_anom_params_default(p);
+	if (sensitivity > 0)
+		p->sensitivity = sensitivity;
+	if (span_s < 4 * p->window_s)
+		p->window_s = span_s / 4;
+	p->short_s = p->window_s / 12;
+	p->step_s = p->window_s / 60;
+	if (p->step_s < grid_s)
+		p->step_s = grid_s;
+	if (p->short_s < 3 * grid_s)
+		p->short_s = 3 * grid_s;
+	if (p->window_s < 2 * p->step_s)
+		p->window_s = 2 * p->step_s;
+	if (p->short_s > p->window_s)
+		p->short_s = p->window_s;
+}
+
+static void put_time(struct gw_buf *b, double t)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+	char when[32];
+	gmtime_r(&s, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	gw_buf_puts(b, when);
+}
+
+static void put_finding(struct gw_buf *b, const struct gw_report_gpu *g, enum gw_report_stat_id id,
+			const struct gw_anom_finding *f, double window_s, bool json, bool first)
+{
+	const struct gw_report_stat_info *in = &gw_report_stat_info[id];
+	double k = in->scale;
+	if (json) {
+		gw_buf_printf(
+		    b, "%s\n    {\"gpu\": \"%s\", \"uuid\": \"%s\", \"metric\": \"%s\", \"kind\": \"%s\", ",
+		    first ? "" : ",", g->index, g->uuid, in->key, gw_anom_kind_name(f->kind));
+		gw_buf_printf(b, "\"start\": %.3f, \"end\": %.3f, \"peak\": %.3f, ", f->t_start, f->t_end,
+			      f->t_peak);
+		gw_buf_printf(b, "\"value\": %.6g, \"baseline\": %.6g, \"scale\": %.6g, \"score\": %.2f}",
+			      f->value, f->baseline, f->scale, f->score);
+		return;
+	}
+	gw_buf_puts(b, "  ");
+	put_time(b, f->t_start);
+	gw_buf_puts(b, " .. ");
+	put_time(b, f->t_end);
+	gw_buf_printf(b, "  GPU %s  %s %s: ", g->index, in->words, gw_anom_kind_name(f->kind));
+	if (f->kind == GW_ANOM_DRIFT)
+		gw_buf_printf(b, "%+.4g %s over %.0f s from %.4g %s", f->value * k, in->unit, window_s,
+			      f->baseline * k, in->unit);
+	else
+		gw_buf_printf(b, "%.4g %s against a baseline of %.4g %s", f->value * k, in->unit,
+			      f->baseline * k, in->unit);
+	gw_buf_printf(b, " (%.1f robust deviations of %.3g %s)\n", f->score, f->scale * k, in->unit);
+}
+
+/* The grid of one metric of g as (t, v) without its gaps; returns the count. */
+static size_t grid_points(const struct gw_report *r, const double *grid, double *t, double *v)
+{
+	size_t m = 0;
+	for (size_t k = 0; grid && k < r->ngrid; k++) {
+		if (isnan(grid[k]))
+			continue;
+		t[m] = (double)(r->from + (int64_t)k * r->step) / 1000.0;
+		v[m] = grid[k];
+		m++;
+	}
+	return m;
+}
+
+int gw_anom_report(const struct gw_report *r, double sensitivity, bool json, struct gw_buf *b, size_t *count)
+{
+	struct gw_anom_params p;
+	fit_params(&p, sensitivity, (double)(r->to - r->from) / 1000.0, (double)r->step / 1000.0);
+	double *t = malloc((r->ngrid + 1) * sizeof(double)), *v = malloc((r->ngrid + 1) * sizeof(double));
+	struct gw_anom_finding *f = malloc(ANOM_CAP * sizeof(*f));
+	if (!t || !v || !f) {
+		free(t);
+		free(v);
+		free(f);
+		return GW_ENOMEM;
+	}
+	*count = 0;
+	if (json)
+		gw_buf_printf(b, "{\"window_s\": %.0f, \"sensitivity\": %.2f, \"anomalies\": [", p.window_s,
+			      p.sensitivity);
+	else
+		gw_buf_printf(b, "Anomalies (window %.0f s, sensitivity %.1f):\n", p.window_s, p.sensitivity);
+	int rc = 0;
+	for (size_t gi = 0; gi < r->ngpus && !rc; gi++) {
+		const struct gw_report_gpu *g = &r->gpu[gi];
+		for (size_t mi = 0; mi < ANOM_NMETRICS && !rc; mi++) {
+			enum gw_report_stat_id id = anom_metrics[mi];
+			size_t m = grid_points(r, g->grid[id], t, v), nf = 0;
+			p.floor = metric_floor(g, id);
+			rc = gw_anom_detect(t, v, m, &p, f, ANOM_CAP, &nf);
+			for (size_t i = 0; !rc && i < nf && i < ANOM_CAP; i++, (*count)++)
+				put_finding(b, g, id, &f[i], p.window_s, json, *count == 0);
+		}
+	}
+	if (json)
+		gw_buf_puts(b, *count ? "\n  ]}\n" : "]}\n");
+	else if (!*count)
+		gw_buf_puts(b, "  none\n");
+	free(t);
+	free(v);
+	free(f);
+	return rc;
+}

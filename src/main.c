@@ -58,17 +58,14 @@ int main(int argc, char **argv)
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--sim") == 0) {
-			if (i + 1 >= argc) {
+		if (strcmp(a, "--sim") == 0 || strncmp(a, "--sim=", 6) == 0) {
+			cli.sim = a[5] == '=' ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
+			if (!cli.sim) {
 				fprintf(stderr, "gpuwatch: --sim needs a SPEC (e.g. --sim 8xH200)\n");
 				return 2;
 			}
-			cli.sim = argv[++i];
-		} else if (strncmp(a, "--sim=", 6) == 0) {
-			cli.sim = a + 6;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "help") == 0) {
-			if (strcmp(a, "help") == 0 && i + 1 < argc) {
-				/* `gpuwatch help smi` == `gpuwatch smi --help` */
+			if (strcmp(a, "help") == 0 && i + 1 < argc) { /* `gpuwatch help smi` == `gpuwatch smi --help` */
 				argv[i] = argv[i + 1];
 				argv[i + 1] = "--help";
 				break;

@@ -408,7 +408,8 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 	return 0;
 }
 
-/* SIGHUP and POST /-/reload: the counters file, then the rule files; what fails keeps its previous state. */
+/* SIGHUP and POST /-/reload: the counters file, the rule files, then the policy file; what fails keeps
+ * its previous state. */
 int gw_agent_reload(struct gw_agent *a, struct gw_err *err)
 {
 	int rc = agent_expose_load(a, err);
@@ -424,7 +425,17 @@ int gw_agent_reload(struct gw_agent *a, struct gw_err *err)
 		if (rc == 0)
 			*err = rerr;
 	}
-	return rc ? rc : rrc;
+	struct gw_err perr;
+	gw_err_clear(&perr);
+	int prc = agent_policy_reload(a, &perr);
+	if (prc) {
+		a->o.log("error", "msg=\"reload failed; keeping the previous policies\" err=\"%s\"", perr.msg);
+		if (rc == 0 && rrc == 0)
+			*err = perr;
+	} else if (a->o.policy_file) {
+		a->o.log("info", "msg=\"reloaded policies\" file=%s policies=%zu", a->o.policy_file, a->policy.set.n);
+	}
+	return rc ? rc : rrc ? rrc : prc;
 }
 
 void gw_agent_free(struct gw_agent *a)

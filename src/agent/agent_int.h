@@ -110,6 +110,12 @@ struct agent_policy {
 	bool open, running, stop, curl_ok;
 	struct gw_policies set;
 	struct gw_policy_state state; /* the health thread's */
+	/* set_mu: held by the health thread's checks and by a reload's swap of set.
+	 * A reload keeps the sets it replaced until close, since queued firings
+	 * still point into them (a reload is an operator's act: few, small). */
+	pthread_mutex_t set_mu;
+	struct gw_policies *retired;
+	size_t nretired;
 	pthread_mutex_t mu;           /* guards the queue and stop */
 	pthread_cond_t cv;
 	struct agent_policy_job q[AGENT_POLICY_QUEUE];
@@ -191,6 +197,8 @@ int agent_policy_start(struct gw_agent *a, struct gw_err *err);
 void agent_policy_check(struct gw_agent *a, unsigned int g, const struct gw_health_reading *r,
 			const struct gw_health_report *rep); /* the health thread, after each evaluation */
 void agent_policy_close(struct gw_agent *a); /* after agent_health_stop */
+/* SIGHUP: read --policy again; a broken file keeps the policies in force (err says file:line). */
+int agent_policy_reload(struct gw_agent *a, struct gw_err *err);
 
 /* status.c */
 void agent_status_init(struct gw_agent *a);

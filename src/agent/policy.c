@@ -40,6 +40,7 @@ int agent_policy_open(struct gw_agent *a, struct gw_err *err)
 	if (rc)
 		return rc;
 	pthread_mutex_init(&p->mu, NULL);
+	pthread_mutex_init(&p->set_mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->open = true;
 	a->o.log("info", "msg=\"policies loaded\" file=%s policies=%zu", a->o.policy_file, p->set.n);
@@ -72,8 +73,38 @@ static void enqueue(void *arg, unsigned int g, const struct gw_policy_fire *f)
 void agent_policy_check(struct gw_agent *a, unsigned int g, const struct gw_health_reading *r,
 			const struct gw_health_report *rep)
 {
-	if (a->policy.open)
-		gw_policies_check(&a->policy.set, &a->policy.state, g, r, rep, enqueue, a);
+	struct agent_policy *p = &a->policy;
+	if (!p->open)
+		return;
+	pthread_mutex_lock(&p->set_mu);
+	gw_policies_check(&p->set, &p->state, g, r, rep, enqueue, a);
+	pthread_mutex_unlock(&p->set_mu);
+}
+
+int agent_policy_reload(struct gw_agent *a, struct gw_err *err)
+{
+	struct agent_policy *p = &a->policy;
+	if (!p->open)
+		return 0;
+	struct gw_policies next = {0};
+	int rc = gw_policies_load(&next, a->o.policy_file, err);
+	if (rc)
+		return rc;
+	struct gw_policies *r = realloc(p->retired, (p->nretired + 1) * sizeof(*r));
+	if (!r) {
+		gw_policies_release(&next);
+		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	}
+	p->retired = r;
+	pthread_mutex_lock(&p->set_mu);
+	p->retired[p->nretired++] = p->set;
+	p->set = next;
+	/* the rate limits are per policy position, which the new file may have reordered: they start
+	 * afresh; the event counts stay, so a DBE or XID seen before the reload does not fire again */
+	for (unsigned int g = 0; g < p->state.ngpus; g++)
+		memset(p->state.gpu[g].fired, 0, sizeof(p->state.gpu[g].fired));
+	pthread_mutex_unlock(&p->set_mu);
+	return 0;
 }
 
 /* Run argv with the firing in its environment; its exit status, or -1 (failed to start, timed out). */
@@ -283,9 +314,15 @@ void agent_policy_close(struct gw_agent *a)
 	}
 	if (p->open) {
 		pthread_mutex_destroy(&p->mu);
+		pthread_mutex_destroy(&p->set_mu);
 		pthread_cond_destroy(&p->cv);
 		p->open = false;
 	}
+	for (size_t i = 0; i < p->nretired; i++)
+		gw_policies_release(&p->retired[i]);
+	free(p->retired);
+	p->retired = NULL;
+	p->nretired = 0;
 	gw_policies_release(&p->set);
 	gw_policy_state_release(&p->state);
 }

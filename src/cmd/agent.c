@@ -4,7 +4,7 @@
  * /health, the query API over the history and a landing page (the daemon
  * itself is src/agent/). This file parses the flags, sets up the process,
  * runs the agent and reports errors. Logs go to stderr as key=value lines.
- * SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the counters and rule files (not
+ * SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the counters, rule and policy files (not
  * the web config: TLS and users are read once, at start).
  */
 #include "cmd/cmd.h"
@@ -57,7 +57,7 @@ static void setup_process(void)
 #endif
 }
 
-/* Until SIGINT or SIGTERM; SIGHUP reloads the counters and rule files. */
+/* Until SIGINT or SIGTERM; SIGHUP reloads the counters, rule and policy files. */
 static void wait_signals(struct gw_agent *a)
 {
 	sigset_t set;

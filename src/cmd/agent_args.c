@@ -84,7 +84,8 @@ static void usage(FILE *out)
 		"      --alert.webhook URL     POST alerts as Alertmanager's webhook JSON (repeatable)\n"
 		"      --alert.log             log every alert sent\n"
 		"      --policy FILE           health policies: conditions (dbe, xid, retired_pages, ...)\n"
-		"                              and actions (log, exec, webhook); see docs/HEALTH.md\n"
+		"                              and actions (log, exec, webhook), reloaded on SIGHUP;\n"
+		"                              see docs/HEALTH.md\n"
 		"      --external-label NAME=VALUE  added to alerts and remote-written samples\n"
 		"                              (repeatable), $externalLabels in templates\n"
 		"      --web.external-url URL  the agent as users reach it: alerts' generatorURL\n"
@@ -113,7 +114,7 @@ static void usage(FILE *out)
 		"Endpoints: /metrics (text 0.0.4, or OpenMetrics when asked), /health, /,\n"
 		"/api/v1/{query,query_range,series,labels,label/NAME/values,metadata,status/buildinfo},\n"
 		"/api/v1/{rules,alerts,health}, POST /-/reload\n"
-		"Signals: SIGTERM/SIGINT stop; SIGHUP reloads the counters and rule files.\n");
+		"Signals: SIGTERM/SIGINT stop; SIGHUP reloads the counters, rule and policy files.\n");
 }
 
 static int parse_ms(const char *opt, const char *s, unsigned int *out)

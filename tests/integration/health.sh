@@ -138,7 +138,8 @@ YML
 port=$(free_port)
 "$BIN" --sim "$scn" agent -a "127.0.0.1:$port" -f "$tmp/counters.csv" --slow-interval 500 --storage.path "$tmp/data" \
 	--policy "$tmp/policy.yml" >"$tmp/agent.log" 2>&1 &
-pids+=($!)
+apid=$!
+pids+=($apid)
 wait_http "http://127.0.0.1:$port/api/v1/health" 10 || fail "no /api/v1/health: $(tail -5 "$tmp/agent.log")"
 sleep 6 # the faults, then frames with them (the slow fields: ECC, retired pages, every 0.5 s)
 curl -sf "http://127.0.0.1:$port/api/v1/health" >"$tmp/agent.json"
@@ -189,6 +190,34 @@ assert h["uuid"].startswith("GPU-") and h["time"].endswith("Z"), h
 grep -q 'msg="policy action failed" policy=links condition=nvlink_errors gpu=8 action=exec target="/nonexistent/drain" err="cannot run it' "$tmp/agent.log" ||
 	fail "a missing program is not logged: $(grep policy "$tmp/agent.log")"
 curl -sf "http://127.0.0.1:$port/-/healthy" >/dev/null || fail "the agent is down after a failed policy action"
+# SIGHUP reloads the policy file: a broken one keeps the policies in force and says where it is wrong;
+# a good one takes over. Its rate limits start afresh (GPU 8's NVLink errors, which still hold, fire
+# again under the new policy), and events seen before (GPU 1's DBE) do not fire again.
+cp "$tmp/policy.yml" "$tmp/policy.good"
+printf 'policies:\n  - name: x\n    conditions: {dbe: maybe}\n    actions: [log]\n' >"$tmp/policy.yml"
+kill -HUP "$apid"
+for _ in $(seq 50); do grep -q 'keeping the previous policies' "$tmp/agent.log" && break; sleep 0.1; done
+grep -q 'msg="reload failed; keeping the previous policies" err=".*policy.yml:3' "$tmp/agent.log" ||
+	fail "a broken policy file on SIGHUP: $(grep -i 'polic' "$tmp/agent.log" | tail -2)"
+cat >"$tmp/policy.yml" <<YML
+policies:
+  - name: reloaded
+    conditions:
+      dbe: true
+      nvlink_errors: true
+    actions:
+      - exec: ["$tmp/record.sh", reloaded]
+    interval: 1h
+YML
+kill -HUP "$apid"
+for _ in $(seq 80); do grep -q ' reloaded$' "$tmp/fired" 2>/dev/null && break; sleep 0.1; done
+grep -q "msg=\"reloaded policies\" file=$tmp/policy.yml policies=1" "$tmp/agent.log" ||
+	fail "no reload log line: $(grep -i 'polic' "$tmp/agent.log" | tail -2)"
+sleep 2
+grep ' reloaded$' "$tmp/fired" >"$tmp/fired.r"
+printf '8 %s nvlink_errors 3 reloaded\n' "$(uuid 8)" >"$tmp/fired.rwant"
+cmp -s "$tmp/fired.r" "$tmp/fired.rwant" || fail "after the reload: got '$(cat "$tmp/fired.r")', want '$(cat "$tmp/fired.rwant")'"
+curl -sf "http://127.0.0.1:$port/-/healthy" >/dev/null || fail "the agent is down after the policy reloads"
 # a bad policy file stops the start, naming the line
 printf 'policies:\n  - conditions: {dbee: true}\n    actions: [log]\n' >"$tmp/bad.yml"
 "$BIN" --sim 2xH200 agent -a 127.0.0.1:0 --no-history --policy "$tmp/bad.yml" >/dev/null 2>"$tmp/bad.log"

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"pmon", gw_cmd_pmon, "process monitor, nvidia-smi pmon compatible"},
 	{"agent", gw_cmd_agent, "sampling daemon: dcgm-exporter compatible /metrics, history, PromQL API"},
 	{"health", gw_cmd_health, "health watches once, like dcgmi health -c (exit 0 pass, 20 warn, 21 fail)"},
+	{"diag", gw_cmd_diag, "diagnostics like dcgmi diag -r 1|2|3 (exit 0 pass, 22 warn, 23 fail)"},
 	{"query", gw_cmd_query, "PromQL over the local store, like promtool query"},
 	{"serve", gw_cmd_serve, "the query API over a store without sampling (imported logs, copied stores)"},
 	{"import", gw_cmd_import, "import nvidia-smi CSV logs into the store"},

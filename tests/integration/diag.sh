@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# `gpuwatch diag` on the simulator: a clean fleet passes level 1 (device
+# files SKIP, never a fake PASS) with exit 0; on
+# tests/data/scenarios/diag-faults.scn the pending page retirement fails GPU 2
+# and no other GPU, and GPU 3's persistence mode and graphics process warn;
+# CUDA_VISIBLE_DEVICES naming a GPU that is not there fails naming it; the
+# CUDA tests of -r 2 SKIP with the simulator as the reason, also with
+# GPUWATCH_CUDA_LIBRARY pointing nowhere; --json has the documented keys;
+# bad levels exit 2; --help.
+set -u
+BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
+command -v python3 >/dev/null || { echo "skipped: python3 not installed"; exit 77; }
+. "$(dirname "$0")/../lib/common.sh"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+scn="$SRC/tests/data/scenarios/diag-faults.scn"
+unset CUDA_VISIBLE_DEVICES CUDA_LAUNCH_BLOCKING CUDA_DEVICE_MAX_CONNECTIONS CUDA_MPS_PIPE_DIRECTORY GPUWATCH_CUDA_LIBRARY
+
+# The JSON as lines "GPU NAME RESULT" (GPU "-" for system checks), after checking its keys.
+rows() {
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert set(d) == {"level", "overall", "tests"}, sorted(d)
+assert d["overall"] in ("Pass", "Warn", "Fail"), d["overall"]
+for t in d["tests"]:
+    keys = {"name", "category", "result", "measured", "threshold", "message"}
+    assert set(t) - {"gpu"} == keys, sorted(t)
+    assert t["result"] in ("Pass", "Warn", "Fail", "Skip"), t
+    assert t["message"] and t["threshold"], t
+    print(t.get("gpu", "-"), t["name"].replace(" ", "_"), t["result"])
+print("overall", d["level"], d["overall"])'
+}
+
+# ---- a clean fleet: pass, exit 0 ----
+"$BIN" --sim 2xH200 diag -r 1 >"$tmp/clean.txt" 2>/dev/null
+rc=$?
+[ $rc -eq 0 ] || fail "clean fleet: exit $rc, want 0: $(cat "$tmp/clean.txt")"
+grep -q '^| NVML library  *| Pass' "$tmp/clean.txt" || fail "clean fleet: no NVML library row"
+grep -q -- '-  Deployment  -' "$tmp/clean.txt" || fail "clean fleet: no Deployment section"
+grep -q 'Skip - simulated GPUs: no device files' "$tmp/clean.txt" || fail "clean fleet: device files are not SKIP"
+grep -q '^Level 1: Pass$' "$tmp/clean.txt" || fail "clean fleet: no 'Level 1: Pass'"
+grep -Eq '\| (Fail|Warn) ' "$tmp/clean.txt" && fail "clean fleet: a warning or failure: $(grep -E '(Fail|Warn) ' "$tmp/clean.txt")"
+"$BIN" --sim 2xH200 diag -r 1 --json 2>/dev/null | rows >"$tmp/clean.rows" || fail "clean fleet: --json does not parse"
+grep -qx 'overall 1 Pass' "$tmp/clean.rows" || fail "clean fleet JSON: $(tail -1 "$tmp/clean.rows")"
+[ "$(grep -c '^[01] Persistence_mode Pass$' "$tmp/clean.rows")" = 2 ] || fail "clean fleet: persistence rows"
+grep -q '^- Device_files Skip$' "$tmp/clean.rows" || fail "clean fleet JSON: device files not SKIP"
+
+# ---- faults: GPU 2 fails page retirement, GPU 3 warns, exit 23 ----
+"$BIN" --sim "$scn" diag -r 1 --json >"$tmp/f.json" 2>/dev/null
+rc=$?
+[ $rc -eq 23 ] || fail "faults: exit $rc, want 23"
+rows <"$tmp/f.json" >"$tmp/f.rows" || fail "faults: --json does not parse"
+grep -qx '2 Page_retirement Fail' "$tmp/f.rows" || fail "faults: GPU 2's page retirement is not Fail"
+bad=$(grep -E ' (Fail|Warn)$' "$tmp/f.rows" | sort | tr '\n' ';')
+want="2 Page_retirement Fail;3 Compute_mode Warn;3 Persistence_mode Warn;"
+[ "$bad" = "$want" ] || fail "faults: got '$bad', want '$want'"
+grep -qx 'overall 1 Fail' "$tmp/f.rows" || fail "faults: overall $(tail -1 "$tmp/f.rows")"
+# without GPU 2 the worst is a warning: exit 22
+"$BIN" --sim "$scn" diag -r 1 -i 0,1,3 >"$tmp/w.txt" 2>/dev/null
+rc=$?
+[ $rc -eq 22 ] || fail "-i 0,1,3: exit $rc, want 22"
+grep -q 'GPU 2' "$tmp/w.txt" && fail "-i 0,1,3: GPU 2 is in the table"
+"$BIN" --sim "$scn" diag -r 1 -i 0,1 >/dev/null 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "-i 0,1 (clean GPUs): exit $rc, want 0"
+
+# ---- the environment ----
+CUDA_VISIBLE_DEVICES=7 "$BIN" --sim 2xH200 diag -r 1 --json >"$tmp/cvd.json" 2>/dev/null
+rc=$?
+[ $rc -eq 23 ] || fail "CUDA_VISIBLE_DEVICES=7: exit $rc, want 23"
+python3 -c '
+import json, sys
+t = [t for t in json.load(open(sys.argv[1]))["tests"] if t["name"] == "CUDA_VISIBLE_DEVICES"][0]
+assert t["result"] == "Fail" and "'"'"'7'"'"'" in t["message"] and "gpu" not in t, t' "$tmp/cvd.json" ||
+	fail "CUDA_VISIBLE_DEVICES=7: not a system FAIL naming 7"
+CUDA_VISIBLE_DEVICES=1,0 "$BIN" --sim 2xH200 diag -r 1 >/dev/null 2>&1 || fail "CUDA_VISIBLE_DEVICES=1,0: exit $?, want 0"
+CUDA_LAUNCH_BLOCKING=1 CUDA_DEVICE_MAX_CONNECTIONS=1 CUDA_MPS_PIPE_DIRECTORY="$tmp/none" \
+	"$BIN" --sim 2xH200 diag -r 1 --json 2>/dev/null | rows >"$tmp/env.rows"
+bad=$(grep -E ' (Fail|Warn)$' "$tmp/env.rows" | sort | tr '\n' ';')
+want="- CUDA_DEVICE_MAX_CONNECTIONS Warn;- CUDA_LAUNCH_BLOCKING Warn;- CUDA_MPS_PIPE_DIRECTORY Warn;"
+[ "$bad" = "$want" ] || fail "environment: got '$bad', want '$want'"
+
+# ---- usage ----
+for bad in "-r 4" "-r 0" "-r x" "" "-r 1 extra" "--bogus"; do
+	# shellcheck disable=SC2086
+	"$BIN" --sim 2xH200 diag $bad >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "diag $bad: exit $rc, want 2"
+	[ -s "$tmp/bad.err" ] || fail "diag $bad: no message on stderr"
+done
+grep -q 'level is 1, 2 or 3' <("$BIN" --sim 2xH200 diag -r 4 2>&1) || fail "-r 4: message does not name the levels"
+"$BIN" diag --help >"$tmp/help" 2>&1 || fail "--help: exit $?"
+grep -q 'usage: gpuwatch diag -r LEVEL' "$tmp/help" || fail "--help: no usage line"
+grep -q ' 22 a warning' "$tmp/help" || fail "--help: no exit codes"
+
+[ "$fails" -eq 0 ] && echo "diag: all checks passed"
+[ "$fails" -eq 0 ]

@@ -8,10 +8,10 @@
  * what stops the run (2 bad argument, 6 no such GPU, 9 driver not loaded,
  * 12 library not found, 255 other).
  */
+#include "diag/diag.h"
 #include "api/json.h"
 #include "cmd/cmd.h"
 #include "cmd/smi_util.h"
-#include "diag/diag.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -31,27 +31,28 @@ struct opts {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: gpuwatch diag -r LEVEL [-i ID[,ID...]] [--json]\n\n"
-		"Run diagnostics like dcgmi diag; see docs/HEALTH.md (\"diag\").\n\n"
-		"Levels:\n"
-		"  1  deployment: NVML and driver versions, device files, CUDA environment\n"
-		"     variables, persistence mode, pending page retirement and row remap,\n"
-		"     InfoROM, MIG mode, compute mode, NVSwitch fabric (seconds)\n"
-		"  2  level 1 plus CUDA tests through libcuda.so.1: context, allocation, PCIe\n"
-		"     bandwidth both ways, device memory bandwidth and a memory pattern test\n"
-		"  3  level 2 plus a %d s compute stress watching clocks, temperature and XIDs\n\n"
-		"Options:\n"
-		"  -r, --run=LEVEL    1, 2 or 3 (required)\n"
-		"  -i, --id=ID        only these GPUs: index, UUID or PCI bus id, comma separated\n"
-		"      --json         print JSON: {\"level\", \"overall\", \"tests\": [{\"name\", \"category\",\n"
-		"                     \"gpu\", \"result\", \"measured\", \"threshold\", \"message\"}]}\n"
-		"  -h, --help         show this help\n\n"
-		"Environment:\n"
-		"  GPUWATCH_CUDA_LIBRARY  CUDA driver library to load (default libcuda.so.1)\n\n"
-		"Exit status: 0 all pass (skips allowed), %d a warning (no failure), %d a failure;\n"
-		"2 bad argument, 6 no such GPU, 9 driver not loaded, 12 NVML not found, 255 other.\n",
-		STRESS_S, EXIT_DIAG_WARN, EXIT_DIAG_FAIL);
+	fprintf(
+	    out,
+	    "usage: gpuwatch diag -r LEVEL [-i ID[,ID...]] [--json]\n\n"
+	    "Run diagnostics like dcgmi diag; see docs/HEALTH.md (\"diag\").\n\n"
+	    "Levels:\n"
+	    "  1  deployment: NVML and driver versions, device files, CUDA environment\n"
+	    "     variables, persistence mode, pending page retirement and row remap,\n"
+	    "     InfoROM, MIG mode, compute mode, NVSwitch fabric (seconds)\n"
+	    "  2  level 1 plus CUDA tests through libcuda.so.1: context, allocation, PCIe\n"
+	    "     bandwidth both ways, device memory bandwidth and a memory pattern test\n"
+	    "  3  level 2 plus a %d s compute stress watching clocks, temperature and XIDs\n\n"
+	    "Options:\n"
+	    "  -r, --run=LEVEL    1, 2 or 3 (required)\n"
+	    "  -i, --id=ID        only these GPUs: index, UUID or PCI bus id, comma separated\n"
+	    "      --json         print JSON: {\"level\", \"overall\", \"tests\": [{\"name\", \"category\",\n"
+	    "                     \"gpu\", \"result\", \"measured\", \"threshold\", \"message\"}]}\n"
+	    "  -h, --help         show this help\n\n"
+	    "Environment:\n"
+	    "  GPUWATCH_CUDA_LIBRARY  CUDA driver library to load (default libcuda.so.1)\n\n"
+	    "Exit status: 0 all pass (skips allowed), %d a warning (no failure), %d a failure;\n"
+	    "2 bad argument, 6 no such GPU, 9 driver not loaded, 12 NVML not found, 255 other.\n",
+	    STRESS_S, EXIT_DIAG_WARN, EXIT_DIAG_FAIL);
 }
 
 /* -1: go on; else the exit code. */
@@ -93,11 +94,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpuwatch diag: unexpected argument '%s'; see gpuwatch diag --help\n", argv[optind]);
+		fprintf(stderr, "gpuwatch diag: unexpected argument '%s'; see gpuwatch diag --help\n",
+			argv[optind]);
 		return GW_EXIT_BADARG;
 	}
 	if (!o->level) {
-		fprintf(stderr, "gpuwatch diag: -r LEVEL is required (1, 2 or 3); see gpuwatch diag --help\n");
+		fprintf(stderr,
+			"gpuwatch diag: -r LEVEL is required (1, 2 or 3); see gpuwatch diag --help\n");
 		return GW_EXIT_BADARG;
 	}
 	return -1;

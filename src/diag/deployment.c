@@ -37,12 +37,13 @@ static void versions(struct gw_diag_run *r, struct gw_nvml *nv)
 {
 	char drv[96] = "", ver[96] = "", m[300];
 	nvmlReturn_t a = nv->nvmlSystemGetDriverVersion ? nv->nvmlSystemGetDriverVersion(drv, sizeof(drv))
-							 : NVML_ERROR_FUNCTION_NOT_FOUND;
+							: NVML_ERROR_FUNCTION_NOT_FOUND;
 	nvmlReturn_t b = nv->nvmlSystemGetNVMLVersion ? nv->nvmlSystemGetNVMLVersion(ver, sizeof(ver))
 						      : NVML_ERROR_FUNCTION_NOT_FOUND;
 	gw_diag_add(r, CAT, "NVML library", GW_DIAG_SYSTEM, GW_DIAG_PASS, nv->path, "loads and initialises",
 		    "%s loaded and nvmlInit succeeded", nv->simulated ? "the simulator's NVML" : "NVML");
-	snprintf(m, sizeof(m), "driver %s, NVML %s", a == NVML_SUCCESS ? drv : "?", b == NVML_SUCCESS ? ver : "?");
+	snprintf(m, sizeof(m), "driver %s, NVML %s", a == NVML_SUCCESS ? drv : "?",
+		 b == NVML_SUCCESS ? ver : "?");
 	const char *th = "both readable; NVML's version names the driver's major version";
 	if (a != NVML_SUCCESS || b != NVML_SUCCESS)
 		gw_diag_add(r, CAT, "Driver version", GW_DIAG_SYSTEM, GW_DIAG_FAIL, m, th,
@@ -51,7 +52,8 @@ static void versions(struct gw_diag_run *r, struct gw_nvml *nv)
 	else if (!versions_agree(drv, ver))
 		gw_diag_add(r, CAT, "Driver version", GW_DIAG_SYSTEM, GW_DIAG_FAIL, m, th,
 			    "NVML %s does not belong to driver %s: a library left from another driver; "
-			    "reinstall the driver or fix the library path", ver, drv);
+			    "reinstall the driver or fix the library path",
+			    ver, drv);
 	else
 		gw_diag_add(r, CAT, "Driver version", GW_DIAG_SYSTEM, GW_DIAG_PASS, m, th,
 			    "the driver and NVML agree");
@@ -63,11 +65,13 @@ static void device_file(struct gw_diag_run *r, const char *path, int gpu)
 	if (access(path, F_OK) != 0)
 		gw_diag_add(r, CAT, "Device files", gpu, GW_DIAG_FAIL, path, th,
 			    "%s does not exist: the driver's module is not loaded or the node was not "
-			    "created (nvidia-modprobe, or pass the device into the container)", path);
+			    "created (nvidia-modprobe, or pass the device into the container)",
+			    path);
 	else if (access(path, R_OK | W_OK) != 0)
 		gw_diag_add(r, CAT, "Device files", gpu, GW_DIAG_FAIL, path, th,
 			    "%s is not readable and writable by this user: CUDA cannot open the GPU "
-			    "(check its mode and the user's groups)", path);
+			    "(check its mode and the user's groups)",
+			    path);
 	else
 		gw_diag_add(r, CAT, "Device files", gpu, GW_DIAG_PASS, path, th, "%s is usable", path);
 }
@@ -90,8 +94,9 @@ static void device_files(struct gw_diag_run *r, struct gw_nvml *nv, const struct
 		if (!sel[g])
 			continue;
 		unsigned int minor;
-		nvmlReturn_t rc = nv->nvmlDeviceGetMinorNumber ? nv->nvmlDeviceGetMinorNumber(gpus[g].dev, &minor)
-							       : NVML_ERROR_FUNCTION_NOT_FOUND;
+		nvmlReturn_t rc = nv->nvmlDeviceGetMinorNumber
+				      ? nv->nvmlDeviceGetMinorNumber(gpus[g].dev, &minor)
+				      : NVML_ERROR_FUNCTION_NOT_FOUND;
 		if (rc != NVML_SUCCESS) {
 			gw_diag_add(r, CAT, "Device files", (int)gpus[g].index, GW_DIAG_SKIP, "", th,
 				    "minor number not readable: %s", gw_nvml_strerror(nv, rc));
@@ -108,9 +113,9 @@ static bool skipped(struct gw_diag_run *r, struct gw_nvml *nv, const char *name,
 {
 	if (rc == NVML_SUCCESS)
 		return false;
-	gw_diag_add(r, CAT, name, gpu, GW_DIAG_SKIP, "", th, "%s", rc == NVML_ERROR_FUNCTION_NOT_FOUND
-									? "this NVML has no such query"
-									: gw_nvml_strerror(nv, rc));
+	gw_diag_add(r, CAT, name, gpu, GW_DIAG_SKIP, "", th, "%s",
+		    rc == NVML_ERROR_FUNCTION_NOT_FOUND ? "this NVML has no such query"
+							: gw_nvml_strerror(nv, rc));
 	return true;
 }
 
@@ -135,7 +140,8 @@ static void pages(struct gw_diag_run *r, struct gw_nvml *nv, nvmlDevice_t d, int
 {
 	const char *th = "no page retirement pending";
 	nvmlEnableState_t p;
-	if (skipped(r, nv, "Page retirement", gpu, CALL(nv, nvmlDeviceGetRetiredPagesPendingStatus, d, &p), th))
+	if (skipped(r, nv, "Page retirement", gpu, CALL(nv, nvmlDeviceGetRetiredPagesPendingStatus, d, &p),
+		    th))
 		return;
 	if (p == NVML_FEATURE_ENABLED)
 		gw_diag_add(r, CAT, "Page retirement", gpu, GW_DIAG_FAIL, "pending", th,
@@ -151,8 +157,8 @@ static void remap(struct gw_diag_run *r, struct gw_nvml *nv, nvmlDevice_t d, int
 	const char *th = "no row remap pending or failed";
 	unsigned int corr, unc, pend, fail;
 	char m[120];
-	if (skipped(r, nv, "Row remapping", gpu, CALL(nv, nvmlDeviceGetRemappedRows, d, &corr, &unc, &pend, &fail),
-		    th))
+	if (skipped(r, nv, "Row remapping", gpu,
+		    CALL(nv, nvmlDeviceGetRemappedRows, d, &corr, &unc, &pend, &fail), th))
 		return;
 	snprintf(m, sizeof(m), "%u correctable, %u uncorrectable rows; pending %s, failure %s", corr, unc,
 		 pend ? "yes" : "no", fail ? "yes" : "no");
@@ -190,10 +196,12 @@ static void mig(struct gw_diag_run *r, struct gw_nvml *nv, nvmlDevice_t d, int g
 	}
 	if (skipped(r, nv, "MIG mode", gpu, rc, th))
 		return;
-	snprintf(m, sizeof(m), "current %s, pending %s", cur ? "enabled" : "disabled", pend ? "enabled" : "disabled");
+	snprintf(m, sizeof(m), "current %s, pending %s", cur ? "enabled" : "disabled",
+		 pend ? "enabled" : "disabled");
 	if (cur != pend)
-		gw_diag_add(r, CAT, "MIG mode", gpu, GW_DIAG_WARN, m, th,
-			    "a MIG mode change waits for a GPU reset: the GPU runs in the old mode until then");
+		gw_diag_add(
+		    r, CAT, "MIG mode", gpu, GW_DIAG_WARN, m, th,
+		    "a MIG mode change waits for a GPU reset: the GPU runs in the old mode until then");
 	else
 		gw_diag_add(r, CAT, "MIG mode", gpu, GW_DIAG_PASS, m, th, "no change pending");
 }
@@ -213,12 +221,14 @@ static void compute_mode(struct gw_diag_run *r, struct gw_nvml *nv, nvmlDevice_t
 	snprintf(m, sizeof(m), "compute mode %s; graphics processes: %s", name,
 		 known ? (count ? "yes" : "none") : "unknown");
 	if (mode == NVML_COMPUTEMODE_PROHIBITED)
-		gw_diag_add(r, CAT, "Compute mode", gpu, GW_DIAG_FAIL, m, th,
-			    "compute mode Prohibited: no CUDA context can be created (nvidia-smi -c DEFAULT)");
+		gw_diag_add(
+		    r, CAT, "Compute mode", gpu, GW_DIAG_FAIL, m, th,
+		    "compute mode Prohibited: no CUDA context can be created (nvidia-smi -c DEFAULT)");
 	else if (known && count > 0)
 		gw_diag_add(r, CAT, "Compute mode", gpu, GW_DIAG_WARN, m, th,
 			    "%u graphics process(es) share this compute GPU: they take memory and time "
-			    "slices from CUDA jobs", count);
+			    "slices from CUDA jobs",
+			    count);
 	else
 		gw_diag_add(r, CAT, "Compute mode", gpu, GW_DIAG_PASS, m, th, "CUDA contexts allowed%s",
 			    known ? "; no graphics processes" : "");
@@ -230,7 +240,8 @@ static void fabric(struct gw_diag_run *r, struct gw_nvml *nv, nvmlDevice_t d, in
 	nvmlGpuFabricInfo_t fi;
 	memset(&fi, 0, sizeof(fi));
 	nvmlReturn_t rc = CALL(nv, nvmlDeviceGetGpuFabricInfo, d, &fi);
-	if (rc == NVML_ERROR_NOT_SUPPORTED || (rc == NVML_SUCCESS && fi.state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)) {
+	if (rc == NVML_ERROR_NOT_SUPPORTED ||
+	    (rc == NVML_SUCCESS && fi.state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)) {
 		gw_diag_add(r, CAT, "Fabric manager", gpu, GW_DIAG_SKIP, "", th,
 			    "NVML reports no NVSwitch fabric for this GPU");
 		return;

@@ -52,8 +52,8 @@ void gw_diag_run_init(struct gw_diag_run *r);
 void gw_diag_run_release(struct gw_diag_run *r);
 
 /* Append a test; GW_ENOMEM when it cannot grow (the test is dropped). */
-int gw_diag_add(struct gw_diag_run *r, const char *category, const char *name, int gpu, enum gw_diag_result res,
-		const char *measured, const char *threshold, const char *fmt, ...)
+int gw_diag_add(struct gw_diag_run *r, const char *category, const char *name, int gpu,
+		enum gw_diag_result res, const char *measured, const char *threshold, const char *fmt, ...)
     __attribute__((format(printf, 8, 9)));
 
 /* The worst result of the run (SKIPs count as PASS). */

@@ -54,11 +54,11 @@ static void visible_devices(struct gw_diag_run *r, const char *v, const struct g
 		while (len && p[len - 1] == ' ')
 			len--;
 		if (!token_known(p, len, gpus, n)) {
-			gw_diag_add(r, CAT, "CUDA_VISIBLE_DEVICES", GW_DIAG_SYSTEM,
-				    GW_DIAG_FAIL, m, th,
-				    "'%.*s' is not a GPU of this system (%u GPUs): CUDA hides it and every entry "
-				    "after it; unset the variable or name an existing GPU",
-				    (int)len, p, n);
+			gw_diag_add(
+			    r, CAT, "CUDA_VISIBLE_DEVICES", GW_DIAG_SYSTEM, GW_DIAG_FAIL, m, th,
+			    "'%.*s' is not a GPU of this system (%u GPUs): CUDA hides it and every entry "
+			    "after it; unset the variable or name an existing GPU",
+			    (int)len, p, n);
 			return;
 		}
 		p += strcspn(p, ",");
@@ -119,7 +119,8 @@ static void mps_pipe(struct gw_diag_run *r, const char *v)
 	else if (stat(v, &st) != 0 || !S_ISDIR(st.st_mode))
 		gw_diag_add(r, CAT, "CUDA_MPS_PIPE_DIRECTORY", GW_DIAG_SYSTEM, GW_DIAG_WARN, m, th,
 			    "%s is not a directory: CUDA applications cannot reach an MPS control daemon "
-			    "there and run without MPS", v);
+			    "there and run without MPS",
+			    v);
 	else
 		gw_diag_add(r, CAT, "CUDA_MPS_PIPE_DIRECTORY", GW_DIAG_SYSTEM, GW_DIAG_PASS, m, th,
 			    "the directory exists");

@@ -19,8 +19,8 @@ void gw_diag_run_release(struct gw_diag_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int gw_diag_add(struct gw_diag_run *r, const char *category, const char *name, int gpu, enum gw_diag_result res,
-		const char *measured, const char *threshold, const char *fmt, ...)
+int gw_diag_add(struct gw_diag_run *r, const char *category, const char *name, int gpu,
+		enum gw_diag_result res, const char *measured, const char *threshold, const char *fmt, ...)
 {
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 32;

@@ -4,8 +4,9 @@
 # tests/data/scenarios/diag-faults.scn the pending page retirement fails GPU 2
 # and no other GPU, and GPU 3's persistence mode and graphics process warn;
 # CUDA_VISIBLE_DEVICES naming a GPU that is not there fails naming it; the
-# CUDA tests of -r 2 SKIP with the simulator as the reason, also with
-# GPUWATCH_CUDA_LIBRARY pointing nowhere; --json has the documented keys;
+# CUDA tests of -r 2 and -r 3 SKIP with the reason (the library is not
+# there, is not the CUDA driver, or the GPUs are simulated) while level 1
+# still runs; --json has the documented keys;
 # bad levels exit 2; --help.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
@@ -79,6 +80,41 @@ CUDA_LAUNCH_BLOCKING=1 CUDA_DEVICE_MAX_CONNECTIONS=1 CUDA_MPS_PIPE_DIRECTORY="$t
 bad=$(grep -v '^overall' "$tmp/env.rows" | grep -E ' (Fail|Warn)$' | sort | tr '\n' ';')
 want="- CUDA_DEVICE_MAX_CONNECTIONS Warn;- CUDA_LAUNCH_BLOCKING Warn;- CUDA_MPS_PIPE_DIRECTORY Warn;"
 [ "$bad" = "$want" ] || fail "environment: got '$bad', want '$want'"
+
+# ---- levels 2 and 3 on the simulator: CUDA tests SKIP with the reason ----
+# r2 FILE LEVEL REASON-REGEX: every CUDA test is a system SKIP matching REASON, deployment still ran
+r2() {
+	python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["level"] == int(sys.argv[2]), d["level"]
+cuda = [t for t in d["tests"] if t["category"] != "Deployment"]
+names = [t["name"] for t in cuda]
+want = ["CUDA context", "PCIe host to device", "PCIe device to host", "Memory bandwidth", "Memory pattern"]
+want += ["Compute stress"] if sys.argv[2] == "3" else []
+assert names == want, names
+for t in cuda:
+    assert t["result"] == "Skip" and re.fullmatch(sys.argv[3], t["message"]) and "gpu" not in t, t
+assert any(t["category"] == "Deployment" and t["result"] == "Pass" for t in d["tests"])' "$1" "$2" "$3"
+}
+GPUWATCH_CUDA_LIBRARY=/nonexistent.so "$BIN" --sim 2xH200 diag -r 2 --json >"$tmp/r2.json" 2>/dev/null
+rc=$?
+[ $rc -eq 0 ] || fail "-r 2, /nonexistent.so: exit $rc, want 0"
+r2 "$tmp/r2.json" 2 '/nonexistent\.so not found: .*No such file.*' || fail "-r 2, /nonexistent.so: not SKIP 'not found'"
+GPUWATCH_CUDA_LIBRARY=libm.so.6 "$BIN" --sim 2xH200 diag -r 3 --json >"$tmp/r3.json" 2>/dev/null
+rc=$?
+[ $rc -eq 0 ] || fail "-r 3, libm: exit $rc, want 0"
+r2 "$tmp/r3.json" 3 'libm\.so\.6 is not the CUDA driver: it has no cuInit' || fail "-r 3, libm: not SKIP 'not the CUDA driver'"
+# the default name: whichever is true here, the driver's libcuda or none
+"$BIN" --sim 2xH200 diag -r 2 --json >"$tmp/r2d.json" 2>/dev/null || fail "-r 2: exit $?, want 0"
+r2 "$tmp/r2d.json" 2 'simulated GPUs have no CUDA|libcuda\.so\.1 not found: .+' || fail "-r 2: CUDA tests are not SKIP with a reason"
+# a library that loads (CUDA toolkit's stub, where installed): the simulator is the reason
+stub=/usr/local/cuda/lib64/stubs/libcuda.so
+if [ -f "$stub" ]; then
+	GPUWATCH_CUDA_LIBRARY=$stub "$BIN" --sim 2xH200 diag -r 2 --json >"$tmp/r2s.json" 2>/dev/null
+	r2 "$tmp/r2s.json" 2 'simulated GPUs have no CUDA' || fail "-r 2, stub libcuda: not SKIP 'simulated GPUs have no CUDA'"
+fi
+grep -q '^Level 2: ' <("$BIN" --sim 2xH200 diag -r 2 2>/dev/null) || fail "-r 2: no 'Level 2:' line"
 
 # ---- usage ----
 for bad in "-r 4" "-r 0" "-r x" "" "-r 1 extra" "--bogus"; do

@@ -3,7 +3,9 @@
 # files SKIP, never a fake PASS) with exit 0; on
 # tests/data/scenarios/diag-faults.scn the pending page retirement fails GPU 2
 # and no other GPU, and GPU 3's persistence mode and graphics process warn;
-# CUDA_VISIBLE_DEVICES naming a GPU that is not there fails naming it; the
+# CUDA_VISIBLE_DEVICES naming a GPU that is not there fails naming it (UUID
+# prefixes pass, as CUDA takes them); a corrupted InfoROM fails its GPU and
+# an NVML error is a Skip with NVML's words, never a Pass; the
 # CUDA tests of -r 2 and -r 3 SKIP with the reason (the library is not
 # there, is not the CUDA driver, or the GPUs are simulated) while level 1
 # still runs; --json has the documented keys;
@@ -80,6 +82,38 @@ CUDA_LAUNCH_BLOCKING=1 CUDA_DEVICE_MAX_CONNECTIONS=1 CUDA_MPS_PIPE_DIRECTORY="$t
 bad=$(grep -v '^overall' "$tmp/env.rows" | grep -E ' (Fail|Warn)$' | sort | tr '\n' ';')
 want="- CUDA_DEVICE_MAX_CONNECTIONS Warn;- CUDA_LAUNCH_BLOCKING Warn;- CUDA_MPS_PIPE_DIRECTORY Warn;"
 [ "$bad" = "$want" ] || fail "environment: got '$bad', want '$want'"
+
+# UUIDs, whole or a prefix as CUDA allows; an unknown UUID and an empty list fail
+uuid=$("$BIN" --sim 2xH200 smi -L 2>/dev/null | sed -n 's/^GPU 1: .*(UUID: \(GPU-[^)]*\))$/\1/p')
+[ -n "$uuid" ] || fail "no UUID for GPU 1 from smi -L"
+for v in "$uuid" "${uuid:0:12}" "1,$uuid"; do
+	CUDA_VISIBLE_DEVICES=$v "$BIN" --sim 2xH200 diag -r 1 >/dev/null 2>&1 || fail "CUDA_VISIBLE_DEVICES=$v: exit $?, want 0"
+done
+for v in "GPU-00000000-dead" "" "0,x"; do
+	CUDA_VISIBLE_DEVICES=$v "$BIN" --sim 2xH200 diag -r 1 --json 2>/dev/null | rows >"$tmp/cvd.rows"
+	grep -qx -- '- CUDA_VISIBLE_DEVICES Fail' "$tmp/cvd.rows" || fail "CUDA_VISIBLE_DEVICES='$v': not Fail"
+done
+
+# ---- what NVML answers: a corrupted InfoROM fails its GPU; an error is a Skip with NVML's words ----
+cat >"$tmp/nvml.scn" <<SCN
+[sim]
+seed = 7
+clock = real
+fleet = 2xH200:idle
+[gpu 1]
+fault = 0s fail nvmlDeviceValidateInforom CORRUPTED_INFOROM
+fault = 0s fail nvmlDeviceGetMigMode UNKNOWN
+SCN
+"$BIN" --sim "$tmp/nvml.scn" diag -r 1 --json >"$tmp/nvml.json" 2>/dev/null
+rc=$?
+[ $rc -eq 23 ] || fail "nvml faults: exit $rc, want 23"
+bad=$(rows <"$tmp/nvml.json" | grep -Ev '^overall|Pass$' | sort | tr '\n' ';')
+want="- Device_files Skip;0 Page_retirement Skip;1 InfoROM Fail;1 MIG_mode Skip;1 Page_retirement Skip;"
+[ "$bad" = "$want" ] || fail "nvml faults: got '$bad', want '$want'"
+python3 -c '
+import json, sys
+t = [t for t in json.load(open(sys.argv[1]))["tests"] if t["name"] == "MIG mode" and t.get("gpu") == 1][0]
+assert t["message"] == "Unknown Error" and t["measured"] == "", t' "$tmp/nvml.json" || fail "nvml faults: MIG Skip without NVML's reason"
 
 # ---- levels 2 and 3 on the simulator: CUDA tests SKIP with the reason ----
 # r2 FILE LEVEL REASON-REGEX: every CUDA test is a system SKIP matching REASON, deployment still ran

@@ -202,7 +202,7 @@ static int run(struct gw_nvml *nv, const struct gw_gpu *gpus, unsigned int n, co
 	       const struct opts *o)
 {
 	struct gw_diag_env env = {
-	    .dev_dir = "/dev",
+	    .dev_dir = getenv("GPUWATCH_DEV_DIR") ? getenv("GPUWATCH_DEV_DIR") : "/dev",
 	    .cuda_visible_devices = getenv("CUDA_VISIBLE_DEVICES"),
 	    .cuda_launch_blocking = getenv("CUDA_LAUNCH_BLOCKING"),
 	    .cuda_device_max_connections = getenv("CUDA_DEVICE_MAX_CONNECTIONS"),

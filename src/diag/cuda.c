@@ -78,9 +78,16 @@ static void one_gpu(struct gw_cuda_gpu *g, unsigned int stress_s)
 	cuda_bus_id(g->gpu->bus_id, bus, sizeof(bus));
 	const char *th = "device found by PCI bus id; context created; 1 MiB allocated";
 	CUresult rc = cu->cuDeviceGetByPCIBusId(&g->dev, bus);
+	if (rc != GW_CUDA_SUCCESS && g->visible) { /* hidden on purpose: not this GPU's fault */
+		gw_diag_add(g->r, "Integration", "CUDA context", g->index, GW_DIAG_SKIP, bus, th,
+			    "CUDA_VISIBLE_DEVICES=%s hides this GPU from CUDA: %s", g->visible,
+			    gw_cuda_msg(cu, rc, msg, sizeof(msg)));
+		skip_from(g->r, 1, g->index, stress_s, "hidden from CUDA by CUDA_VISIBLE_DEVICES");
+		return;
+	}
 	if (rc != GW_CUDA_SUCCESS) {
 		gw_diag_add(g->r, "Integration", "CUDA context", g->index, GW_DIAG_FAIL, bus, th,
-			    "CUDA has no device at %s (hidden by CUDA_VISIBLE_DEVICES?): %s", bus,
+			    "CUDA has no device at %s though NVML has: %s", bus,
 			    gw_cuda_msg(cu, rc, msg, sizeof(msg)));
 		skip_from(g->r, 1, g->index, stress_s, "no CUDA device for this GPU");
 		return;
@@ -146,8 +153,12 @@ int gw_diag_cuda(struct gw_diag_run *r, struct gw_nvml *nv, const struct gw_gpu 
 		for (unsigned int i = 0; i < n; i++) {
 			if (!sel[i])
 				continue;
-			struct gw_cuda_gpu g = {
-			    .r = r, .nv = nv, .cu = &cu, .gpu = &gpus[i], .index = (int)gpus[i].index};
+			struct gw_cuda_gpu g = {.r = r,
+						.nv = nv,
+						.cu = &cu,
+						.gpu = &gpus[i],
+						.index = (int)gpus[i].index,
+						.visible = env->cuda_visible_devices};
 			one_gpu(&g, stress_s);
 		}
 	}

@@ -13,7 +13,8 @@ struct gw_cuda_gpu {
 	struct gw_nvml *nv;
 	const struct gw_cuda *cu;
 	const struct gw_gpu *gpu;
-	int index; /* NVML index, for the results */
+	const char *visible; /* $CUDA_VISIBLE_DEVICES, or NULL */
+	int index;	     /* NVML index, for the results */
 	CUdevice dev;
 	CUmodule mod;	  /* the tests' kernels, NULL when they did not load */
 	unsigned int sms; /* multiprocessors: sizes the grids */

@@ -73,7 +73,7 @@ static void device_file(struct gw_diag_run *r, const char *path, int gpu)
 			    "(check its mode and the user's groups)",
 			    path);
 	else
-		gw_diag_add(r, CAT, "Device files", gpu, GW_DIAG_PASS, path, th, "%s is usable", path);
+		gw_diag_add(r, CAT, "Device files", gpu, GW_DIAG_PASS, path, th, "usable");
 }
 
 static void device_files(struct gw_diag_run *r, struct gw_nvml *nv, const struct gw_gpu *gpus, unsigned int n,

@@ -150,6 +150,39 @@ if [ -f "$stub" ]; then
 fi
 grep -q '^Level 2: ' <("$BIN" --sim 2xH200 diag -r 2 2>/dev/null) || fail "-r 2: no 'Level 2:' line"
 
+# ---- the real driver's paths: the simulator loaded as if it were NVML ----
+# (not --sim, so nothing is skipped for being simulated): device files are
+# checked for real, and the CUDA toolkit's stub libcuda fails cuInit
+sim_lib="$(dirname "$BIN")/libgpuwatch-sim.so"
+if [ -f "$sim_lib" ]; then
+	mkdir -p "$tmp/dev"
+	touch "$tmp/dev/nvidiactl" "$tmp/dev/nvidia-uvm" "$tmp/dev/nvidia0"
+	GPUWATCH_SIM=2xH200 GPUWATCH_NVML_LIBRARY=$sim_lib GPUWATCH_DEV_DIR=$tmp/dev GPUWATCH_CUDA_LIBRARY=/nonexistent.so \
+		"$BIN" diag -r 2 --json >"$tmp/real.json" 2>/dev/null
+	rc=$?
+	[ $rc -eq 23 ] || fail "real paths: exit $rc, want 23"
+	bad=$(rows <"$tmp/real.json" | grep -v '^overall' | grep -E ' (Fail|Warn)$' | sort | tr '\n' ';')
+	[ "$bad" = "1 Device_files Fail;" ] || fail "real paths: got '$bad', want only GPU 1's device file to fail"
+	python3 -c '
+import json, sys
+ts = json.load(open(sys.argv[1]))["tests"]
+dev = [t for t in ts if t["name"] == "Device files"]
+assert [t["measured"].rsplit("/", 1)[1] for t in dev] == ["nvidiactl", "nvidia-uvm", "nvidia0", "nvidia1"], dev
+assert "does not exist" in dev[3]["message"], dev[3]' "$tmp/real.json" || fail "real paths: device file rows"
+	stub=/usr/local/cuda/lib64/stubs/libcuda.so
+	if [ -f "$stub" ]; then
+		GPUWATCH_SIM=2xH200 GPUWATCH_NVML_LIBRARY=$sim_lib GPUWATCH_DEV_DIR=$tmp/dev GPUWATCH_CUDA_LIBRARY=$stub \
+			"$BIN" diag -r 2 --json -i 0 >"$tmp/stub.json" 2>/dev/null
+		python3 -c '
+import json, sys
+ts = [t for t in json.load(open(sys.argv[1]))["tests"] if t["category"] != "Deployment"]
+assert ts[0]["name"] == "CUDA context" and ts[0]["result"] == "Fail", ts[0]
+assert ts[0]["message"].startswith("cuInit failed: CUresult "), ts[0]
+assert all(t["result"] == "Skip" and t["message"] == "CUDA did not initialise" for t in ts[1:]), ts' "$tmp/stub.json" ||
+			fail "stub libcuda: cuInit's failure is not the CUDA context's Fail"
+	fi
+fi
+
 # ---- usage ----
 for bad in "-r 4" "-r 0" "-r x" "" "-r 1 extra" "--bogus"; do
 	# shellcheck disable=SC2086

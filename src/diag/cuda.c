@@ -95,13 +95,16 @@ static void one_gpu(struct gw_cuda_gpu *g, unsigned int stress_s)
 	CUcontext ctx = NULL;
 	CUdeviceptr p = 0;
 	int sms = 0;
-	if ((rc = cu->cuCtxCreate(&ctx, 0, g->dev)) != GW_CUDA_SUCCESS ||
-	    (rc = cu->cuMemAlloc(&p, (size_t)1 << 20)) != GW_CUDA_SUCCESS ||
-	    (rc = cu->cuMemFree(p)) != GW_CUDA_SUCCESS ||
-	    (rc = cu->cuDeviceGetAttribute(&sms, GW_CU_ATTR_SM_COUNT, g->dev)) != GW_CUDA_SUCCESS) {
-		gw_diag_add(g->r, "Integration", "CUDA context", g->index, GW_DIAG_FAIL, bus, th, "%s %s",
-			    ctx ? "allocating on the GPU failed:" : "cuCtxCreate failed:",
-			    gw_cuda_msg(cu, rc, msg, sizeof(msg)));
+	const char *step = "cuCtxCreate";
+	if ((rc = cu->cuCtxCreate(&ctx, 0, g->dev)) != GW_CUDA_SUCCESS)
+		ctx = NULL;
+	else if ((step = "cuMemAlloc", rc = cu->cuMemAlloc(&p, (size_t)1 << 20)) == GW_CUDA_SUCCESS &&
+		 (step = "cuMemFree", rc = cu->cuMemFree(p)) == GW_CUDA_SUCCESS)
+		rc = (step = "cuDeviceGetAttribute",
+		      cu->cuDeviceGetAttribute(&sms, GW_CU_ATTR_SM_COUNT, g->dev));
+	if (rc != GW_CUDA_SUCCESS) {
+		gw_diag_add(g->r, "Integration", "CUDA context", g->index, GW_DIAG_FAIL, bus, th,
+			    "%s failed: %s", step, gw_cuda_msg(cu, rc, msg, sizeof(msg)));
 		skip_from(g->r, 1, g->index, stress_s, "no usable CUDA context on this GPU");
 		if (ctx)
 			cu->cuCtxDestroy(ctx);

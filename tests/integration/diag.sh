@@ -8,7 +8,9 @@
 # an NVML error is a Skip with NVML's words, never a Pass; the
 # CUDA tests of -r 2 and -r 3 SKIP with the reason (the library is not
 # there, is not the CUDA driver, or the GPUs are simulated) while level 1
-# still runs; --json has the documented keys;
+# still runs; with tests/tools/fake_cuda.c as libcuda (and the simulator as
+# NVML) each CUDA test passes, and an injected failure or bad memory word
+# fails the right test with the driver's message; --json has the documented keys;
 # bad levels exit 2; --help.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
@@ -181,6 +183,53 @@ assert ts[0]["message"].startswith("cuInit failed: CUresult "), ts[0]
 assert all(t["result"] == "Skip" and t["message"] == "CUDA did not initialise" for t in ts[1:]), ts' "$tmp/stub.json" ||
 			fail "stub libcuda: cuInit's failure is not the CUDA context's Fail"
 	fi
+fi
+
+# ---- the CUDA tests' plumbing with tests/tools/fake_cuda.c as libcuda ----
+if [ -f "$sim_lib" ] && [ -n "${GW_FAKE_CUDA:-}" ]; then
+	touch "$tmp/dev/nvidia1"
+	fake() { # OUT, then env assignments: diag -r 2 -i 0 with the fake
+		local out=$1
+		shift
+		env GPUWATCH_SIM=2xH200 GPUWATCH_NVML_LIBRARY="$sim_lib" GPUWATCH_DEV_DIR="$tmp/dev" \
+			GPUWATCH_CUDA_LIBRARY="$GW_FAKE_CUDA" "$@" "$BIN" diag -r 2 -i 0 --json >"$out" 2>/dev/null
+	}
+	# CUDA rows as "NAME RESULT | measured | message"
+	cuda_rows() {
+		python3 -c '
+import json, sys
+for t in json.load(open(sys.argv[1]))["tests"]:
+    if t["category"] != "Deployment":
+        assert t["gpu"] == 0, t
+        print("%s %s | %s | %s" % (t["name"].replace(" ", "_"), t["result"], t["measured"], t["message"]))' "$1"
+	}
+	fake "$tmp/fk.json"
+	rc=$?
+	[ $rc -eq 0 ] || fail "fake libcuda: exit $rc, want 0: $(cuda_rows "$tmp/fk.json" | grep -v ' Pass ')"
+	cuda_rows "$tmp/fk.json" >"$tmp/fk.rows"
+	[ "$(cut -d' ' -f1-2 "$tmp/fk.rows" | tr '\n' ';')" = "CUDA_context Pass;PCIe_host_to_device Pass;PCIe_device_to_host Pass;Memory_bandwidth Pass;Memory_pattern Pass;" ] ||
+		fail "fake libcuda: $(cat "$tmp/fk.rows")"
+	grep -q '^CUDA_context Pass | 0000:.* | CUDA device 0, 4 multiprocessors$' "$tmp/fk.rows" || fail "fake: context row: $(head -1 "$tmp/fk.rows")"
+	grep -q '^PCIe_host_to_device Pass | [0-9.]* GB/s | [0-9]*% of the link.s 63.0 GB/s$' "$tmp/fk.rows" || fail "fake: PCIe row is not against gen 5 x16"
+	grep -q '^Memory_bandwidth Pass | .* | [0-9]*% of the peak 16 GB/s (1000 MHz x 64 bits x 2)$' "$tmp/fk.rows" || fail "fake: memory bandwidth row"
+	grep -q '^Memory_pattern Pass | 0 wrong words' "$tmp/fk.rows" || fail "fake: pattern row"
+	fake "$tmp/fk.json" FAKE_CUDA_BAD_WORDS=3
+	grep -q '^Memory_pattern Fail | 3 wrong words' <(cuda_rows "$tmp/fk.json") || fail "fake: 3 bad words do not fail the pattern test"
+	fake "$tmp/fk.json" FAKE_CUDA_FAIL=cuLaunchKernel
+	rc=$?
+	[ $rc -eq 23 ] || fail "fake, cuLaunchKernel fails: exit $rc, want 23"
+	grep -q '^Memory_bandwidth Fail |  | the copy kernel failed: CUresult 999: fake failure$' <(cuda_rows "$tmp/fk.json") ||
+		fail "fake, cuLaunchKernel fails: $(cuda_rows "$tmp/fk.json")"
+	fake "$tmp/fk.json" FAKE_CUDA_FAIL=cuCtxCreate_v2
+	cuda_rows "$tmp/fk.json" >"$tmp/fk.rows"
+	grep -q '^CUDA_context Fail | .* | cuCtxCreate failed: CUresult 999: fake failure$' "$tmp/fk.rows" || fail "fake, no context: $(head -1 "$tmp/fk.rows")"
+	[ "$(grep -c ' Skip |  | no usable CUDA context on this GPU$' "$tmp/fk.rows")" = 4 ] || fail "fake, no context: the rest are not Skip"
+	fake "$tmp/fk.json" FAKE_CUDA_FAIL=cuMemHostAlloc
+	[ "$(cuda_rows "$tmp/fk.json" | grep -c '^PCIe_.* Fail |  | allocating the buffers failed: CUresult 999')" = 2 ] ||
+		fail "fake, no pinned memory: $(cuda_rows "$tmp/fk.json")"
+	CUDA_VISIBLE_DEVICES=0 fake "$tmp/fk.json" FAKE_CUDA_FAIL=cuDeviceGetByPCIBusId
+	grep -q '^CUDA_context Skip | .* | CUDA_VISIBLE_DEVICES=0 hides this GPU from CUDA' <(cuda_rows "$tmp/fk.json") ||
+		fail "fake, hidden GPU: not Skip"
 fi
 
 # ---- usage ----

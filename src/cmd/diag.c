@@ -19,7 +19,8 @@
 
 #define EXIT_DIAG_WARN 22
 #define EXIT_DIAG_FAIL 23
-#define STRESS_S 30 /* level 3's compute stress */
+#define STRESS_S 30 /* level 3's compute stress, by default */
+#define STRESS_MAX_S 3600
 #define COL1 32
 #define COL2 50
 
@@ -27,13 +28,14 @@ struct opts {
 	const char *ids;
 	bool json;
 	int level;
+	unsigned int stress_s;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: gpuwatch diag -r LEVEL [-i ID[,ID...]] [--json]\n\n"
+	    "usage: gpuwatch diag -r LEVEL [-i ID[,ID...]] [--json] [--stress S]\n\n"
 	    "Run diagnostics like dcgmi diag; see docs/HEALTH.md (\"diag\").\n\n"
 	    "Levels:\n"
 	    "  1  deployment: NVML and driver versions, device files, CUDA environment\n"
@@ -45,24 +47,25 @@ static void usage(FILE *out)
 	    "Options:\n"
 	    "  -r, --run=LEVEL    1, 2 or 3 (required)\n"
 	    "  -i, --id=ID        only these GPUs: index, UUID or PCI bus id, comma separated\n"
+	    "      --stress=S     level 3's compute stress lasts S seconds per GPU (1..%d, default %d)\n"
 	    "      --json         print JSON: {\"level\", \"overall\", \"tests\": [{\"name\", \"category\",\n"
 	    "                     \"gpu\", \"result\", \"measured\", \"threshold\", \"message\"}]}\n"
 	    "  -h, --help         show this help\n\n"
 	    "Environment:\n"
-	    "  GPUWATCH_CUDA_LIBRARY  CUDA driver library to load (default libcuda.so.1)\n\n"
+	    "  GPUWATCH_CUDA_LIBRARY  CUDA driver library to load (default libcuda.so.1)\n"
+	    "  GPUWATCH_DEV_DIR       where the device files are (default /dev)\n\n"
 	    "Exit status: 0 all pass (skips allowed), %d a warning (no failure), %d a failure;\n"
 	    "2 bad argument, 6 no such GPU, 9 driver not loaded, 12 NVML not found, 255 other.\n",
-	    STRESS_S, EXIT_DIAG_WARN, EXIT_DIAG_FAIL);
+	    STRESS_S, STRESS_MAX_S, STRESS_S, EXIT_DIAG_WARN, EXIT_DIAG_FAIL);
 }
 
 /* -1: go on; else the exit code. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option longs[] = {{"run", required_argument, NULL, 'r'},
-					      {"id", required_argument, NULL, 'i'},
-					      {"json", no_argument, NULL, 'j'},
-					      {"help", no_argument, NULL, 'h'},
-					      {NULL, 0, NULL, 0}};
+	static const struct option longs[] = {
+	    {"run", required_argument, NULL, 'r'}, {"id", required_argument, NULL, 'i'},
+	    {"json", no_argument, NULL, 'j'},	   {"stress", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -81,6 +84,18 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'j':
 			o->json = true;
 			break;
+		case 's': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || optarg[0] == '-' || v < 1 || v > STRESS_MAX_S) {
+				fprintf(stderr,
+					"gpuwatch diag: --stress %s: not a number of seconds from 1 to %d\n",
+					optarg, STRESS_MAX_S);
+				return GW_EXIT_BADARG;
+			}
+			o->stress_s = (unsigned int)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return GW_EXIT_OK;
@@ -213,7 +228,7 @@ static int run(struct gw_nvml *nv, const struct gw_gpu *gpus, unsigned int n, co
 	gw_diag_run_init(&r);
 	int rc = gw_diag_deployment(&r, nv, gpus, n, sel, &env);
 	if (rc == 0 && o->level >= 2)
-		rc = gw_diag_cuda(&r, nv, gpus, n, sel, &env, o->level >= 3 ? STRESS_S : 0);
+		rc = gw_diag_cuda(&r, nv, gpus, n, sel, &env, o->level >= 3 ? o->stress_s : 0);
 	if (rc != 0) {
 		fprintf(stderr, "gpuwatch diag: out of memory\n");
 		gw_diag_run_release(&r);
@@ -236,7 +251,7 @@ static int run(struct gw_nvml *nv, const struct gw_gpu *gpus, unsigned int n, co
 
 int gw_cmd_diag(int argc, char **argv, const struct gw_cli *cli)
 {
-	struct opts o = {0};
+	struct opts o = {.stress_s = STRESS_S};
 	int rc = parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;

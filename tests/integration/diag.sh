@@ -10,7 +10,8 @@
 # there, is not the CUDA driver, or the GPUs are simulated) while level 1
 # still runs; with tests/tools/fake_cuda.c as libcuda (and the simulator as
 # NVML) each CUDA test passes, and an injected failure or bad memory word
-# fails the right test with the driver's message; --json has the documented keys;
+# fails the right test with the driver's message, and level 3's stress
+# fails on an XID and warns on a hardware slowdown; --json has the documented keys;
 # bad levels exit 2; --help.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
@@ -227,13 +228,36 @@ for t in json.load(open(sys.argv[1]))["tests"]:
 	fake "$tmp/fk.json" FAKE_CUDA_FAIL=cuMemHostAlloc
 	[ "$(cuda_rows "$tmp/fk.json" | grep -c '^PCIe_.* Fail |  | allocating the buffers failed: CUresult 999')" = 2 ] ||
 		fail "fake, no pinned memory: $(cuda_rows "$tmp/fk.json")"
+	# level 3: an XID during GPU 0's stress fails it; GPU 1's hardware thermal slowdown warns
+	cat >"$tmp/stress.scn" <<SCN
+[sim]
+seed = 7
+clock = real
+fleet = 2xH200:idle
+[gpu 0]
+fault = 2s xid 79
+[gpu 1]
+clock_reasons = 0x40
+SCN
+	env GPUWATCH_SIM="$tmp/stress.scn" GPUWATCH_NVML_LIBRARY="$sim_lib" GPUWATCH_DEV_DIR="$tmp/dev" \
+		GPUWATCH_CUDA_LIBRARY="$GW_FAKE_CUDA" "$BIN" diag -r 3 --stress 3 --json >"$tmp/st.json" 2>/dev/null
+	rc=$?
+	[ $rc -eq 23 ] || fail "stress: exit $rc, want 23"
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["level"] == 3
+st = {t["gpu"]: t for t in d["tests"] if t["name"] == "Compute stress"}
+assert st[0]["result"] == "Fail" and st[0]["message"].startswith("XID 79 under load"), st[0]
+assert st[0]["measured"].endswith("; 1 XIDs"), st[0]
+assert st[1]["result"] == "Warn" and "0x40" in st[1]["message"], st[1]' "$tmp/st.json" || fail "stress: verdicts"
 	CUDA_VISIBLE_DEVICES=0 fake "$tmp/fk.json" FAKE_CUDA_FAIL=cuDeviceGetByPCIBusId
 	grep -q '^CUDA_context Skip | .* | CUDA_VISIBLE_DEVICES=0 hides this GPU from CUDA' <(cuda_rows "$tmp/fk.json") ||
 		fail "fake, hidden GPU: not Skip"
 fi
 
 # ---- usage ----
-for bad in "-r 4" "-r 0" "-r x" "" "-r 1 extra" "--bogus"; do
+for bad in "-r 4" "-r 0" "-r x" "" "-r 1 extra" "--bogus" "-r 3 --stress 0" "-r 3 --stress x" "-r 3 --stress 3601"; do
 	# shellcheck disable=SC2086
 	"$BIN" --sim 2xH200 diag $bad >"$tmp/bad.out" 2>"$tmp/bad.err"
 	rc=$?

@@ -115,6 +115,7 @@ static bool skipped(struct gw_diag_run *r, struct gw_nvml *nv, const char *name,
 		return false;
 	gw_diag_add(r, CAT, name, gpu, GW_DIAG_SKIP, "", th, "%s",
 		    rc == NVML_ERROR_FUNCTION_NOT_FOUND ? "this NVML has no such query"
+		    : rc == NVML_ERROR_NOT_SUPPORTED	? "this GPU does not report it (NVML: Not Supported)"
 							: gw_nvml_strerror(nv, rc));
 	return true;
 }

@@ -6,7 +6,7 @@
  *   gw_fill(dst, n, seed)        dst[i] = i ^ seed            (u64 words)
  *   gw_check(dst, n, seed, errs) *errs += dst[i] != (i ^ seed)
  *   gw_copy(src, dst, n)         dst[i] = src[i]
- *   gw_fma(out, iters)           out[t] = iters FMAs from t   (f32, compute bound)
+ *   gw_fma(out, iters)           out[t] = two chains of 2 x iters FMAs on t (f32, compute bound)
  */
 #include "diag/cuda_api.h"
 
@@ -110,21 +110,23 @@ const char gw_diag_ptx[] =
     "	mad.lo.u32 %r6, %r1, %r2, %r3;\n"
     "	cvt.rn.f32.u32 %f1, %r6;\n"
     "	mul.f32 %f1, %f1, 0f33800000;\n" /* t * 2^-24: a value in [0, 1) */
-    "	mov.f32 %f2, 0f3F800000;\n"	 /* 1.0 */
-    "	mov.f32 %f3, 0f3F7FFFEF;\n"	 /* 0.999999: keeps the values bounded */
+    "	mov.f32 %f2, 0f3F800000;\n"	 /* two chains, 1.0 and 2.0, so each SM has independent FMAs */
+    "	mov.f32 %f4, 0f40000000;\n"
+    "	mov.f32 %f3, 0f3F7FFFEF;\n" /* 0.999999: x = x c + t converges, never Inf */
     "	mov.u32 %r7, 0;\n"
     "FMA_LOOP:\n"
     "	setp.ge.u32 %p1, %r7, %r5;\n"
     "	@%p1 bra FMA_DONE;\n"
     "	fma.rn.f32 %f2, %f2, %f3, %f1;\n"
-    "	fma.rn.f32 %f1, %f1, %f3, %f2;\n"
+    "	fma.rn.f32 %f4, %f4, %f3, %f1;\n"
     "	fma.rn.f32 %f2, %f2, %f3, %f1;\n"
-    "	fma.rn.f32 %f1, %f1, %f3, %f2;\n"
+    "	fma.rn.f32 %f4, %f4, %f3, %f1;\n"
     "	add.u32 %r7, %r7, 1;\n"
     "	bra FMA_LOOP;\n"
     "FMA_DONE:\n"
+    "	add.f32 %f5, %f2, %f4;\n"
     "	mul.wide.u32 %rd2, %r6, 4;\n"
     "	add.u64 %rd3, %rd1, %rd2;\n"
-    "	st.global.f32 [%rd3], %f1;\n"
+    "	st.global.f32 [%rd3], %f5;\n"
     "	ret;\n"
     "}\n";

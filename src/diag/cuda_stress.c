@@ -6,7 +6,8 @@
  * computes differently under heat is broken even when nothing else says so.
  *
  * Verdict: FAIL on a CUDA error, an XID or results that differ; WARN on a
- * hardware slowdown (thermal, power brake) or a temperature at the
+ * hardware slowdown (HW, HW thermal, power brake) or the driver's thermal
+ * slowdown (SW thermal), or a temperature at the
  * slowdown threshold; else PASS.
  */
 #include "diag/cuda_int.h"
@@ -20,9 +21,9 @@
 #define SAMPLE 4096	 /* floats compared between launches */
 #define START_ITERS 4096 /* FMA loop count of the first launch, then scaled to ~0.2 s */
 #define LAUNCH_S 0.2
-#define HW_SLOWDOWN                                                                                          \
+#define SLOWDOWN                                                                                             \
 	(nvmlClocksThrottleReasonHwSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown |                    \
-	 nvmlClocksThrottleReasonHwPowerBrakeSlowdown)
+	 nvmlClocksThrottleReasonHwPowerBrakeSlowdown | nvmlClocksEventReasonSwThermalSlowdown)
 
 struct watch {
 	unsigned int clk_min, clk_max, temp_max, slow_c, xids, last_xid, launches;
@@ -101,11 +102,10 @@ static void verdict(struct gw_cuda_gpu *g, const struct watch *w, CUresult rc, b
 		gw_diag_add(
 		    g->r, "Stress", "Compute stress", g->index, GW_DIAG_FAIL, m, th,
 		    "the same kernel gave different results between launches: the GPU computes wrong");
-	else if (w->reasons & HW_SLOWDOWN)
-		gw_diag_add(
-		    g->r, "Stress", "Compute stress", g->index, GW_DIAG_WARN, m, th,
-		    "hardware slowdown under load (clock event reasons 0x%llx): check cooling and power",
-		    w->reasons & HW_SLOWDOWN);
+	else if (w->reasons & SLOWDOWN)
+		gw_diag_add(g->r, "Stress", "Compute stress", g->index, GW_DIAG_WARN, m, th,
+			    "slowdown under load (clock event reasons 0x%llx): check cooling and power",
+			    w->reasons & SLOWDOWN);
 	else if (w->slow_c && w->temp_max >= w->slow_c)
 		gw_diag_add(g->r, "Stress", "Compute stress", g->index, GW_DIAG_WARN, m, th,
 			    "the GPU reached its slowdown temperature: check cooling");

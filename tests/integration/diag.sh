@@ -70,6 +70,13 @@ grep -q 'GPU 2' "$tmp/w.txt" && fail "-i 0,1,3: GPU 2 is in the table"
 rc=$?
 [ $rc -eq 0 ] || fail "-i 0,1 (clean GPUs): exit $rc, want 0"
 
+# ---- the driver's and NVML's versions must agree ----
+for v in "590.48:Pass" "12.590.48.01:Pass" "12.580.10:Fail" "595.71:Fail"; do
+	printf '[sim]\nseed = 7\nclock = real\nfleet = 1xH200:idle\ndriver = 590.48.01\nnvml = %s\n' "${v%%:*}" >"$tmp/ver.scn"
+	got=$("$BIN" --sim "$tmp/ver.scn" diag -r 1 --json 2>/dev/null | rows | grep '^- Driver_version ' | cut -d' ' -f3)
+	[ "$got" = "${v##*:}" ] || fail "NVML ${v%%:*} with driver 590.48.01: '$got', want ${v##*:}"
+done
+
 # ---- the environment ----
 CUDA_VISIBLE_DEVICES=7 "$BIN" --sim 2xH200 diag -r 1 --json >"$tmp/cvd.json" 2>/dev/null
 rc=$?

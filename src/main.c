@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{"mfu", gw_cmd_mfu, "model/hardware FLOPs utilisation of a training run, with the formulas used"},
 	{"memplan", gw_cmd_memplan, "will a run fit in GPU memory: bytes per GPU, largest micro-batch"},
 	{"report", gw_cmd_report, "statistics, charts and findings with advice over history or nvidia-smi logs"},
+	{"record", gw_cmd_record, "run a CI command, forward signals, pass on its exit code, write a JSON summary"},
 	{"sim", gw_cmd_sim, "simulator tools: `sim record` writes days of simulated history in seconds"},
 };
 

@@ -28,7 +28,7 @@ static const struct command commands[] = {
 	{"mfu", gw_cmd_mfu, "model/hardware FLOPs utilisation of a training run, with the formulas used"},
 	{"memplan", gw_cmd_memplan, "will a run fit in GPU memory: bytes per GPU, largest micro-batch"},
 	{"report", gw_cmd_report, "statistics, charts and findings with advice over history or nvidia-smi logs"},
-	{"record", gw_cmd_record, "run a CI command, forward signals, pass on its exit code, write a JSON summary"},
+	{"record", gw_cmd_record, "run a CI command, sample the GPUs meanwhile: JSON summary, asserts, JUnit"},
 	{"sim", gw_cmd_sim, "simulator tools: `sim record` writes days of simulated history in seconds"},
 };
 
@@ -45,8 +45,7 @@ static void usage(FILE *out)
 		     "                SPEC is COUNTxMODEL[:WORKLOAD][,...] (e.g. 8xH200,\n"
 		     "                4xH100:training,4xL40S:inference) or a scenario file\n"
 		     "                (see docs/SIMULATOR.md)\n"
-		     "  -h, --help    show this help\n"
-		     "  --version     show the version\n\n"
+		     "  -h, --help    show this help\n  --version     show the version\n\n"
 		     "Environment:\n"
 		     "  GPUWATCH_NVML_LIBRARY  NVML library to load (default libnvidia-ml.so.1)\n"
 		     "  GPUWATCH_SIM_LIBRARY   simulator library (default: next to the binary)\n");

@@ -3,6 +3,12 @@
 # signal death, 127 not found), the JSON summary holds argv, exit code and a
 # duration close to CMD's, SIGINT sent to record reaches CMD (which traps it
 # and writes a file) and the summary is still written, and --help works.
+# With --sim the GPUs are sampled while CMD runs: 2 GPUs with utilisation
+# statistics, energy and peak memory in the JSON; the temporary store is
+# removed (kept with --storage.path, where query reads it); without NVML a
+# single warning and "gpus": []. --assert: a true one passes, an empty
+# result exits 30 after CMD ran, CMD's own code wins, one that does not
+# parse exits 2 before CMD runs. --junit parses and lists the failures.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 command -v python3 >/dev/null || { echo "skipped: python3 not installed"; exit 77; }
@@ -44,4 +50,72 @@ wait $rp; rc=$?
 [ $rc = 5 ] || fail "SIGINT: record exited $rc, want CMD's 5"
 [ -e "$T/trapped" ] || fail "SIGINT did not reach CMD"
 [ "$(field "$T/int.json" exit_code)" = 5 ] || fail "summary after SIGINT"
+
+# --- GPU sampling (--sim) ---
+GPUJSON='import json,sys; d=json.load(open(sys.argv[1]))'
+mkdir -p "$T/tmp"
+TMPDIR="$T/tmp" "$BIN" --sim 2xH100:training record --interval 250ms -o "$T/sim.json" -- sleep 2 2>"$T/sim.err" \
+	|| fail "sim record exited $? ($(cat "$T/sim.err"))"
+python3 -c "$GPUJSON"'
+g = d["gpus"]
+assert len(g) == 2, g
+for x in g:
+    u = x["stats"]["utilization_ratio"]
+    assert u["samples"] >= 4 and u["mean"] > 0 and u["max"] > 0, u
+    assert x["energy_joules"] > 0, x
+assert d["energy_joules"] > 0 and d["peak_memory_bytes"] > 1e9, d
+assert d["report"]["gpus"] and "findings" in d["report"], d["report"].keys()
+assert 1.8 <= d["duration_seconds"] <= 4 and d["exit_code"] == 0 and d["interval_seconds"] == 0.25
+' "$T/sim.json" || fail "sim summary: $(head -c 600 "$T/sim.json")"
+[ -z "$(ls -A "$T/tmp")" ] || fail "temporary store left behind: $(ls "$T/tmp")"
+
+"$BIN" --sim 2xH100:training record --interval 200ms --storage.path "$T/store" -o "$T/kept.json" -- sleep 1 2>/dev/null \
+	|| fail "--storage.path run"
+"$BIN" query --storage.path "$T/store" 'count(DCGM_FI_DEV_GPU_UTIL)' | grep -q '=> 2 @' \
+	|| fail "kept store does not hold 2 GPUs' DCGM_FI_DEV_GPU_UTIL"
+
+GPUWATCH_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "$BIN" record -o "$T/none.json" -- true 2>"$T/none.err" \
+	|| fail "no NVML: CMD must still run and pass"
+[ "$(grep -c 'no GPU is sampled' "$T/none.err")" = 1 ] || fail "no NVML: one warning, got: $(cat "$T/none.err")"
+[ "$(field "$T/none.json" gpus)" = '[]' ] || fail "no NVML: gpus must be []"
+
+"$BIN" record --interval 50ms -o "$T/x.json" -- true 2>/dev/null; [ $? = 2 ] || fail "--interval 50ms must exit 2"
+
+# --- asserts and JUnit ---
+"$BIN" --sim 2xH100:training record --interval 200ms -o "$T/as.json" --junit "$T/j.xml" \
+	--assert 'DCGM_FI_DEV_GPU_UTIL > 0' --assert 'DCGM_FI_DEV_GPU_UTIL > 1000' \
+	--assert 'DCGM_FI_DEV_GPU_UTIL < 1000 and DCGM_FI_DEV_GPU_UTIL >= 0' -- sh -c "sleep 1; touch '$T/ran'" 2>"$T/as.err"
+rc=$?
+[ $rc = 30 ] || fail "failed assert: exit $rc, want 30 ($(cat "$T/as.err"))"
+[ -e "$T/ran" ] || fail "CMD did not run with asserts"
+grep -q 'gpuwatch record: assert failed: DCGM_FI_DEV_GPU_UTIL > 1000 (empty result)' "$T/as.err" || fail "assert message: $(cat "$T/as.err")"
+[ "$(grep -c 'assert failed' "$T/as.err")" = 1 ] || fail "only one assert fails: $(cat "$T/as.err")"
+python3 -c '
+import sys, xml.etree.ElementTree as ET
+s = ET.parse(sys.argv[1]).getroot().find("testsuite")
+assert s.get("name") == "gpuwatch record" and s.get("tests") == "4" and s.get("failures") == "1", s.attrib
+cases = s.findall("testcase")
+assert [c.get("name") for c in cases] == ["sh -c sleep 1; touch '"'"'%s/ran'"'"'" % sys.argv[2], "DCGM_FI_DEV_GPU_UTIL > 0",
+    "DCGM_FI_DEV_GPU_UTIL > 1000", "DCGM_FI_DEV_GPU_UTIL < 1000 and DCGM_FI_DEV_GPU_UTIL >= 0"], [c.get("name") for c in cases]
+failed = [c.get("name") for c in cases if c.find("failure") is not None]
+assert failed == ["DCGM_FI_DEV_GPU_UTIL > 1000"], failed
+assert "empty result" in cases[2].find("failure").get("message")
+' "$T/j.xml" "$T" || fail "junit: $(cat "$T/j.xml")"
+python3 -c "$GPUJSON"'
+assert [a["passed"] for a in d["asserts"]] == [True, False, True], d["asserts"]
+' "$T/as.json" || fail "asserts in the summary"
+
+"$BIN" --sim 1xH100 record --interval 200ms -o "$T/own.json" --junit "$T/own.xml" --assert 'DCGM_FI_DEV_GPU_UTIL > 1000' -- sh -c 'exit 4' 2>/dev/null
+rc=$?; [ $rc = 4 ] || fail "CMD's own code must win over a failed assert: got $rc"
+python3 -c '
+import sys, xml.etree.ElementTree as ET
+s = ET.parse(sys.argv[1]).getroot().find("testsuite")
+assert s.get("failures") == "2", s.attrib
+assert "exit code 4" in s.findall("testcase")[0].find("failure").get("message")
+' "$T/own.xml" || fail "junit with a failing command: $(cat "$T/own.xml")"
+
+"$BIN" --sim 1xH100 record -o "$T/bad.json" --assert 'rate(' -- touch "$T/bad-ran" 2>"$T/bad.err"
+rc=$?; [ $rc = 2 ] || fail "unparsable assert: exit $rc, want 2"
+[ ! -e "$T/bad-ran" ] || fail "CMD ran despite an unparsable assert"
+grep -q "assert 'rate(': " "$T/bad.err" || fail "parse error message: $(cat "$T/bad.err")"
 echo ok

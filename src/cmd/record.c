@@ -6,7 +6,9 @@
  * GPUs sampled while CMD ran (record_gpu.c: per-GPU statistics, energy,
  * peak memory, the report over the run). --assert expressions are parsed
  * before CMD starts and evaluated over the recorded store when it exits;
- * --junit writes the command and the asserts as JUnit test cases.
+ * --baseline compares the run's totals with an earlier summary
+ * (record_baseline.c); --junit writes the command, the asserts and the
+ * baseline's checks as JUnit test cases (record_junit.c).
  */
 #include "cmd/record_int.h"
 
@@ -25,14 +27,16 @@
 
 #define ME "gpuwatch record"
 #define EXIT_ASSERT 30	    /* an --assert failed (health uses 20 and 21) */
+#define EXIT_BASELINE 31    /* worse than --baseline beyond --tolerance */
 #define MIN_INTERVAL_MS 100 /* --interval's minimum */
 
 /* The child to forward signals to; a signal handler can reach nothing else. */
 static volatile sig_atomic_t forward_pid;
 
 struct args {
-	const char *out, *store, *junit;
+	const char *out, *store, *junit, *baseline;
 	unsigned int interval_ms;
+	double tolerance; /* --tolerance: 0.1 for 10 % */
 	struct record_assert *asserts; /* [nasserts], the roots owned */
 	size_t nasserts;
 	char **cmd;
@@ -55,11 +59,15 @@ static void usage(FILE *out)
 		"  --assert 'PROMQL'      at CMD's exit, evaluate PROMQL over the run (instant query\n"
 		"                         at its end); an empty result fails; repeatable\n"
 		"  --junit FILE           write the command and each assert as JUnit XML test cases\n"
+		"  --baseline OLD.json    compare mean utilisation, energy and peak memory with an\n"
+		"                         earlier run's summary; worse beyond the tolerance fails\n"
+		"  --tolerance P          the baseline's tolerance, in percent (default 10%%)\n"
 		"  -h, --help             show this help\n\n"
 		"Exit status: CMD's own exit code; 128+N when signal N ended CMD; 127 CMD not\n"
-		"found, 126 not executable; 30 an assert failed; 2 bad arguments (an assert that\n"
-		"does not parse: CMD is not run); 1 the summary or the JUnit file could not be\n"
-		"written. CMD's own non-zero code wins.\n");
+		"found, 126 not executable; 30 an assert failed; 31 a regression against the\n"
+		"baseline; 2 bad arguments (an assert that does not parse, an unreadable baseline:\n"
+		"CMD is not run); 1 the summary or the JUnit file could not be written. CMD's own\n"
+		"non-zero code wins, then 30, then 31.\n");
 }
 
 static void on_signal(int sig)
@@ -137,7 +145,8 @@ static void json_asserts(struct gw_buf *b, const struct args *a)
 	gw_buf_putc(b, ']');
 }
 
-static int write_summary(const struct args *a, struct record_gpus *g, int status, int code, int64_t dur_ms)
+static int write_summary(const struct args *a, const struct record_gpus *g, const struct record_baseline *base,
+			 int status, int code, int64_t dur_ms)
 {
 	struct gw_buf b;
 	gw_buf_init(&b, (size_t)1 << 30);
@@ -155,6 +164,7 @@ static int write_summary(const struct args *a, struct record_gpus *g, int status
 	gw_buf_printf(&b, "\"duration_seconds\":%.3f", (double)dur_ms / 1000.0);
 	record_gpus_json(g, &b);
 	json_asserts(&b, a);
+	record_baseline_json(base, &b);
 	gw_buf_puts(&b, "}\n");
 	int rc = write_file(a->out, &b);
 	gw_buf_release(&b);
@@ -197,7 +207,20 @@ static int add_assert(struct args *a, const char *expr)
 	return 0;
 }
 
-static const char *const valued[] = {"-o", "--output", "--interval", "--storage.path", "--assert", "--junit"};
+static int parse_tolerance(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || (*end && strcmp(end, "%") != 0) || !(v >= 0 && v <= 1000)) {
+		fprintf(stderr, ME ": --tolerance %s: not a percentage (e.g. 10%% or 10)\n", s);
+		return GW_EXIT_BADARG;
+	}
+	*out = v / 100.0;
+	return 0;
+}
+
+static const char *const valued[] = {"-o",	 "--output",   "--interval", "--storage.path",
+				     "--assert", "--junit",    "--baseline", "--tolerance"};
 
 static bool takes_value(const char *s)
 {
@@ -215,6 +238,10 @@ static int set_option(struct args *a, const char *s, const char *v)
 		a->store = v;
 	else if (strcmp(s, "--junit") == 0)
 		a->junit = v;
+	else if (strcmp(s, "--baseline") == 0)
+		a->baseline = v;
+	else if (strcmp(s, "--tolerance") == 0)
+		return parse_tolerance(v, &a->tolerance);
 	else if (strcmp(s, "--interval") == 0)
 		return parse_interval(v, &a->interval_ms);
 	else
@@ -225,7 +252,7 @@ static int set_option(struct args *a, const char *s, const char *v)
 /* 0: run a->cmd; -1: --help shown; else the exit code. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	*a = (struct args){.out = "metrics.json", .interval_ms = 1000};
+	*a = (struct args){.out = "metrics.json", .interval_ms = 1000, .tolerance = 0.1};
 	a->asserts = calloc((size_t)argc, sizeof(*a->asserts));
 	if (!a->asserts) {
 		fprintf(stderr, ME ": out of memory\n");
@@ -295,7 +322,8 @@ static int run_cmd(char **cmd, int *status, int *exec_errno)
 	return 0;
 }
 
-static int finish(struct args *a, struct record_gpus *g, int status, int exec_errno, int64_t dur)
+static int finish(struct args *a, struct record_gpus *g, struct record_baseline *base, int status, int exec_errno,
+		  int64_t dur)
 {
 	int code = status < 0 ? 1 : exit_code_of(status);
 	if (exec_errno) {
@@ -303,6 +331,7 @@ static int finish(struct args *a, struct record_gpus *g, int status, int exec_er
 			exec_errno == ENOENT ? "command not found" : strerror(exec_errno));
 		code = exec_errno == ENOENT ? 127 : 126;
 	}
+	record_gpus_report(g);
 	int failed = 0;
 	for (size_t i = 0; i < a->nasserts; i++) {
 		record_assert_eval(g, &a->asserts[i]);
@@ -311,13 +340,14 @@ static int finish(struct args *a, struct record_gpus *g, int status, int exec_er
 			failed++;
 		}
 	}
-	int werr = write_summary(a, g, status, code, dur);
+	record_baseline_compare(base, g);
+	int werr = write_summary(a, g, base, status, code, dur);
 	if (a->junit && record_junit_write(a->junit, a->cmd, code, (double)dur / 1000.0, a->asserts,
-					    a->nasserts) != 0)
+					    a->nasserts, base) != 0)
 		werr = 1;
 	if (code)
 		return code;
-	return failed ? EXIT_ASSERT : werr;
+	return failed ? EXIT_ASSERT : base->regressions ? EXIT_BASELINE : werr;
 }
 
 int gw_cmd_record(int argc, char **argv, const struct gw_cli *cli)
@@ -327,6 +357,11 @@ int gw_cmd_record(int argc, char **argv, const struct gw_cli *cli)
 	if (rc) {
 		free_args(&a);
 		return rc < 0 ? 0 : rc;
+	}
+	struct record_baseline base = {.path = NULL};
+	if (a.baseline && (rc = record_baseline_load(&base, a.baseline, a.tolerance)) != 0) {
+		free_args(&a);
+		return rc;
 	}
 	struct record_gpus g;
 	if ((rc = record_gpus_open(&g, cli, a.store, a.interval_ms)) != 0) {
@@ -339,7 +374,7 @@ int gw_cmd_record(int argc, char **argv, const struct gw_cli *cli)
 	int64_t dur = now_ms() - t0;
 	record_gpus_stop(&g);
 	if (!rc)
-		rc = finish(&a, &g, status, exec_errno, dur);
+		rc = finish(&a, &g, &base, status, exec_errno, dur);
 	record_gpus_close(&g);
 	free_args(&a);
 	return rc;

@@ -139,10 +139,48 @@ void record_gpus_close(struct record_gpus *g)
 	if (g->temporary && nftw(g->path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		fprintf(stderr, ME ": cannot remove the temporary store %s: %s\n", g->path, strerror(errno));
 	g->temporary = false;
+	gw_report_free(g->report);
+	g->report = NULL;
 	free(g->gpus);
 	g->gpus = NULL;
 	gw_nvml_close(g->nv);
 	g->nv = NULL;
+}
+
+void record_gpus_report(struct record_gpus *g)
+{
+	struct gw_err err;
+	gw_err_clear(&err);
+	if (!g->open || g->report)
+		return;
+	struct gw_querier q = gw_tsdb_querier(g->h.db);
+	struct gw_report_opts o = {.from = g->from_ms, .to = g->to_ms, .source = "gpuwatch record"};
+	if (gw_report_build(&q, &o, &g->report, &err) != 0) {
+		g->report = NULL;
+		if (g->ngpus)
+			fprintf(stderr, ME ": no report of the GPUs: %s\n", err.msg);
+	}
+}
+
+void record_gpus_totals(const struct record_gpus *g, double *util, double *energy, double *peak_mem)
+{
+	const struct gw_report *r = g->report;
+	*util = *energy = *peak_mem = NAN;
+	if (!r)
+		return;
+	double sum = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < r->ngpus; i++) {
+		const struct gw_report_stat *u = &r->gpu[i].stat[GW_RS_UTIL], *m = &r->gpu[i].stat[GW_RS_MEM];
+		if (u->n) {
+			sum += u->mean;
+			n++;
+		}
+		if (m->n && (isnan(*peak_mem) || m->max > *peak_mem))
+			*peak_mem = m->max;
+	}
+	*util = n ? sum / (double)n : NAN;
+	*energy = r->energy_j;
 }
 
 static void json_num(struct gw_buf *b, const char *key, double v)
@@ -153,39 +191,25 @@ static void json_num(struct gw_buf *b, const char *key, double v)
 		gw_buf_printf(b, ",\"%s\":null", key);
 }
 
-void record_gpus_json(struct record_gpus *g, struct gw_buf *b)
+void record_gpus_json(const struct record_gpus *g, struct gw_buf *b)
 {
-	struct gw_report *r = NULL;
-	struct gw_err err;
-	gw_err_clear(&err);
-	if (g->open) {
-		struct gw_querier q = gw_tsdb_querier(g->h.db);
-		struct gw_report_opts o = {.from = g->from_ms, .to = g->to_ms, .source = "gpuwatch record"};
-		if (gw_report_build(&q, &o, &r, &err) != 0 && g->ngpus)
-			fprintf(stderr, ME ": no report of the GPUs: %s\n", err.msg);
-	}
 	gw_buf_printf(b, ",\"interval_seconds\":%.3f", (double)g->interval_ms / 1000.0);
-	if (!r) {
+	if (!g->report) {
 		gw_buf_puts(b,
 			    ",\"gpus\":[],\"energy_joules\":null,\"peak_memory_bytes\":null,\"report\":null");
 		return;
 	}
 	gw_buf_puts(b, ",\"gpus\":");
-	gw_report_render_gpus_json(r, b);
-	double peak = NAN;
-	for (size_t i = 0; i < r->ngpus; i++) {
-		const struct gw_report_stat *m = &r->gpu[i].stat[GW_RS_MEM];
-		if (m->n && (isnan(peak) || m->max > peak))
-			peak = m->max;
-	}
-	json_num(b, "energy_joules", r->energy_j);
+	gw_report_render_gpus_json(g->report, b);
+	double util, energy, peak;
+	record_gpus_totals(g, &util, &energy, &peak);
+	json_num(b, "energy_joules", energy);
 	json_num(b, "peak_memory_bytes", peak);
 	gw_buf_puts(b, ",\"report\":");
 	size_t at = b->len;
-	gw_report_render(r, GW_REPORT_JSON, b);
+	gw_report_render(g->report, GW_REPORT_JSON, b);
 	while (b->len > at && b->data[b->len - 1] == '\n') /* the renderer ends a document with one */
 		b->data[--b->len] = 0;
-	gw_report_free(r);
 }
 
 void record_assert_eval(struct record_gpus *g, struct record_assert *a)

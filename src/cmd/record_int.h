@@ -2,7 +2,8 @@
  * record_int.h - the parts of `gpuwatch record` (cmd/record.c) that watch
  * the GPUs while CMD runs: a store fed by the sampler as the agent feeds
  * its history (agent/history.h), the report over the recorded window
- * (analysis/report.h) and the --assert expressions evaluated over it.
+ * (analysis/report.h), the --assert expressions evaluated over it, the
+ * --baseline comparison and the JUnit file.
  *
  * Ownership: struct record_gpus is embedded in the caller; record_gpus_open
  * and record_gpus_close pair, close removing a temporary store. Threading:
@@ -32,7 +33,8 @@ struct record_gpus {
 	bool temporary; /* the store is ours (mkdtemp): removed at close */
 	char path[512];
 	unsigned int interval_ms;
-	int64_t from_ms, to_ms; /* the recorded window, wall clock */
+	int64_t from_ms, to_ms;	  /* the recorded window, wall clock */
+	struct gw_report *report; /* over the window (record_gpus_report); NULL: none */
 };
 
 /*
@@ -51,13 +53,21 @@ void record_gpus_stop(struct record_gpus *g);
 void record_gpus_close(struct record_gpus *g);
 
 /*
+ * Build g->report over the recorded window; a report that cannot be built
+ * leaves it NULL, with the reason on stderr when GPUs were sampled.
+ */
+void record_gpus_report(struct record_gpus *g);
+
+/* The run's totals from g->report (NaN where unknown): mean utilisation over the GPUs (0..1), J, bytes. */
+void record_gpus_totals(const struct record_gpus *g, double *util, double *energy, double *peak_mem);
+
+/*
  * Append the JSON members of the GPUs' part of the summary to b (each
  * preceded by a comma): "gpus", "energy_joules", "peak_memory_bytes",
- * "interval_seconds", "report". A report that cannot be built leaves
- * "gpus": [] and "report": null, with the reason on stderr when GPUs were
- * sampled.
+ * "interval_seconds", "report", from g->report; without one "gpus": []
+ * and "report": null.
  */
-void record_gpus_json(struct record_gpus *g, struct gw_buf *b);
+void record_gpus_json(const struct record_gpus *g, struct gw_buf *b);
 
 /* One --assert: parsed before CMD runs, evaluated when it has exited. */
 struct record_assert {
@@ -70,12 +80,33 @@ struct record_assert {
 /* Evaluate a at the window's end over the recorded store. */
 void record_assert_eval(struct record_gpus *g, struct record_assert *a);
 
+/* --baseline OLD.json: what an earlier run's summary said, and how this run compares. */
+enum { RECORD_BASE_UTIL, RECORD_BASE_ENERGY, RECORD_BASE_PEAK, RECORD_BASE_N };
+struct record_baseline {
+	const char *path;			       /* NULL: no --baseline */
+	double tolerance;			       /* 0.1: 10 % */
+	double old[RECORD_BASE_N], now[RECORD_BASE_N]; /* NaN: not known */
+	/* one check per metric, shaped as an assert for the summary and JUnit:
+	 * expr names it, passed false on a regression beyond the tolerance */
+	struct record_assert check[RECORD_BASE_N];
+	size_t regressions;
+};
+
+/* Read OLD.json (an earlier record summary); 0, or 2 with the error printed. */
+int record_baseline_load(struct record_baseline *b, const char *path, double tolerance);
+
+/* Compare this run's totals with the baseline's; regressions printed on stderr. */
+void record_baseline_compare(struct record_baseline *b, const struct record_gpus *g);
+
+/* ,"baseline":{...} (nothing without --baseline). */
+void record_baseline_json(const struct record_baseline *b, struct gw_buf *out);
+
 /*
  * JUnit XML at path: one testsuite "gpuwatch record" with a testcase for
- * CMD (a failure when code is not 0) and one per assert (a failure with its
- * message). 0, or 1 with the error printed.
+ * CMD (a failure when code is not 0), one per assert and one per baseline
+ * check (a failure with its message). 0, or 1 with the error printed.
  */
 int record_junit_write(const char *path, char *const *cmd, int code, double seconds,
-		       const struct record_assert *as, size_t n);
+		       const struct record_assert *as, size_t n, const struct record_baseline *base);
 
 #endif

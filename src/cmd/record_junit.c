@@ -54,9 +54,9 @@ static void testcase(struct gw_buf *b, const char *name, double seconds, const c
 }
 
 int record_junit_write(const char *path, char *const *cmd, int code, double seconds,
-		       const struct record_assert *as, size_t n)
+		       const struct record_assert *as, size_t n, const struct record_baseline *base)
 {
-	size_t failures = code != 0;
+	size_t failures = (code != 0) + base->regressions, nbase = base->path ? RECORD_BASE_N : 0;
 	for (size_t i = 0; i < n; i++)
 		failures += !as[i].passed;
 	struct gw_buf b, name;
@@ -68,7 +68,7 @@ int record_junit_write(const char *path, char *const *cmd, int code, double seco
 		      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		      "<testsuites>\n<testsuite name=\"gpuwatch record\" tests=\"%zu\" failures=\"%zu\" "
 		      "errors=\"0\" time=\"%.3f\">\n",
-		      n + 1, failures, seconds);
+		      n + nbase + 1, failures, seconds);
 	char why[64];
 	snprintf(why, sizeof(why), "exit code %d", code);
 	testcase(&b, name.data ? name.data : "", seconds, code ? why : NULL);
@@ -76,6 +76,11 @@ int record_junit_write(const char *path, char *const *cmd, int code, double seco
 		char msg[1400];
 		snprintf(msg, sizeof(msg), "assert failed: %s (%s)", as[i].expr, as[i].msg);
 		testcase(&b, as[i].expr, 0, as[i].passed ? NULL : msg);
+	}
+	for (size_t k = 0; k < nbase; k++) {
+		char cname[96];
+		snprintf(cname, sizeof(cname), "baseline %s", base->check[k].expr);
+		testcase(&b, cname, 0, base->check[k].passed ? NULL : base->check[k].msg);
 	}
 	gw_buf_puts(&b, "</testsuite>\n</testsuites>\n");
 	FILE *f = fopen(path, "w");

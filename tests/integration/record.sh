@@ -9,6 +9,9 @@
 # single warning and "gpus": []. --assert: a true one passes, an empty
 # result exits 30 after CMD ran, CMD's own code wins, one that does not
 # parse exits 2 before CMD runs. --junit parses and lists the failures.
+# --baseline: a busy run against an idle one's summary regresses in energy
+# and peak memory (exit 31, listed), the same workload within a wide
+# tolerance passes, an unreadable baseline exits 2 before CMD runs.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 command -v python3 >/dev/null || { echo "skipped: python3 not installed"; exit 77; }
@@ -118,4 +121,30 @@ assert "exit code 4" in s.findall("testcase")[0].find("failure").get("message")
 rc=$?; [ $rc = 2 ] || fail "unparsable assert: exit $rc, want 2"
 [ ! -e "$T/bad-ran" ] || fail "CMD ran despite an unparsable assert"
 grep -q "assert 'rate(': " "$T/bad.err" || fail "parse error message: $(cat "$T/bad.err")"
+
+# --- baseline ---
+"$BIN" --sim 2xH100:idle record --interval 200ms -o "$T/idle.json" -- sleep 1 2>/dev/null || fail "idle run"
+"$BIN" --sim 2xH100:training record --interval 200ms -o "$T/busy.json" --baseline "$T/idle.json" --junit "$T/b.xml" \
+	-- sleep 1 2>"$T/b.err"
+rc=$?; [ $rc = 31 ] || fail "busy vs idle baseline: exit $rc, want 31 ($(cat "$T/b.err"))"
+grep -q 'baseline energy_joules: regression: ' "$T/b.err" || fail "energy regression not listed: $(cat "$T/b.err")"
+grep -q 'baseline peak_memory_bytes: regression: ' "$T/b.err" || fail "memory regression not listed"
+python3 -c "$GPUJSON"'
+b = d["baseline"]
+assert b["regressions"] == 2 and b["tolerance"] == 0.1, b
+r = {m["metric"]: m["regression"] for m in b["metrics"]}
+assert r == {"utilization_ratio_mean": False, "energy_joules": True, "peak_memory_bytes": True}, r
+' "$T/busy.json" || fail "baseline in the summary: $(python3 -c "$GPUJSON"'; print(d.get("baseline"))' "$T/busy.json")"
+python3 -c '
+import sys, xml.etree.ElementTree as ET
+s = ET.parse(sys.argv[1]).getroot().find("testsuite")
+failed = [c.get("name") for c in s.findall("testcase") if c.find("failure") is not None]
+assert failed == ["baseline energy_joules", "baseline peak_memory_bytes"], failed
+' "$T/b.xml" || fail "baseline in junit: $(cat "$T/b.xml")"
+"$BIN" --sim 2xH100:training record --interval 200ms -o "$T/same.json" --baseline "$T/busy.json" --tolerance 50% \
+	-- sleep 1 2>"$T/same.err" || fail "same workload within 50%: exit $? ($(cat "$T/same.err"))"
+"$BIN" record -o "$T/nb.json" --baseline "$T/missing.json" -- touch "$T/nb-ran" 2>"$T/nb.err"
+rc=$?; [ $rc = 2 ] || fail "missing baseline: exit $rc, want 2"
+[ ! -e "$T/nb-ran" ] || fail "CMD ran despite an unreadable baseline"
+"$BIN" record --tolerance ten -- true 2>/dev/null; [ $? = 2 ] || fail "--tolerance ten must exit 2"
 echo ok

@@ -18,15 +18,16 @@
 
 #define ME "gpuwatch record"
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* nftw's visit of the temporary store: files, then their directories (FTW_DEPTH). */
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *at)
 {
 	(void)st;
 	(void)flag;
-	(void)ftw;
+	(void)at;
 	return remove(path) != 0 ? -1 : 0;
 }
 
-/* NVML or the simulator; 1: none here (warned), else 0 or the exit code. */
+/* NVML or the simulator: 0 opened; -1 none here (warned once, CMD runs unsampled); else the exit code. */
 static int open_nvml(struct record_gpus *g, const struct gw_cli *cli)
 {
 	struct gw_err err;
@@ -122,7 +123,8 @@ int record_gpus_open(struct record_gpus *g, const struct gw_cli *cli, const char
 
 void record_gpus_stop(struct record_gpus *g)
 {
-	g->to_ms = gw_now_ms();
+	if (!g->to_ms) /* the first call: CMD has just exited */
+		g->to_ms = gw_now_ms();
 	if (g->open && g->h.sampler)
 		gw_sampler_set_consumer(g->h.sampler, NULL, NULL); /* no feed runs after this */
 	g->h.sampler = NULL;

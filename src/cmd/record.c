@@ -104,6 +104,8 @@ static pid_t spawn(char **cmd, int *exec_errno)
 	}
 	close(fds[1]);
 	if (pid > 0) {
+		/* at once, not after exec: a signal while CMD starts up must reach it too */
+		forward_pid = pid;
 		int e = 0;
 		ssize_t n;
 		while ((n = read(fds[0], &e, sizeof(e))) < 0 && errno == EINTR)
@@ -308,7 +310,6 @@ static int run_cmd(char **cmd, int *status, int *exec_errno)
 		sigaction(SIGTERM, &old_term, NULL);
 		return 1;
 	}
-	forward_pid = pid;
 	*status = 0;
 	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR) {

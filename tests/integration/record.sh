@@ -6,7 +6,8 @@
 # With --sim the GPUs are sampled while CMD runs: 2 GPUs with utilisation
 # statistics, energy and peak memory in the JSON; the temporary store is
 # removed (kept with --storage.path, where query reads it); without NVML a
-# single warning and "gpus": []. --assert: a true one passes, an empty
+# single warning and "gpus": []; SIGINT reaches CMD while the sampler's
+# threads run. --assert: a true one passes, an empty
 # result exits 30 after CMD ran, CMD's own code wins, one that does not
 # parse exits 2 before CMD runs. --junit parses and lists the failures.
 # --baseline: a busy run against an idle one's summary regresses in energy
@@ -83,6 +84,17 @@ GPUWATCH_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "$BIN" record -o "$T/none.j
 [ "$(field "$T/none.json" gpus)" = '[]' ] || fail "no NVML: gpus must be []"
 
 "$BIN" record --interval 50ms -o "$T/x.json" -- true 2>/dev/null; [ $? = 2 ] || fail "--interval 50ms must exit 2"
+
+# SIGINT still reaches CMD while the sampler's threads run, and the GPUs are in the summary.
+"$BIN" --sim 1xH100:training record --interval 200ms -o "$T/sint.json" -- sh -c "trap 'kill \$! 2>/dev/null; exit 6' INT; echo up > \"$T/sup\"; sleep 20 & wait" 2>/dev/null &
+rp=$!
+for _ in $(seq 100); do [ -e "$T/sup" ] && break; sleep 0.05; done
+[ -e "$T/sup" ] || fail "sampled CMD did not start"
+kill -INT $rp
+wait $rp; rc=$?
+[ $rc = 6 ] || fail "SIGINT while sampling: record exited $rc, want CMD's 6"
+python3 -c "$GPUJSON"'; assert len(d["gpus"]) == 1 and d["exit_code"] == 6, d["exit_code"]' "$T/sint.json" \
+	|| fail "summary after SIGINT while sampling"
 
 # --- asserts and JUnit ---
 "$BIN" --sim 2xH100:training record --interval 200ms -o "$T/as.json" --junit "$T/j.xml" \

@@ -41,7 +41,8 @@ static int open_nvml(struct record_gpus *g, const struct gw_cli *cli)
 	}
 	g->nv = NULL;
 	if (cli->sim) {
-		fprintf(stderr, ME ": --sim %s: %s\n", cli->sim, err.msg[0] ? err.msg : gw_strerror(rc));
+		/* the simulator's message names the SPEC */
+		fprintf(stderr, ME ": %s\n", err.msg[0] ? err.msg : gw_strerror(rc));
 		return rc == GW_EINVAL ? GW_EXIT_BADARG : 1;
 	}
 	fprintf(stderr, ME ": warning: no GPU is sampled (%s); running the command anyway\n",

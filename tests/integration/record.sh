@@ -83,6 +83,9 @@ GPUWATCH_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "$BIN" record -o "$T/none.j
 [ "$(grep -c 'no GPU is sampled' "$T/none.err")" = 1 ] || fail "no NVML: one warning, got: $(cat "$T/none.err")"
 [ "$(field "$T/none.json" gpus)" = '[]' ] || fail "no NVML: gpus must be []"
 
+"$BIN" --sim 2xNOSUCHGPU record -o "$T/x.json" -- touch "$T/sim-ran" 2>"$T/badsim.err"; rc=$?
+[ $rc = 2 ] && [ ! -e "$T/sim-ran" ] || fail "a bad --sim SPEC must exit 2 before CMD runs (got $rc)"
+grep -q 'NOSUCHGPU' "$T/badsim.err" || fail "bad --sim message: $(cat "$T/badsim.err")"
 "$BIN" record --interval 50ms -o "$T/x.json" -- true 2>/dev/null; [ $? = 2 ] || fail "--interval 50ms must exit 2"
 
 # SIGINT still reaches CMD while the sampler's threads run, and the GPUs are in the summary.

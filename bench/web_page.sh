@@ -12,7 +12,9 @@
 # Goals (issue: web dashboard): first render < 300 ms, < 200 KB, < 1 % CPU
 # per page with 10 pages.
 #
-# Usage: bench/web_page.sh [build-dir]; env RUNS (5), PAGES (10), DUR (60), PORT.
+# Also the first render of 64 GPUs (heat-map) with 24 h of 10 s history (BIG=0 skips it).
+#
+# Usage: bench/web_page.sh [build-dir]; env RUNS (5), PAGES (10), DUR (60), PORT, BIG (1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${1:-build}
@@ -61,6 +63,25 @@ for i in $(seq "$runs"); do
 done
 median() { printf '%s\n' "$@" | grep -E '^[0-9]+$' | sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "n/a" }'; }
 echo "first render, 8 GPUs x 1 h, median of $runs cold loads: tiles $(median "${tiles[@]}") ms, charts $(median "${charts[@]}") ms (each: ${tiles[*]} / ${charts[*]})"
+
+# First render of a big node: 64 GPUs (a heat-map) with a day of history at 10 s, the day's charts.
+if [ "${BIG:-1}" = 1 ]; then
+	"$BIN" --sim 64xH200:training sim record --duration 24h --interval 10s --storage.path "$tmp/big" -q
+	bport=$((port + 1))
+	"$BIN" --sim 64xH200:training agent -a "127.0.0.1:$bport" --storage.path "$tmp/big" >"$tmp/big.log" 2>&1 &
+	big=$!
+	pids+=("$big")
+	for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$bport/health" && break; sleep 0.1; done
+	sleep 2
+	tiles=() charts=()
+	for i in $(seq "$runs"); do
+		read -r t c _ < <(node --experimental-websocket --no-warnings bench/web_render.mjs "http://127.0.0.1:$bport/#range=86400" "$tmp/b$i")
+		tiles+=("$t")
+		charts+=("$c")
+	done
+	echo "first render, 64 GPUs x 24 h (10 s samples), median of $runs cold loads: heat-map $(median "${tiles[@]}") ms, charts $(median "${charts[@]}") ms (each: ${tiles[*]} / ${charts[*]})"
+	kill "$big"
+fi
 
 # Weight on the wire.
 w=$(curl -s -H 'Accept-Encoding: gzip' -o /dev/null -w '%{size_download}' "$url/")

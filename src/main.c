@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{"memplan", gw_cmd_memplan, "will a run fit in GPU memory: bytes per GPU, largest micro-batch"},
 	{"report", gw_cmd_report, "statistics, charts and findings with advice over history or nvidia-smi logs"},
 	{"anomalies", gw_cmd_anomalies, "spikes, shifts and drifts per GPU against each metric's own baseline"},
+	{"record", gw_cmd_record, "run a CI command, sample the GPUs meanwhile: JSON summary, asserts, JUnit"},
 	{"sim", gw_cmd_sim, "simulator tools: `sim record` writes days of simulated history in seconds"},
 };
 

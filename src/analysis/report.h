@@ -236,4 +236,7 @@ enum gw_report_format { GW_REPORT_TEXT, GW_REPORT_MD, GW_REPORT_JSON, GW_REPORT_
 int gw_report_format_parse(const char *s, enum gw_report_format *out);
 int gw_report_render(const struct gw_report *r, enum gw_report_format f, struct gw_buf *b);
 
+/* The JSON report's "gpus" array alone (per-GPU statistics), appended to b: for documents that embed it. */
+void gw_report_render_gpus_json(const struct gw_report *r, struct gw_buf *b);
+
 #endif

@@ -180,6 +180,17 @@ static void finding(struct gw_buf *b, const struct gw_report *r, const struct gw
 	gw_buf_putc(b, '}');
 }
 
+void gw_report_render_gpus_json(const struct gw_report *r, struct gw_buf *b)
+{
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->ngpus; i++) {
+		if (i)
+			gw_buf_putc(b, ',');
+		gpu(b, r, &r->gpu[i]);
+	}
+	gw_buf_putc(b, ']');
+}
+
 int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 {
 	bool first = true;
@@ -192,13 +203,7 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 	ktime(b, &first, "last_sample", r->last);
 	knum(b, &first, "step_seconds", (double)r->step / 1000);
 	key(b, &first, "gpus");
-	gw_buf_putc(b, '[');
-	for (size_t i = 0; i < r->ngpus; i++) {
-		if (i)
-			gw_buf_putc(b, ',');
-		gpu(b, r, &r->gpu[i]);
-	}
-	gw_buf_putc(b, ']');
+	gw_report_render_gpus_json(r, b);
 	key(b, &first, "node");
 	gw_buf_putc(b, '{');
 	bool f2 = true;

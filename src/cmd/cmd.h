@@ -55,6 +55,7 @@ int gw_cmd_mfu(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_memplan(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_report(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_anomalies(int argc, char **argv, const struct gw_cli *cli);
+int gw_cmd_record(int argc, char **argv, const struct gw_cli *cli);
 
 /* A daemon's log line on stderr: "ts=... level=LEVEL " then fmt (key=value pairs). */
 void gw_cli_log(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -58,7 +58,7 @@ static void usage(FILE *out)
 struct args {
 	const char *path, *url, *from, *to, *job, *format, *output, *price, *currency, *start, *interval;
 	const char *sensitivity; /* gpuwatch anomalies */
-	bool anomalies;          /* gpuwatch anomalies: its list, not the report */
+	bool anomalies;		 /* gpuwatch anomalies: its list, not the report */
 	bool has_start;
 	double sens;
 	int64_t start_ms, interval_ms;
@@ -67,6 +67,12 @@ struct args {
 };
 
 static void usage_anomalies(FILE *out);
+
+/* The command's name for messages: report and anomalies share this file's reading and errors. */
+static const char *me(const struct args *a)
+{
+	return a->anomalies ? "anomalies" : "report";
+}
 
 static int parse_args(int argc, char **argv, struct args *a, bool anomalies)
 {
@@ -108,15 +114,15 @@ static int parse_args(int argc, char **argv, struct args *a, bool anomalies)
 		} else if (a->anomalies && strcmp(s, "--sensitivity") == 0) {
 			dst = &a->sensitivity;
 		} else if (s[0] == '-' && s[1]) {
-			fprintf(stderr,
-				"gpuwatch report: unknown option '%s'; see 'gpuwatch report --help'\n", s);
+			fprintf(stderr, "gpuwatch %s: unknown option '%s'; see 'gpuwatch %s --help'\n", me(a),
+				s, me(a));
 			return 2;
 		} else {
 			a->logs[a->nlogs++] = s;
 			continue;
 		}
 		if (i + 1 >= argc) {
-			fprintf(stderr, "gpuwatch report: %s needs a value\n", s);
+			fprintf(stderr, "gpuwatch %s: %s needs a value\n", me(a), s);
 			return 2;
 		}
 		*dst = argv[++i];
@@ -131,7 +137,7 @@ static int pick_format(const struct args *a, enum gw_report_format *f)
 	if (a->format) {
 		if (gw_report_format_parse(a->format, f) == 0)
 			return 0;
-		fprintf(stderr, "gpuwatch report: --format %s: not a format (text, md, json, html)\n",
+		fprintf(stderr, "gpuwatch %s: --format %s: not a format (text, md, json, html)\n", me(a),
 			a->format);
 		return 2;
 	}
@@ -209,7 +215,7 @@ static int import_log(struct gw_memstore *m, const char *name, const struct args
 	char *mem;
 	FILE *f = open_log(name, &mem);
 	if (!f) {
-		fprintf(stderr, "gpuwatch report: %s: %s\n", name,
+		fprintf(stderr, "gpuwatch %s: %s: %s\n", me(a), name,
 			errno == ENODATA ? "empty input" : strerror(errno));
 		free(mem);
 		return 1;
@@ -229,12 +235,12 @@ static int import_log(struct gw_memstore *m, const char *name, const struct args
 	int rc = 1;
 	if (!fn) {
 		fprintf(stderr,
-			"gpuwatch report: %s: this looks like %s; gpuwatch reads nvidia-smi --query-gpu CSV "
+			"gpuwatch %s: %s: this looks like %s; gpuwatch reads nvidia-smi --query-gpu CSV "
 			"logs, "
 			"-q reports, the default table, dmon and pmon logs\n",
-			name, n ? seen : "an empty file");
+			me(a), name, n ? seen : "an empty file");
 	} else if (fseek(f, 0, SEEK_SET) != 0) {
-		fprintf(stderr, "gpuwatch report: %s: cannot read it twice: %s\n", name, strerror(errno));
+		fprintf(stderr, "gpuwatch %s: %s: cannot read it twice: %s\n", me(a), name, strerror(errno));
 	} else {
 		const char *base = strrchr(name, '/');
 		struct sink s = {.m = m, .file = name};
@@ -251,12 +257,12 @@ static int import_log(struct gw_memstore *m, const char *name, const struct args
 		gw_err_clear(&err);
 		rc = fn(f, &o, &st, &err) ? 1 : 0;
 		if (rc)
-			fprintf(stderr, "gpuwatch report: %s: %s\n", name,
+			fprintf(stderr, "gpuwatch %s: %s: %s\n", me(a), name,
 				err.msg[0] ? err.msg : "cannot read it");
 		else if (s.bad)
-			fprintf(stderr, "gpuwatch report: %s: %zu bad lines skipped\n", name, s.bad);
+			fprintf(stderr, "gpuwatch %s: %s: %zu bad lines skipped\n", me(a), name, s.bad);
 		if (!rc && !st.samples) {
-			fprintf(stderr, "gpuwatch report: %s: no samples in it\n", name);
+			fprintf(stderr, "gpuwatch %s: %s: no samples in it\n", me(a), name);
 			rc = 1;
 		}
 	}
@@ -273,13 +279,13 @@ static int write_out(const struct args *a, const struct gw_buf *b)
 	}
 	FILE *f = fopen(a->output, "w");
 	if (!f) {
-		fprintf(stderr, "gpuwatch report: -o %s: %s\n", a->output, strerror(errno));
+		fprintf(stderr, "gpuwatch %s: -o %s: %s\n", me(a), a->output, strerror(errno));
 		return 1;
 	}
 	size_t k = fwrite(b->data ? b->data : "", 1, b->len, f);
 	int werr = k != b->len || ferror(f);
 	if (fclose(f) != 0 || werr) {
-		fprintf(stderr, "gpuwatch report: writing %s: %s\n", a->output, strerror(errno));
+		fprintf(stderr, "gpuwatch %s: writing %s: %s\n", me(a), a->output, strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -370,12 +376,12 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 	struct gw_querier q;
 	char source[512];
 	if (a->url && a->nlogs) {
-		fprintf(stderr, "gpuwatch report: --url and log files: give one or the other\n");
+		fprintf(stderr, "gpuwatch %s: --url and log files: give one or the other\n", me(a));
 		return 2;
 	}
 	if (a->url) {
 		if (gw_report_url_open(&url, a->url, &err) != 0) {
-			fprintf(stderr, "gpuwatch report: %s\n", err.msg);
+			fprintf(stderr, "gpuwatch %s: %s\n", me(a), err.msg);
 			return err.code == GW_EINVAL ? 2 : 1;
 		}
 		q = gw_report_url_querier(url);
@@ -383,7 +389,7 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 	} else if (a->nlogs) {
 		m = gw_memstore_new();
 		if (!m) {
-			fprintf(stderr, "gpuwatch report: out of memory\n");
+			fprintf(stderr, "gpuwatch %s: out of memory\n", me(a));
 			return 1;
 		}
 		for (size_t i = 0; i < a->nlogs; i++)
@@ -396,7 +402,7 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 	} else {
 		struct gw_tsdb_opts to = {.path = a->path, .flush_interval_ms = -1, .must_exist = true};
 		if (gw_tsdb_open(&db, &to, &err) != 0) {
-			fprintf(stderr, "gpuwatch report: %s\n", err.msg);
+			fprintf(stderr, "gpuwatch %s: %s\n", me(a), err.msg);
 			return 1;
 		}
 		q = gw_tsdb_querier(db);
@@ -405,17 +411,18 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 	struct gw_report_opts o = {.price_per_kwh = price, .currency = a->currency, .source = source};
 	int rc = 0;
 	if (a->from && gw_api_parse_time(a->from, &o.from) != 0) {
-		fprintf(stderr, "gpuwatch report: --from %s: not a time (RFC 3339 or Unix seconds)\n",
+		fprintf(stderr, "gpuwatch %s: --from %s: not a time (RFC 3339 or Unix seconds)\n", me(a),
 			a->from);
 		rc = 2;
 	} else if (a->to && gw_api_parse_time(a->to, &o.to) != 0) {
-		fprintf(stderr, "gpuwatch report: --to %s: not a time (RFC 3339 or Unix seconds)\n", a->to);
+		fprintf(stderr, "gpuwatch %s: --to %s: not a time (RFC 3339 or Unix seconds)\n", me(a),
+			a->to);
 		rc = 2;
 	} else if (!a->from || !a->to) {
 		int64_t first = 0, last = 0;
 		if (url ? gw_report_url_last(url, &last, &err) != 0
 			: gw_report_data_span(&q, &first, &last, &err) != 0) {
-			fprintf(stderr, "gpuwatch report: %s: %s\n", source, err.msg);
+			fprintf(stderr, "gpuwatch %s: %s: %s\n", me(a), source, err.msg);
 			rc = 1;
 		} else {
 			/* logs: all of them; the store: its last hour (anomalies: day) */
@@ -433,13 +440,13 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 	struct gw_report *r = NULL;
 	struct gw_report_gpu_ref *refs = NULL;
 	if (!rc && o.from >= o.to) {
-		fprintf(stderr, "gpuwatch report: --from must be before --to\n");
+		fprintf(stderr, "gpuwatch %s: --from must be before --to\n", me(a));
 		rc = 2;
 	} else if (!rc && a->job && narrow_to_job(&q, a->job, &o, &refs, &err) != 0) {
-		fprintf(stderr, "gpuwatch report: %s: %s\n", source, err.msg);
+		fprintf(stderr, "gpuwatch %s: %s: %s\n", me(a), source, err.msg);
 		rc = 1;
 	} else if (!rc && gw_report_build(&q, &o, &r, &err) != 0) {
-		fprintf(stderr, "gpuwatch report: %s: %s (see --from and --to)\n", source, err.msg);
+		fprintf(stderr, "gpuwatch %s: %s: %s (see --from and --to)\n", me(a), source, err.msg);
 		rc = 1;
 	}
 	if (!rc) {
@@ -484,18 +491,18 @@ int gw_cmd_report(int argc, char **argv, const struct gw_cli *cli)
 		price = strtod(a.price, &end);
 		if (end == a.price || *end || !(price >= 0) || price > 1e9) {
 			fprintf(stderr,
-				"gpuwatch report: --price-per-kwh %s: not a price (a number, 0 or more)\n",
-				a.price);
+				"gpuwatch %s: --price-per-kwh %s: not a price (a number, 0 or more)\n",
+				me(&a), a.price);
 			rc = 2;
 		}
 	}
 	if (!rc && a.start) {
 		if (gw_import_parse_date(a.start, &a.start_ms) != 0) {
 			fprintf(stderr,
-				"gpuwatch report: --start \"%s\" is not a date and time (\"2026-12-02 "
+				"gpuwatch %s: --start \"%s\" is not a date and time (\"2026-12-02 "
 				"17:58:17\", "
 				"RFC 3339 or date's output)\n",
-				a.start);
+				me(&a), a.start);
 			rc = 2;
 		}
 		a.has_start = true;
@@ -505,9 +512,9 @@ int gw_cmd_report(int argc, char **argv, const struct gw_cli *cli)
 		double sec = strtod(a.interval, &end);
 		if (end == a.interval || *end || !(sec >= 0.001 && sec <= 86400)) {
 			fprintf(stderr,
-				"gpuwatch report: --interval is seconds between samples (0.001 to 86400), "
+				"gpuwatch %s: --interval is seconds between samples (0.001 to 86400), "
 				"not \"%s\"\n",
-				a.interval);
+				me(&a), a.interval);
 			rc = 2;
 		}
 		a.interval_ms = (int64_t)(sec * 1000 + 0.5);
@@ -520,27 +527,26 @@ int gw_cmd_report(int argc, char **argv, const struct gw_cli *cli)
 
 static void usage_anomalies(FILE *out)
 {
-	fprintf(out,
-		"usage: gpuwatch anomalies [options] [LOG...]\n\n"
-		"Find anomalies in a time range of GPU history: per GPU, utilisation, memory,\n"
-		"temperature and power against a trailing baseline of the same series (median and\n"
-		"MAD, quantile range): spikes, shifts that held for minutes, slow drifts. Each\n"
-		"with its time, GPU, metric, value, baseline and score. See docs/ANOMALIES.md.\n\n"
-		"Reads what gpuwatch report reads: the store (--storage.path), an agent (--url),\n"
-		"or nvidia-smi logs given as LOG.\n\n"
-		"Options:\n"
-		"  --storage.path DIR     the data directory (default data/)\n"
-		"  --url URL              a running agent's query API instead\n"
-		"  --from T, --to T       the range (RFC 3339 or Unix seconds); default: the last day\n"
-		"                         of the store's data, or the whole of the logs\n"
-		"  --format F             text or json (default text)\n"
-		"  --sensitivity S        robust deviations that make an anomaly (default 6; lower\n"
-		"                         finds more)\n"
-		"  -o, --output FILE      write to FILE instead of standard output\n"
-		"  --start TIME, --interval SECONDS  as for gpuwatch report\n"
-		"  -h, --help             show this help\n\n"
-		"Exit status: 0 list written (empty or not), 1 no data in the range or an\n"
-		"unreadable input, 2 bad arguments.\n");
+	fprintf(out, "usage: gpuwatch anomalies [options] [LOG...]\n\n"
+		     "Find anomalies in a time range of GPU history: per GPU, utilisation, memory,\n"
+		     "temperature and power against a trailing baseline of the same series (median and\n"
+		     "MAD, quantile range): spikes, shifts that held for minutes, slow drifts. Each\n"
+		     "with its time, GPU, metric, value, baseline and score. See docs/ANOMALIES.md.\n\n"
+		     "Reads what gpuwatch report reads: the store (--storage.path), an agent (--url),\n"
+		     "or nvidia-smi logs given as LOG.\n\n"
+		     "Options:\n"
+		     "  --storage.path DIR     the data directory (default data/)\n"
+		     "  --url URL              a running agent's query API instead\n"
+		     "  --from T, --to T       the range (RFC 3339 or Unix seconds); default: the last day\n"
+		     "                         of the store's data, or the whole of the logs\n"
+		     "  --format F             text or json (default text)\n"
+		     "  --sensitivity S        robust deviations that make an anomaly (default 6; lower\n"
+		     "                         finds more)\n"
+		     "  -o, --output FILE      write to FILE instead of standard output\n"
+		     "  --start TIME, --interval SECONDS  as for gpuwatch report\n"
+		     "  -h, --help             show this help\n\n"
+		     "Exit status: 0 list written (empty or not), 1 no data in the range or an\n"
+		     "unreadable input, 2 bad arguments.\n");
 }
 
 int gw_cmd_anomalies(int argc, char **argv, const struct gw_cli *cli)

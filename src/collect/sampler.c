@@ -182,6 +182,11 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 	pthread_cond_init(&s->stop_cond, NULL);
 	gw_nvml_log_init(&s->log, s->o.nvml_log_interval_ms);
 	s->win = calloc(ngpus ? ngpus : 1, sizeof(*s->win));
+	for (unsigned int g = 0; s->win && g < ngpus; g++)
+		if (gw_window_init(&s->win[g], s->o.count_window_ms) != 0) {
+			gw_sampler_free(s);
+			return gw_err_set(err, GW_ENOMEM, "out of memory");
+		}
 	s->want = calloc(s->nfields ? s->nfields : 1, sizeof(*s->want));
 	if (!s->win || !s->want || gw_nvml_tally_init(&s->tally, ngpus) != 0 || !(s->p2p = read_p2p(s))) {
 		gw_sampler_free(s);
@@ -612,6 +617,8 @@ void gw_sampler_free(struct gw_sampler *s)
 	pthread_mutex_destroy(&s->consumer_mu);
 	pthread_mutex_destroy(&s->stop_lock);
 	pthread_cond_destroy(&s->stop_cond);
+	for (unsigned int g = 0; s->win && g < s->ngpus; g++)
+		gw_window_release(&s->win[g]);
 	free(s->win);
 	free(s->p2p);
 	free((void *)s->want);

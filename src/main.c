@@ -43,10 +43,9 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nGlobal options:\n"
-		     "  --sim SPEC    use the simulated fleet instead of the NVIDIA driver;\n"
-		     "                SPEC is COUNTxMODEL[:WORKLOAD][,...] (e.g. 8xH200,\n"
-		     "                4xH100:training,4xL40S:inference) or a scenario file\n"
-		     "                (see docs/SIMULATOR.md)\n"
+		     "  --sim SPEC    use the simulated fleet instead of the NVIDIA driver; SPEC is\n"
+		     "                COUNTxMODEL[:WORKLOAD][,...] (e.g. 8xH200,4xL40S:inference)\n"
+		     "                or a scenario file (see docs/SIMULATOR.md)\n"
 		     "  -h, --help    show this help\n"
 		     "  --version     show the version\n\n"
 		     "Environment:\n"

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"pmon", gw_cmd_pmon, "process monitor, nvidia-smi pmon compatible"},
 	{"agent", gw_cmd_agent, "sampling daemon: dcgm-exporter compatible /metrics, history, PromQL API"},
 	{"health", gw_cmd_health, "health watches once, like dcgmi health -c (exit 0 pass, 20 warn, 21 fail)"},
+	{"diag", gw_cmd_diag, "diagnostics like dcgmi diag -r 1|2|3 (exit 0 pass, 22 warn, 23 fail)"},
 	{"query", gw_cmd_query, "PromQL over the local store, like promtool query"},
 	{"serve", gw_cmd_serve, "the query API over a store without sampling (imported logs, copied stores)"},
 	{"import", gw_cmd_import, "import nvidia-smi CSV logs into the store"},
@@ -42,10 +43,9 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nGlobal options:\n"
-		     "  --sim SPEC    use the simulated fleet instead of the NVIDIA driver;\n"
-		     "                SPEC is COUNTxMODEL[:WORKLOAD][,...] (e.g. 8xH200,\n"
-		     "                4xH100:training,4xL40S:inference) or a scenario file\n"
-		     "                (see docs/SIMULATOR.md)\n"
+		     "  --sim SPEC    use the simulated fleet instead of the NVIDIA driver; SPEC is\n"
+		     "                COUNTxMODEL[:WORKLOAD][,...] (e.g. 8xH200,4xL40S:inference)\n"
+		     "                or a scenario file (see docs/SIMULATOR.md)\n"
 		     "  -h, --help    show this help\n"
 		     "  --version     show the version\n\n"
 		     "Environment:\n"

@@ -43,6 +43,7 @@ int gw_cmd_dmon(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_pmon(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_agent(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_health(int argc, char **argv, const struct gw_cli *cli);
+int gw_cmd_diag(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_query(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_serve(int argc, char **argv, const struct gw_cli *cli);
 int gw_cmd_import(int argc, char **argv, const struct gw_cli *cli);

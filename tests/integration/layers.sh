@@ -13,6 +13,7 @@ declare -A may=(
 	[collect]="core nvml fields collect"
 	[export]="core model nvml fields collect export"
 	[health]="core model nvml fields collect api health"
+	[diag]="core nvml diag"
 	[http]="core http"
 	[store]="core model store"
 	[promql]="core model promql"
@@ -23,7 +24,7 @@ declare -A may=(
 	[web]="web"
 	[agent]="core model analysis nvml fields collect export http store ingest promql api rules web health agent"
 	[ui]="core model nvml fields collect http ui"
-	[cmd]="core model analysis nvml fields collect export http store ingest promql api rules web health agent ui cmd"
+	[cmd]="core model analysis nvml fields collect export http store ingest promql api rules web health diag agent ui cmd"
 	[sim]="nvml"
 )
 

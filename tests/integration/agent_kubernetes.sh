@@ -160,8 +160,9 @@ sleep 1 # five more failed polls
 scrape
 [ "$(grep -c 'pod-resources unavailable' "$tmp/agent.err")" = 1 ] ||
 	fail "expected one log line for the lost kubelet: $(grep kubelet "$tmp/agent.err")"
-# why: the socket gone, or refused when a poll fell between the kubelet's exit and the socket's removal
-grep -Eq 'pod-resources unavailable.*err="[^"]*(No such file|refused)' "$tmp/agent.err" ||
+# why: the socket gone; or, when a poll fell between the kubelet's exit and the socket's removal,
+# refused, or reset by the dying server (whichever the poll met: each says the kubelet went away)
+grep -Eq 'pod-resources unavailable.*err="[^"]*(No such file|refused|reset by peer)' "$tmp/agent.err" ||
 	fail "the log line does not say why: $(grep 'pod-resources unavailable' "$tmp/agent.err")"
 hasnt 100 'pod=' "without a kubelet"
 has 100 "container=\"$CA\"" "without a kubelet"

@@ -2,7 +2,7 @@
  * diag.h - `gpuwatch diag`'s checks, like `dcgmi diag -r 1|2|3`: level 1
  * (deployment) reads the driver, the device files, the environment and each
  * GPU's pending-repair state through NVML; levels 2 and 3 add CUDA tests
- * through the driver API (diag_cuda.c), loaded at run time.
+ * through the driver API (cuda*.c), loaded at run time.
  *
  * Each check appends one gw_diag_test to a gw_diag_run: PASS, WARN, FAIL
  * or SKIP with what was measured, the threshold it was held to and why.

@@ -8,8 +8,9 @@
 # dcgm-exporter's DCGM_EXP_GPU_HEALTH_STATUS), /api/v1/health and its
 # history. A clean fleet passes with exit 0; the text and JSON match
 # tests/golden/health/ on tests/data/scenarios/health-state.scn. Policies (--policy) run a
-# program, log and post a webhook for their GPU's events, once each; a
-# program that is not there is logged and the agent goes on.
+# program, log and post a webhook for their GPU's events, once each, and
+# every condition fires on its fault's GPU; a program that is not there is
+# logged and the agent goes on; SIGHUP reloads the policy file.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 for c in curl python3; do
@@ -134,6 +135,16 @@ policies:
       - webhook: http://127.0.0.1:$hport/gpu
       - exec: [/nonexistent/drain]
     interval: 1h
+  - name: others
+    conditions:
+      retired_pages: 1
+      pcie_replays_per_min: 0
+      thermal_violation: true
+      power_violation: true
+      health: fail
+    actions:
+      - exec: ["$tmp/record.sh", others]
+    interval: 1h
 YML
 port=$(free_port)
 "$BIN" --sim "$scn" agent -a "127.0.0.1:$port" -f "$tmp/counters.csv" --slow-interval 500 --storage.path "$tmp/data" \
@@ -175,10 +186,18 @@ q=$(curl -sf "http://127.0.0.1:$port/api/v1/query" --data-urlencode 'query=gpuwa
 
 # the policies fired on their GPUs only, once each (a DBE is one event; the interval holds repeats back)
 uuid() { python3 -c "import json,sys; print([g['uuid'] for g in json.load(open('$tmp/agent.json'))['gpus'] if g['index']==$1][0])"; }
-sort "$tmp/fired" 2>/dev/null >"$tmp/fired.s"
+grep ' memory$' "$tmp/fired" 2>/dev/null | sort >"$tmp/fired.s"
 printf '1 %s dbe 1 memory\n6 %s xid 79 memory\n' "$(uuid 1)" "$(uuid 6)" | sort >"$tmp/fired.want"
 cmp -s "$tmp/fired.s" "$tmp/fired.want" || fail "policy exec: got '$(cat "$tmp/fired.s")', want '$(cat "$tmp/fired.want")'"
 grep -q 'level=warn msg="policy fired" policy=memory condition=dbe gpu=1 ' "$tmp/agent.log" || fail "no policy log line for GPU 1's DBE"
+# the other conditions, each on its fault's GPU: retired pages (2), PCIe replays (4), thermal
+# violation (7), a failing verdict (1, 3, 6, 8, 11); power violations on every GPU, since the training
+# workload runs at its power cap, GPU 9's brake among them
+grep ' others$' "$tmp/fired" 2>/dev/null | awk '$3 != "power_violation" { print $1, $3 }' | sort -n >"$tmp/others"
+printf '1 health\n2 retired_pages\n3 health\n4 pcie_replays_per_min\n6 health\n7 thermal_violation\n8 health\n11 health\n' >"$tmp/others.want"
+cmp -s "$tmp/others" "$tmp/others.want" ||
+	fail "policy conditions: got '$(tr '\n' ';' <"$tmp/others")', want '$(tr '\n' ';' <"$tmp/others.want")'"
+grep -q "^9 GPU-[^ ]* power_violation [0-9.]* others$" "$tmp/fired" || fail "no power_violation firing on GPU 9"
 python3 -c '
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

@@ -30,8 +30,10 @@ tmp=$(mktemp -d)
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	# Chromium's helpers outlive the browser by a moment and still write into their profiles.
+	pkill -f -- "--user-data-dir=$tmp/" 2>/dev/null || true
 	wait 2>/dev/null || true
-	rm -rf "$tmp"
+	for _ in 1 2 3 4 5; do rm -rf "$tmp" 2>/dev/null && break; sleep 0.5; done
 }
 trap cleanup EXIT
 url="http://127.0.0.1:$port"

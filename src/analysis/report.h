@@ -102,6 +102,7 @@ extern const struct gw_report_reason_info gw_report_reason_info[GW_RR_N];
 	X(PCIE_BOUND, "pcie_bound")                                                                          \
 	X(THERMAL_THROTTLING, "thermal_throttling")                                                          \
 	X(POWER_CAPPED, "power_capped")                                                                      \
+	X(POWER_LIMIT, "power_limit")                                                                        \
 	X(HARDWARE, "hardware")
 
 enum gw_report_kind {
@@ -141,6 +142,7 @@ struct gw_report_gpu {
 	struct gw_report_stat stat[GW_RS_N];
 	double *grid[GW_RS_N]; /* bucket means over the report's grid, NaN where no sample */
 	double *grid_reasons;  /* bucket OR of the clock event reasons, NaN where none */
+	double *grid_limit;    /* bucket mean of the enforced power limit (W), NaN where none; NULL: never seen */
 	double mem_total;      /* bytes (the largest seen); 0: unknown */
 	double power_limit;    /* enforced, W (the smallest seen); 0: unknown */
 	double power_default;  /* default limit, W; 0: unknown */
@@ -180,6 +182,25 @@ struct gw_report_job {
 	int64_t first, last;  /* ms */
 };
 
+/* A training job's work under one power limit (report_train.c). */
+struct gw_report_plimit {
+	double watts, seconds, tokens, energy_j;
+};
+
+/* A job that counted its tokens (gpuwatch_training_tokens_total). */
+struct gw_report_train {
+	const char *job;
+	size_t *gpus; /* indexes into gw_report.gpu: its model_info's gpus, else its instances' */
+	size_t ngpus;
+	double tokens, seconds;	  /* counted, and the time they were counted over */
+	double energy_j;	  /* its GPUs' energy over the same time where their power is known ... */
+	double tokens_metered;	  /* ... and the tokens of that time (energy a token = energy_j / this) */
+	bool energy_partial;	  /* some of the time had no power for one of its GPUs */
+	double last_limit;	  /* W, the latest limit its GPUs agreed on; 0: none */
+	struct gw_report_plimit *lim; /* by limit held at least GW_RPT_MIN_RUN_S, watts ascending once found */
+	size_t nlim;
+};
+
 struct gw_report {
 	int64_t from, to;    /* the range asked for, ms */
 	int64_t first, last; /* the samples found in it, ms */
@@ -196,6 +217,8 @@ struct gw_report {
 	size_t nfind;
 	struct gw_report_job *job;
 	size_t njobs;
+	struct gw_report_train *train;
+	size_t ntrain;
 	struct gw_arena arena; /* everything above */
 };
 

@@ -176,6 +176,37 @@ static void energy(struct gw_buf *b, const struct gw_report *r, double j)
 	}
 }
 
+void gw_rpt_train_html(const struct gw_report *r, struct gw_buf *b)
+{
+	if (!r->ntrain)
+		return;
+	gw_buf_printf(b, "<h2>Training (%zu)</h2>\n<table><tr><th>job</th><th>GPUs</th><th>power limit W</th>"
+			 "<th>hours</th><th>tokens/s</th><th>W drawn</th><th>tokens/J</th></tr>\n", r->ntrain);
+	for (size_t i = 0; i < r->ntrain; i++) {
+		const struct gw_report_train *t = &r->train[i];
+		gw_buf_puts(b, "<tr><td>");
+		esc(b, t->job);
+		gw_buf_puts(b, "</td><td>");
+		for (size_t k = 0; k < t->ngpus; k++) {
+			gw_buf_puts(b, k ? ", " : "");
+			esc(b, r->gpu[t->gpus[k]].index);
+		}
+		gw_buf_printf(b, "</td><td>all</td><td class=\"num\">%.2f</td><td class=\"num\">%.0f</td>"
+				 "<td class=\"num\">%.0f</td><td class=\"num\">%.3g</td></tr>\n",
+			      t->seconds / 3600, t->seconds > 0 ? t->tokens / t->seconds : 0.0,
+			      t->seconds > 0 ? t->energy_j / t->seconds : 0.0,
+			      t->energy_j > 0 ? t->tokens_metered / t->energy_j : 0.0);
+		for (size_t k = 0; k < t->nlim; k++) {
+			const struct gw_report_plimit *l = &t->lim[k];
+			gw_buf_printf(b, "<tr><td></td><td></td><td class=\"num\">%.0f</td><td class=\"num\">%.2f</td>"
+					 "<td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.3g</td></tr>\n",
+				      l->watts, l->seconds / 3600, l->tokens / l->seconds, l->energy_j / l->seconds,
+				      l->tokens / l->energy_j);
+		}
+	}
+	gw_buf_puts(b, "</table>\n");
+}
+
 int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 {
 	gw_buf_puts(
@@ -283,6 +314,7 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 		}
 		gw_buf_puts(b, "</table>\n");
 	}
+	gw_rpt_train_html(r, b);
 	gw_buf_puts(b, "<h2>Node</h2>\n");
 	stat_table(b, r->node);
 	gw_buf_puts(b, "</section></body></html>\n");

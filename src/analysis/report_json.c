@@ -191,6 +191,49 @@ void gw_report_render_gpus_json(const struct gw_report *r, struct gw_buf *b)
 	gw_buf_putc(b, ']');
 }
 
+void gw_rpt_train_json(const struct gw_report *r, struct gw_buf *b)
+{
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->ntrain; i++) {
+		const struct gw_report_train *t = &r->train[i];
+		bool f = true;
+		gw_buf_puts(b, i ? ",{" : "{");
+		key(b, &f, "job");
+		str(b, t->job);
+		key(b, &f, "gpus");
+		gw_buf_putc(b, '[');
+		for (size_t k = 0; k < t->ngpus; k++) {
+			if (k)
+				gw_buf_putc(b, ',');
+			index_value(b, r->gpu[t->gpus[k]].index);
+		}
+		gw_buf_putc(b, ']');
+		knum(b, &f, "tokens", t->tokens);
+		knum(b, &f, "seconds", t->seconds);
+		knum(b, &f, "tokens_per_second", t->seconds > 0 ? t->tokens / t->seconds : NAN);
+		knum(b, &f, "energy_joules", t->energy_j);
+		knum(b, &f, "joules_per_token", t->tokens_metered > 0 ? t->energy_j / t->tokens_metered : NAN);
+		knum(b, &f, "tokens_per_joule", t->energy_j > 0 ? t->tokens_metered / t->energy_j : NAN);
+		if (r->price_per_kwh > 0 && t->tokens_metered > 0)
+			knum(b, &f, "cost_per_million_tokens", t->energy_j / 3.6e6 * r->price_per_kwh / t->tokens_metered * 1e6);
+		key(b, &f, "power_limits");
+		gw_buf_putc(b, '[');
+		for (size_t k = 0; k < t->nlim; k++) {
+			const struct gw_report_plimit *l = &t->lim[k];
+			bool fl = true;
+			gw_buf_puts(b, k ? ",{" : "{");
+			knum(b, &fl, "watts", l->watts);
+			knum(b, &fl, "seconds", l->seconds);
+			knum(b, &fl, "tokens_per_second", l->tokens / l->seconds);
+			knum(b, &fl, "power_watts", l->energy_j / l->seconds);
+			knum(b, &fl, "tokens_per_joule", l->tokens / l->energy_j);
+			gw_buf_putc(b, '}');
+		}
+		gw_buf_puts(b, "]}");
+	}
+	gw_buf_putc(b, ']');
+}
+
 int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 {
 	bool first = true;
@@ -247,6 +290,8 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 		gw_buf_putc(b, '}');
 	}
 	gw_buf_putc(b, ']');
+	key(b, &first, "training");
+	gw_rpt_train_json(r, b);
 	knum(b, &first, "energy_joules", r->energy_j);
 	knum(b, &first, "energy_kwh", r->energy_j / 3.6e6);
 	if (r->price_per_kwh > 0) {

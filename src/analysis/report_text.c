@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void cell(struct gw_buf *b, bool md, double v, int width)
@@ -85,6 +86,57 @@ static void span(struct gw_buf *b, int64_t from, int64_t to)
 	gw_buf_printf(b, "%s .. %s UTC", f, strncmp(f, t, 11) == 0 ? t + 11 : t);
 }
 
+/* "0-7", "0,2,5": a job's GPU indexes, runs joined. */
+static void gpu_runs(struct gw_buf *b, const struct gw_report *r, const size_t *gpus, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		long a = strtol(r->gpu[gpus[i]].index, NULL, 10);
+		while (j + 1 < n && strtol(r->gpu[gpus[j + 1]].index, NULL, 10) == a + (long)(j + 1 - i) &&
+		       strcmp(r->gpu[gpus[j + 1]].instance, r->gpu[gpus[i]].instance) == 0)
+			j++;
+		gw_buf_printf(b, "%s%s", i ? "," : "", r->gpu[gpus[i]].index);
+		if (j > i)
+			gw_buf_printf(b, "-%s", r->gpu[gpus[j]].index);
+		i = j + 1;
+	}
+}
+
+void gw_rpt_train_text(const struct gw_report *r, struct gw_buf *b, bool md)
+{
+	if (!r->ntrain)
+		return;
+	gw_buf_printf(b, "%sTraining (%zu job%s counting tokens)\n%s", md ? "## " : "", r->ntrain,
+		      r->ntrain == 1 ? "" : "s", md ? "\n" : "");
+	for (size_t i = 0; i < r->ntrain; i++) {
+		const struct gw_report_train *t = &r->train[i];
+		char d[32];
+		gw_rpt_duration(t->seconds, d, sizeof(d));
+		gw_buf_printf(b, "%s%s%s%s  GPU ", md ? "- **" : "  ", t->job, md ? "**" : "", md ? "," : "");
+		gpu_runs(b, r, t->gpus, t->ngpus);
+		gw_buf_printf(b, ": %.4g tokens in %s, %.0f tokens/s", t->tokens, d,
+			      t->seconds > 0 ? t->tokens / t->seconds : 0.0);
+		if (t->energy_j > 0 && t->tokens_metered > 0) {
+			gw_buf_printf(b, "; %.3f kWh, %.4g J a token (%.3g tokens/J)%s", t->energy_j / 3.6e6,
+				      t->energy_j / t->tokens_metered, t->tokens_metered / t->energy_j,
+				      t->energy_partial ? ", over the time its GPUs' power is known" : "");
+			if (r->price_per_kwh > 0)
+				gw_buf_printf(b, ", cost %.4g%s%s a million tokens",
+					      t->energy_j / 3.6e6 * r->price_per_kwh / t->tokens_metered * 1e6,
+					      r->currency[0] ? " " : "", r->currency);
+		}
+		gw_buf_putc(b, '\n');
+		for (size_t k = 0; k < t->nlim; k++) {
+			const struct gw_report_plimit *l = &t->lim[k];
+			gw_rpt_duration(l->seconds, d, sizeof(d));
+			gw_buf_printf(b, "%s%s%.0f W limit: %.0f tokens/s, %.0f W drawn, %.3g tokens/J over %s\n",
+				      md ? "  - " : "      ", k ? "" : "at a ", l->watts, l->tokens / l->seconds,
+				      l->energy_j / l->seconds, l->tokens / l->energy_j, d);
+		}
+	}
+	gw_buf_putc(b, '\n');
+}
+
 static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 {
 	gw_buf_printf(b, "%sgpuwatch report%s%s\n\n", md ? "# " : "", r->source[0] ? ": " : "", r->source);
@@ -112,6 +164,7 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 			      f->evidence, f->advice);
 	}
 	gw_buf_putc(b, '\n');
+	gw_rpt_train_text(r, b, md);
 
 	for (size_t i = 0; i < r->ngpus; i++) {
 		const struct gw_report_gpu *g = &r->gpu[i];

@@ -12,10 +12,12 @@
  *   leak      - moderate load while the process's memory creeps up;
  *   thermal   - full load on a board whose cooling is impaired (physics.c
  *               raises its thermal resistance), so it heats into slowdown;
- *   powercap  - full load under a lowered power limit;
+ *   powercap  - full load under a lowered power limit (a training job with no
+ *               evaluation, checkpoints or all-reduce: every second makes tokens);
  *   burn      - constant full load (gpu-burn, what the captures ran).
  */
 #include "sim.h"
+#include "gwsim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -115,6 +117,7 @@ static void training(const struct gwsim_gpu *g, double t, struct gwsim_load *l)
 		l->pcie_rx = 20000 * jitter(g, t, 0.3, 13); /* next batch */
 		l->pcie_tx = 800;
 		l->power = 0.93 * jitter(g, t, 0.01, 14);
+		l->work = 1.0; /* the only part of a step that makes tokens (physics.c's throughput model) */
 	} else { /* all-reduce */
 		l->gpu = 0.97;
 		l->mem = 0.30;
@@ -176,6 +179,7 @@ void gwsim_workload_eval(const struct gwsim_gpu *g, double t, struct gwsim_load 
 		break;
 	case GWSIM_WL_POWERCAP:
 		full(g, t, l, 1.0);
+		l->work = 1.0;
 		break;
 	case GWSIM_WL__COUNT:
 		break;
@@ -249,4 +253,19 @@ void gwsim_workload_procs(struct gwsim_gpu *g)
 		proc_add(g, pid, "./gpu_burn", total * 0.20, cg);
 		break;
 	}
+}
+
+GWSIM_EXPORT int gwsim_tokens_total(unsigned int gpu, double *tokens)
+{
+	pthread_mutex_lock(&gwsim.lock);
+	int rc = -1;
+	if (gpu < gwsim.ngpus && tokens) {
+		struct gwsim_gpu *g = &gwsim.gpus[gpu];
+		gwsim_advance(g, gwsim_now_t());
+		*tokens = g->d.tokens;
+		bool makes = (g->wl == GWSIM_WL_TRAINING || g->wl == GWSIM_WL_POWERCAP) && g->st.tokens_per_s > 0;
+		rc = makes ? 0 : 1;
+	}
+	pthread_mutex_unlock(&gwsim.lock);
+	return rc;
 }

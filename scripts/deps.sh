@@ -5,7 +5,8 @@
 set -euo pipefail
 what=${1:-build}
 pkgs=(gcc make cmake pkg-config libmicrohttpd-dev libpcre2-dev libsqlite3-dev libyaml-dev libcrypt-dev libncurses-dev
-	libcurl4-openssl-dev libjansson-dev zlib1g-dev libprotobuf-c-dev protobuf-c-compiler libsnappy-dev libnghttp2-dev)
+	libcurl4-openssl-dev libjansson-dev zlib1g-dev libprotobuf-c-dev protobuf-c-compiler libsnappy-dev libnghttp2-dev
+	libcairo2-dev)
 if [ "$what" = fuzz ]; then
 	pkgs+=(clang libclang-rt-14-dev)
 fi

@@ -85,6 +85,30 @@ static void span(struct gw_buf *b, int64_t from, int64_t to)
 	gw_buf_printf(b, "%s .. %s UTC", f, strncmp(f, t, 11) == 0 ? t + 11 : t);
 }
 
+/* report --png: the chart files, as images in Markdown. */
+static int png_files(struct gw_buf *b, const struct gw_report *r, bool md)
+{
+	gw_buf_printf(b, "%sCharts (PNG)\n%s", md ? "## " : "", md ? "\n" : "");
+	for (size_t k = 0; k < GW_REPORT_NCHARTS; k++) {
+		struct gw_chart c;
+		char path[4096];
+		int rc = gw_report_chart(r, k, &c);
+		if (rc)
+			return rc;
+		int w, h;
+		gw_chart_framed_size(&c, &w, &h);
+		if (gw_report_chart_file(r, k, path, sizeof(path)) == 0) {
+			if (md)
+				gw_buf_printf(b, "![%s (%s)](<%s>)\n", c.title, c.unit, path);
+			else
+				gw_buf_printf(b, "  %-20s %s  %dx%d\n", c.title, path, w, h);
+		}
+		gw_chart_release(&c);
+	}
+	gw_buf_putc(b, '\n');
+	return 0;
+}
+
 static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 {
 	gw_buf_printf(b, "%sgpuwatch report%s%s\n\n", md ? "# " : "", r->source[0] ? ": " : "", r->source);
@@ -112,6 +136,11 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 			      f->evidence, f->advice);
 	}
 	gw_buf_putc(b, '\n');
+	if (r->png_dir) {
+		int rc = png_files(b, r, md);
+		if (rc)
+			return rc;
+	}
 
 	for (size_t i = 0; i < r->ngpus; i++) {
 		const struct gw_report_gpu *g = &r->gpu[i];

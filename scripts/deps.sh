@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages gpuwatch needs to build and test, if missing.
+# (libcairo2-dev is optional to build, for report --png; installed here so
+# CI and the quick start always have it.)
 # Usage: scripts/deps.sh [build|test|fuzz]   (test installs the test peers
 # too; fuzz adds clang and its libFuzzer runtime for scripts/fuzz.sh)
 set -euo pipefail

@@ -193,7 +193,7 @@ struct gw_report {
 	double price_per_kwh; /* 0: no cost */
 	const char *currency;
 	const char *source; /* what was read, for the heading */
-	const char *png_dir; /* where the charts were written as PNG files (report --png), listed; NULL: none */
+	const char *png_dir; /* report --png: the charts' files are there; NULL: none */
 	struct gw_report_finding *find;
 	size_t nfind;
 	struct gw_report_job *job;

@@ -159,7 +159,8 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 	}
 	gw_buf_puts(b, "<h2>Charts</h2>\n<p class=\"legend\">");
 	for (size_t i = 0; i < r->ngpus; i++) {
-		gw_buf_printf(b, "<span><i style=\"background:%s\"></i>GPU ", gw_chart_colors[i % GW_CHART_NCOLORS]);
+		gw_buf_printf(b, "<span><i style=\"background:%s\"></i>GPU ",
+			      gw_chart_colors[i % GW_CHART_NCOLORS]);
 		esc(b, r->gpu[i].index);
 		if (r->gpu[i].instance[0]) {
 			gw_buf_puts(b, " ");

@@ -117,6 +117,7 @@ int gw_chart_png_open(struct gw_chart_png **out, struct gw_err *err);
 void gw_chart_png_close(struct gw_chart_png *p);
 
 /* The framed chart as a PNG file's bytes, appended to out. */
-int gw_chart_png_draw(struct gw_chart_png *p, const struct gw_chart *c, struct gw_buf *out, struct gw_err *err);
+int gw_chart_png_draw(struct gw_chart_png *p, const struct gw_chart *c, struct gw_buf *out,
+		      struct gw_err *err);
 
 #endif

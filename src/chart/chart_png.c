@@ -68,7 +68,8 @@ int gw_chart_png_open(struct gw_chart_png **out, struct gw_err *err)
 	*(void **)&p->name = dlsym(h, #name);                                                                \
 	if (!p->name) {                                                                                      \
 		free(p);                                                                                     \
-		return gw_err_set(err, GW_ENOLIB, "%s lacks %s (cairo 1.10 or newer is needed)", path, #name); \
+		return gw_err_set(err, GW_ENOLIB, "%s lacks %s (cairo 1.10 or newer is needed)", path,       \
+				  #name);                                                                    \
 	}
 	GW_CAIRO_FUNCS(GW_CAIRO_RESOLVE)
 #undef GW_CAIRO_RESOLVE
@@ -91,7 +92,8 @@ static void color(const struct draw *d, const char *hex)
 	unsigned v = 0;
 	if (!hex || sscanf(hex, "#%6x", &v) != 1)
 		v = 0;
-	d->f->cairo_set_source_rgb(d->cr, (v >> 16 & 0xff) / 255.0, (v >> 8 & 0xff) / 255.0, (v & 0xff) / 255.0);
+	d->f->cairo_set_source_rgb(d->cr, (v >> 16 & 0xff) / 255.0, (v >> 8 & 0xff) / 255.0,
+				   (v & 0xff) / 255.0);
 }
 
 static void rounded(const struct draw *d, double x, double y, double w, double h, double r)
@@ -184,7 +186,8 @@ static cairo_status_t put(void *closure, const unsigned char *data, unsigned int
 	return gw_buf_append(closure, data, len) == 0 ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
-int gw_chart_png_draw(struct gw_chart_png *p, const struct gw_chart *c, struct gw_buf *out, struct gw_err *err)
+int gw_chart_png_draw(struct gw_chart_png *p, const struct gw_chart *c, struct gw_buf *out,
+		      struct gw_err *err)
 {
 	int w, h;
 	gw_chart_framed_size(c, &w, &h);
@@ -204,8 +207,8 @@ int gw_chart_png_draw(struct gw_chart_png *p, const struct gw_chart *c, struct g
 		st = p->cairo_surface_write_to_png_stream(s, put, out);
 	p->cairo_surface_destroy(s);
 	if (st != CAIRO_STATUS_SUCCESS)
-		return gw_err_set(err, st == CAIRO_STATUS_NO_MEMORY ? GW_ENOMEM : GW_EIO, "drawing %s: cairo: %s",
-				  c->id, p->cairo_status_to_string(st));
+		return gw_err_set(err, st == CAIRO_STATUS_NO_MEMORY ? GW_ENOMEM : GW_EIO,
+				  "drawing %s: cairo: %s", c->id, p->cairo_status_to_string(st));
 	return 0;
 }
 
@@ -229,7 +232,8 @@ void gw_chart_png_close(struct gw_chart_png *p)
 	(void)p;
 }
 
-int gw_chart_png_draw(struct gw_chart_png *p, const struct gw_chart *c, struct gw_buf *out, struct gw_err *err)
+int gw_chart_png_draw(struct gw_chart_png *p, const struct gw_chart *c, struct gw_buf *out,
+		      struct gw_err *err)
 {
 	(void)p, (void)c, (void)out;
 	return gw_err_set(err, GW_ENOTSUP, "this gpuwatch was built without PNG support");

@@ -71,7 +71,8 @@ static void line(void *ctx, double x1, double y1, double x2, double y2, enum gw_
 	gw_buf_puts(s->b, "/>");
 }
 
-static void text(void *ctx, double x, double y, enum gw_chart_anchor a, enum gw_chart_ink ink, const char *str)
+static void text(void *ctx, double x, double y, enum gw_chart_anchor a, enum gw_chart_ink ink,
+		 const char *str)
 {
 	struct svg *s = ctx;
 	gw_buf_puts(s->b, "<text");

@@ -61,7 +61,8 @@ static void usage(FILE *out)
 }
 
 struct args {
-	const char *path, *url, *from, *to, *job, *format, *output, *price, *currency, *start, *interval, *png;
+	const char *path, *url, *from, *to, *job, *format, *output, *price, *currency, *start, *interval,
+	    *png;
 	const char *sensitivity; /* gpuwatch anomalies */
 	bool anomalies;		 /* gpuwatch anomalies: its list, not the report */
 	bool has_start;

@@ -23,8 +23,8 @@ static int make_dir(const char *dir, struct gw_err *err)
 		*q = '\0';
 		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
 			int e = errno;
-			int rc = gw_err_set(err, e == EACCES ? GW_EPERM : GW_EIO, "--png %s: cannot create %s: %s",
-					    dir, p, strerror(e));
+			int rc = gw_err_set(err, e == EACCES ? GW_EPERM : GW_EIO,
+					    "--png %s: cannot create %s: %s", dir, p, strerror(e));
 			free(p);
 			return rc;
 		}
@@ -45,8 +45,8 @@ static int write_file(const char *path, const struct gw_buf *b, struct gw_err *e
 {
 	FILE *f = fopen(path, "wb");
 	if (!f)
-		return gw_err_set(err, errno == EACCES ? GW_EPERM : GW_EIO, "--png: cannot write %s: %s", path,
-				  strerror(errno));
+		return gw_err_set(err, errno == EACCES ? GW_EPERM : GW_EIO, "--png: cannot write %s: %s",
+				  path, strerror(errno));
 	size_t k = fwrite(b->data, 1, b->len, f);
 	int werr = k != b->len || ferror(f);
 	if (fclose(f) != 0 || werr)

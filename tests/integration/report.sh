@@ -182,6 +182,8 @@ PY
 	: >"$tmp/afile"
 	expect_err 1 "--png $tmp/afile/charts: cannot create $tmp/afile/charts: Not a directory" --storage.path "$tmp/job" --png "$tmp/afile/charts"
 	expect_err 1 "--png $tmp/afile: not a directory" --storage.path "$tmp/job" --png "$tmp/afile"
+	mkdir -p "$tmp/taken/power.png" # a file that cannot be written, even by root
+	expect_err 1 "--png: cannot write $tmp/taken/power.png: Is a directory" --storage.path "$tmp/job" --png "$tmp/taken"
 	if [ "$(id -u)" != 0 ]; then
 		mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
 		expect_err 1 "cannot create $tmp/ro/charts: Permission denied" --storage.path "$tmp/job" --png "$tmp/ro/charts"

@@ -77,7 +77,8 @@ static void r_line(void *ctx, double x1, double y1, double x2, double y2, enum g
 {
 	(void)ctx, (void)x1, (void)y1, (void)x2, (void)y2, (void)ink;
 }
-static void r_text(void *ctx, double x, double y, enum gw_chart_anchor a, enum gw_chart_ink ink, const char *s)
+static void r_text(void *ctx, double x, double y, enum gw_chart_anchor a, enum gw_chart_ink ink,
+		   const char *s)
 {
 	struct rec *r = ctx;
 	r->texts++;

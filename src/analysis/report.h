@@ -20,6 +20,7 @@
 #ifndef GW_ANALYSIS_REPORT_H
 #define GW_ANALYSIS_REPORT_H
 
+#include "chart/chart.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -213,6 +214,7 @@ struct gw_report {
 	double price_per_kwh; /* 0: no cost */
 	const char *currency;
 	const char *source; /* what was read, for the heading */
+	const char *png_dir; /* report --png: the charts' files are there; NULL: none */
 	struct gw_report_finding *find;
 	size_t nfind;
 	struct gw_report_job *job;
@@ -238,6 +240,7 @@ struct gw_report_opts {
 	double price_per_kwh; /* 0: none */
 	const char *currency; /* NULL: "" */
 	const char *source;   /* NULL: "" */
+	const char *png_dir;  /* the renderers list the charts' PNG files there; NULL: none */
 };
 
 /*
@@ -258,6 +261,16 @@ int gw_report_data_span(const struct gw_querier *q, int64_t *first_ms, int64_t *
 enum gw_report_format { GW_REPORT_TEXT, GW_REPORT_MD, GW_REPORT_JSON, GW_REPORT_HTML };
 int gw_report_format_parse(const char *s, enum gw_report_format *out);
 int gw_report_render(const struct gw_report *r, enum gw_report_format f, struct gw_buf *b);
+
+/*
+ * The report's charts, in the HTML page's order: utilisation, memory used,
+ * power, temperature, a line per GPU over the grid. Chart k into c (its
+ * series point into r's grids; gw_chart_release frees c). GW_ENOMEM.
+ */
+#define GW_REPORT_NCHARTS 4
+int gw_report_chart(const struct gw_report *r, size_t k, struct gw_chart *c);
+/* Chart k's PNG file: "PNG_DIR/ID.png". GW_ERANGE when it does not fit in len. */
+int gw_report_chart_file(const struct gw_report *r, size_t k, char *out, size_t len);
 
 /* The JSON report's "gpus" array alone (per-GPU statistics), appended to b: for documents that embed it. */
 void gw_report_render_gpus_json(const struct gw_report *r, struct gw_buf *b);

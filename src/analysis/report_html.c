@@ -1,9 +1,10 @@
 /*
  * report_html.c - the report as one self-contained HTML page: the findings,
  * inline SVG charts of utilisation, memory, power and temperature (a line
- * per GPU over the report's grid) and the statistics tables, in the colours
- * of the agent's page (web/src/style.css). No script, no external asset:
- * the file can be mailed or attached to a ticket.
+ * per GPU over the report's grid: report_chart.c, drawn by chart/chart_svg.c)
+ * and the statistics tables, in the colours of the agent's page
+ * (web/src/style.css). No script, no external asset: the file can be
+ * mailed or attached to a ticket.
  */
 #include "analysis/report_int.h"
 
@@ -33,7 +34,7 @@ static void esc(struct gw_buf *b, const char *s)
 	}
 }
 
-/* The page's palette (style.css), light and dark, and the lines' colours. */
+/* The page's palette (style.css), light and dark; the lines' colours are chart.h's. */
 static const char style[] =
     ":root{--bg:#fafafa;--fg:#1d1f21;--muted:#6b7075;--tile:#fff;--line:#d8dbde;--ok:#2e7d32;--warn:#ef6c00;"
     "--bad:#c62828;--accent:#1565c0}\n"
@@ -58,86 +59,32 @@ static const char style[] =
     ".legend span{margin-right:1em}.legend i{display:inline-block;width:.8em;height:.8em;margin-right:.3em;"
     "border-radius:2px}\n";
 
-static const char *const colors[] = {"#1565c0", "#ef6c00", "#2e7d32", "#c62828",
-				     "#6a1b9a", "#00838f", "#9e9d24", "#5d4037"};
-#define NCOLORS (sizeof(colors) / sizeof(colors[0]))
-
-#define W 800
-#define H 220
-#define ML 48
-#define MR 12
-#define MT 10
-#define MB 24
-
-/* A round upper bound for the y axis: 1, 2 or 5 times a power of ten. */
-static double nice_max(double v)
+/* A chart: its title over its SVG, both drawn from the report's chart description. */
+static int chart(struct gw_buf *b, const struct gw_report *r, size_t k)
 {
-	if (!(v > 0))
-		return 1;
-	double p = pow(10, floor(log10(v)));
-	for (double m = 1; m <= 10; m *= 2) {
-		if (m == 4)
-			m = 5;
-		if (m * p >= v)
-			return m * p;
-	}
-	return 10 * p;
+	struct gw_chart c;
+	int rc = gw_report_chart(r, k, &c);
+	if (rc)
+		return rc;
+	gw_buf_printf(b, "<div class=\"chart\"><h3>%s (%s)</h3>\n", c.title, c.unit);
+	gw_chart_svg(&c, b);
+	gw_buf_puts(b, "</div>\n");
+	gw_chart_release(&c);
+	return 0;
 }
 
-static void chart(struct gw_buf *b, const struct gw_report *r, int id, const char *title, double scale,
-		  double fixed_max)
+/* report --png: where the same charts were written. */
+static void png_files(struct gw_buf *b, const struct gw_report *r)
 {
-	double top = fixed_max;
-	if (!(top > 0)) {
-		double mx = 0;
-		for (size_t i = 0; i < r->ngpus; i++)
-			if (r->gpu[i].stat[id].n && r->gpu[i].stat[id].max * scale > mx)
-				mx = r->gpu[i].stat[id].max * scale;
-		top = nice_max(mx);
-	}
-	gw_buf_printf(b,
-		      "<div class=\"chart\"><h3>%s (%s)</h3>\n<svg viewBox=\"0 0 %d %d\" width=\"100%%\" "
-		      "role=\"img\" aria-label=\"%s\">\n",
-		      title, gw_report_stat_info[id].unit, W, H, title);
-	double pw = W - ML - MR, ph = H - MT - MB;
-	for (int k = 0; k <= 4; k++) {
-		double y = MT + ph - ph * k / 4;
-		gw_buf_printf(b,
-			      "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			      "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-			      ML, W - MR, y, y, ML - 4, y + 4, top * k / 4);
-	}
-	for (int k = 0; k <= 4; k++) {
-		int64_t t = r->from + (r->to - r->from) * k / 4;
-		char s[32];
-		gw_rpt_time(t, s, sizeof(s));
-		gw_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.5s</text>\n",
-			      ML + pw * k / 4, H - 6,
-			      k == 0   ? "start"
-			      : k == 4 ? "end"
-				       : "middle",
-			      s + 11);
-	}
-	for (size_t i = 0; i < r->ngpus; i++) {
-		const double *g = r->gpu[i].grid[id];
-		if (!g)
+	gw_buf_puts(b, "<p class=\"muted\">As PNG files:");
+	for (size_t k = 0; k < GW_REPORT_NCHARTS; k++) {
+		char path[4096];
+		if (gw_report_chart_file(r, k, path, sizeof(path)) != 0)
 			continue;
-		gw_buf_printf(b, "<path stroke=\"%s\" d=\"", colors[i % NCOLORS]);
-		bool pen = false;
-		for (size_t k = 0; k < r->ngrid; k++) {
-			if (isnan(g[k])) {
-				pen = false;
-				continue;
-			}
-			double x = ML + pw * (double)k / (double)(r->ngrid > 1 ? r->ngrid - 1 : 1);
-			double v = g[k] * scale / top;
-			double y = MT + ph - ph * (v > 1 ? 1 : v < 0 ? 0 : v);
-			gw_buf_printf(b, "%c%.1f %.1f", pen ? 'L' : 'M', x, y);
-			pen = true;
-		}
-		gw_buf_puts(b, "\"/>\n");
+		gw_buf_puts(b, k ? ", " : " ");
+		esc(b, path);
 	}
-	gw_buf_puts(b, "</svg></div>\n");
+	gw_buf_puts(b, "</p>\n");
 }
 
 static void time_span(struct gw_buf *b, int64_t from, int64_t to)
@@ -243,7 +190,8 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 	}
 	gw_buf_puts(b, "<h2>Charts</h2>\n<p class=\"legend\">");
 	for (size_t i = 0; i < r->ngpus; i++) {
-		gw_buf_printf(b, "<span><i style=\"background:%s\"></i>GPU ", colors[i % NCOLORS]);
+		gw_buf_printf(b, "<span><i style=\"background:%s\"></i>GPU ",
+			      gw_chart_colors[i % GW_CHART_NCOLORS]);
 		esc(b, r->gpu[i].index);
 		if (r->gpu[i].instance[0]) {
 			gw_buf_puts(b, " ");
@@ -252,16 +200,14 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 		gw_buf_puts(b, "</span>");
 	}
 	gw_buf_puts(b, "</p>\n<div id=\"charts\">\n");
-	chart(b, r, GW_RS_UTIL, "Utilisation", 100, 100);
-	double total = 0;
-	for (size_t i = 0; i < r->ngpus; i++)
-		total = r->gpu[i].mem_total > total ? r->gpu[i].mem_total : total;
-	/* memory against the largest board's total: how full it is shows at a glance */
-	chart(b, r, GW_RS_MEM, "Memory used", gw_report_stat_info[GW_RS_MEM].scale,
-	      total * gw_report_stat_info[GW_RS_MEM].scale);
-	chart(b, r, GW_RS_POWER, "Power", 1, 0);
-	chart(b, r, GW_RS_TEMP, "Temperature", 1, 0);
+	for (size_t k = 0; k < GW_REPORT_NCHARTS; k++) {
+		int rc = chart(b, r, k);
+		if (rc)
+			return rc;
+	}
 	gw_buf_puts(b, "</div>\n");
+	if (r->png_dir)
+		png_files(b, r);
 	for (size_t i = 0; i < r->ngpus; i++) {
 		const struct gw_report_gpu *g = &r->gpu[i];
 		gw_buf_puts(b, "<h2>GPU ");

@@ -234,6 +234,36 @@ void gw_rpt_train_json(const struct gw_report *r, struct gw_buf *b)
 	gw_buf_putc(b, ']');
 }
 
+/* report --png: [{"id", "title", "unit", "file", "width", "height"}] */
+static int charts(struct gw_buf *b, const struct gw_report *r)
+{
+	gw_buf_putc(b, '[');
+	for (size_t k = 0; k < GW_REPORT_NCHARTS; k++) {
+		struct gw_chart c;
+		char path[4096];
+		int rc = gw_report_chart(r, k, &c);
+		if (rc)
+			return rc;
+		int w, h;
+		gw_chart_framed_size(&c, &w, &h);
+		bool first = true;
+		gw_buf_puts(b, k ? ",{" : "{");
+		key(b, &first, "id");
+		str(b, c.id);
+		key(b, &first, "title");
+		str(b, c.title);
+		key(b, &first, "unit");
+		str(b, c.unit);
+		key(b, &first, "file");
+		str(b, gw_report_chart_file(r, k, path, sizeof(path)) == 0 ? path : "");
+		knum(b, &first, "width", w);
+		knum(b, &first, "height", h);
+		gw_buf_putc(b, '}');
+		gw_chart_release(&c);
+	}
+	return gw_buf_putc(b, ']');
+}
+
 int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 {
 	bool first = true;
@@ -262,6 +292,12 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 		finding(b, r, &r->find[i]);
 	}
 	gw_buf_putc(b, ']');
+	if (r->png_dir) {
+		key(b, &first, "charts");
+		int rc = charts(b, r);
+		if (rc)
+			return rc;
+	}
 	key(b, &first, "jobs");
 	gw_buf_putc(b, '[');
 	for (size_t i = 0; i < r->njobs; i++) {

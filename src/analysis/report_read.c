@@ -668,6 +668,7 @@ int gw_report_build(const struct gw_querier *q, const struct gw_report_opts *o, 
 	r->price_per_kwh = o->price_per_kwh;
 	r->currency = gw_arena_strdup(&r->arena, o->currency ? o->currency : "");
 	r->source = gw_arena_strdup(&r->arena, o->source ? o->source : "");
+	r->png_dir = o->png_dir ? gw_arena_strdup(&r->arena, o->png_dir) : NULL;
 	struct gw_err local;
 	gw_err_clear(&local);
 	struct reader rd = {.r = r, .q = q, .o = o, .err = err ? err : &local};

@@ -137,6 +137,30 @@ void gw_rpt_train_text(const struct gw_report *r, struct gw_buf *b, bool md)
 	gw_buf_putc(b, '\n');
 }
 
+/* report --png: the chart files, as images in Markdown. */
+static int png_files(struct gw_buf *b, const struct gw_report *r, bool md)
+{
+	gw_buf_printf(b, "%sCharts (PNG)\n%s", md ? "## " : "", md ? "\n" : "");
+	for (size_t k = 0; k < GW_REPORT_NCHARTS; k++) {
+		struct gw_chart c;
+		char path[4096];
+		int rc = gw_report_chart(r, k, &c);
+		if (rc)
+			return rc;
+		int w, h;
+		gw_chart_framed_size(&c, &w, &h);
+		if (gw_report_chart_file(r, k, path, sizeof(path)) == 0) {
+			if (md)
+				gw_buf_printf(b, "![%s (%s)](<%s>)\n", c.title, c.unit, path);
+			else
+				gw_buf_printf(b, "  %-20s %s  %dx%d\n", c.title, path, w, h);
+		}
+		gw_chart_release(&c);
+	}
+	gw_buf_putc(b, '\n');
+	return 0;
+}
+
 static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 {
 	gw_buf_printf(b, "%sgpuwatch report%s%s\n\n", md ? "# " : "", r->source[0] ? ": " : "", r->source);
@@ -165,6 +189,11 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 	}
 	gw_buf_putc(b, '\n');
 	gw_rpt_train_text(r, b, md);
+	if (r->png_dir) {
+		int rc = png_files(b, r, md);
+		if (rc)
+			return rc;
+	}
 
 	for (size_t i = 0; i < r->ngpus; i++) {
 		const struct gw_report_gpu *g = &r->gpu[i];

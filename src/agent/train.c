@@ -315,7 +315,7 @@ void agent_train_render(struct gw_agent *a, struct gw_expfmt *w, int64_t now_ms)
 			const struct agent_train_job *j = tr->jobs[i];
 			bool has;
 			double v = value_of(&j->v, f, &has);
-			if (!has || now_ms - gw_train_window_last(&j->w) > GW_TRAIN_STALE_MS)
+			if (!has || !gw_train_window_fresh(&j->w, now_ms))
 				continue;
 			if (!opened)
 				gw_expfmt_family(w, fams[f].name, fams[f].help, GW_METRIC_GAUGE);

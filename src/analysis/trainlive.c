@@ -216,6 +216,11 @@ int64_t gw_train_window_last(const struct gw_train_window *w)
 	return w->n ? cat(w, w->n - 1)->t_ms : 0;
 }
 
+bool gw_train_window_fresh(const struct gw_train_window *w, int64_t now_ms)
+{
+	return w->n && now_ms - gw_train_window_last(w) <= GW_TRAIN_STALE_MS;
+}
+
 /* The oldest point of the window: within GW_TRAIN_WINDOW_MS of the newest, else the one before it. */
 static size_t window_start(const struct gw_train_window *w)
 {

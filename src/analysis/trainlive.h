@@ -97,6 +97,9 @@ void gw_train_window_energy_reset(struct gw_train_window *w);
 /* The time of the newest push; 0: none. */
 int64_t gw_train_window_last(const struct gw_train_window *w);
 
+/* Whether the job pushed within GW_TRAIN_STALE_MS of now_ms (its families are shown). */
+bool gw_train_window_fresh(const struct gw_train_window *w, int64_t now_ms);
+
 /* What a job's families say now; each has_ false leaves its family out. */
 struct gw_train_values {
 	bool has_rate, has_mfu, has_tpj;

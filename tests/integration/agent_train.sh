@@ -5,7 +5,7 @@
 # where it is installed). The agent derives tokens/s (the counter's rate over
 # the pushes, resets read as restarts), MFU and HFU (equal, within 2 %, to
 # `gpuwatch mfu --format json` at that rate) and tokens/J (the rate over the
-# job's GPUs' power), on /metrics with HELP and TYPE and in the history; a
+# job's GPUs' power), a group's counter samples added up, on /metrics with HELP and TYPE and in the history; a
 # gpus label picks the GPUs; a POST that keeps the counter adds no point;
 # a malformed model_info is logged once with why and gives no MFU; the
 # families go when the group is deleted or loses its counter.
@@ -90,10 +90,22 @@ for i in 0 1 2 3 4 5; do
 	tokens noparams $((i * 100)) 'layers="32",hidden="4096",seq="8192"'
 	tokens badgpu $((i * 100)) "$shape,gpus=\"9\""
 	tokens noinfo $((i * 100)) -
+	code=$(push PUT ranks "gpuwatch_training_tokens_total{rank=\"0\"} $((i * 1000))\ngpuwatch_training_tokens_total{rank=\"1\"} $((i * 3000))\n")
+	[ "$code" = 200 ] || fail "PUT ranks: $code"
 	sleep 0.3
 done
 check llama3-8b 8 selective
 check pair 2 full '{gpu=~"0|1"}'
+# a group's samples of the counter (a rank each) add up
+query 'gpuwatch_training_tokens_total{job="ranks",rank="0"}[5m]' >"$tmp/r0"
+query 'gpuwatch_training_tokens_per_second{job="ranks"}' >"$tmp/r"
+python3 - "$tmp/r0" "$tmp/r" <<'PY' || fail "ranks: the counter's samples did not add up"
+import json, sys
+t = [float(p[0]) for p in json.load(open(sys.argv[1]))["data"]["result"][0]["values"]]
+got = float(json.load(open(sys.argv[2]))["data"]["result"][0]["value"][1])
+want = 4000 * (len(t) - 1) / (t[-1] - t[0])
+sys.exit(abs(got / want - 1) > 1e-6)
+PY
 
 # on /metrics with HELP and TYPE, under the group's labels
 for _ in $(seq 30); do

@@ -129,6 +129,11 @@ static void test_window_rate(void)
 	gw_train_derive(&w, NULL, &v);
 	CHECK_DBL_NEAR(v.tokens_per_s, (4000.0 - 100) / 3, 1e-9);
 	CHECK_INT_EQ(gw_train_window_last(&w), 4000);
+	/* shown until five minutes without a push */
+	CHECK(gw_train_window_fresh(&w, 4000 + GW_TRAIN_STALE_MS));
+	CHECK(!gw_train_window_fresh(&w, 4001 + GW_TRAIN_STALE_MS));
+	struct gw_train_window none = {0};
+	CHECK(!gw_train_window_fresh(&none, 0));
 	/* MFU: tokens/s x FLOPs a token over the peaks, as `mfu` computes it */
 	struct gw_train_info in;
 	struct gw_err err;

@@ -12,8 +12,10 @@
 #include <string.h>
 
 static const struct gw_train_gpu node[] = {
-    {0, "GPU-aaaa0000", "NVIDIA H100 80GB HBM3"}, {1, "GPU-aaaa0001", "NVIDIA H100 80GB HBM3"},
-    {2, "GPU-aaaa0002", "NVIDIA H100 80GB HBM3"}, {3, "GPU-aaaa0003", "NVIDIA H100 80GB HBM3"},
+    {0, "GPU-aaaa0000", "NVIDIA H100 80GB HBM3"},
+    {1, "GPU-aaaa0001", "NVIDIA H100 80GB HBM3"},
+    {2, "GPU-aaaa0002", "NVIDIA H100 80GB HBM3"},
+    {3, "GPU-aaaa0003", "NVIDIA H100 80GB HBM3"},
 };
 #define NODE 4
 
@@ -41,9 +43,9 @@ static void test_info_complete(void)
 	CHECK_DBL_NEAR(in.flops.hardware_per_token, in.flops.model_per_token, 1e-3);
 	CHECK_INT_EQ(in.dtype, GW_DT_BF16);
 	/* selective recomputation, fp8, two GPUs by index and UUID (one named twice), params with a suffix */
-	const struct gw_lpair l[] = {{"params", "8B"},	       {"layers", "32"},	{"hidden", "4096"},
-				     {"seq", "8192"},	       {"recompute", "selective"}, {"dtype", "fp8"},
-				     {"gpus", "1, gpu-AAAA0003,1"}};
+	const struct gw_lpair l[] = {
+	    {"params", "8B"},		{"layers", "32"}, {"hidden", "4096"},		{"seq", "8192"},
+	    {"recompute", "selective"}, {"dtype", "fp8"}, {"gpus", "1, gpu-AAAA0003,1"}};
 	CHECK_INT_EQ(gw_train_info_read(l, 7, node, NODE, &in, &err), 0);
 	CHECK_INT_EQ(in.ngpu, 2);
 	CHECK_INT_EQ(in.gpu[0], 1);
@@ -94,12 +96,13 @@ static void test_info_problems(void)
 	CHECK(strstr(err.msg, "no gpuwatch_training_model_info pushed") != NULL);
 	CHECK_INT_EQ(in.ngpu, NODE);
 	/* a GPU the peak table does not know, and one without the dtype's tensor path */
-	const struct gw_train_gpu odd[] = {{0, "GPU-b0", "NVIDIA Quadro Foo"}, {1, "GPU-b1", "NVIDIA A100-SXM4-80GB"}};
+	const struct gw_train_gpu odd[] = {{0, "GPU-b0", "NVIDIA Quadro Foo"},
+					   {1, "GPU-b1", "NVIDIA A100-SXM4-80GB"}};
 	CHECK_INT_EQ(gw_train_info_read(llama8b, 5, odd, 2, &in, &err), GW_EINVAL);
 	CHECK(strstr(err.msg, "GPU 0 (NVIDIA Quadro Foo) is not in the peak table") != NULL);
 	CHECK_INT_EQ(in.ngpu, 2);
 	const struct gw_lpair fp8[] = {{"params", "8e9"}, {"layers", "32"}, {"hidden", "4096"},
-				       {"seq", "8192"},	  {"dtype", "fp8"},   {"gpus", "1"}};
+				       {"seq", "8192"},	  {"dtype", "fp8"}, {"gpus", "1"}};
 	CHECK_INT_EQ(gw_train_info_read(fp8, 6, odd, 2, &in, &err), GW_EINVAL);
 	CHECK(strstr(err.msg, "GPU 1 (A100) has no fp8 tensor peak") != NULL);
 }

@@ -27,7 +27,7 @@ struct push_sample {
 struct push_family {
 	const char *name, *help;
 	enum gw_metric_type type;
-	bool typed; /* a TYPE line named it */
+	bool typed;   /* a TYPE line named it */
 	bool carried; /* kept by a POST that did not name it */
 	struct push_sample *s;
 	size_t ns, cap;

@@ -64,6 +64,7 @@ enum gwsim_workload {
 	GWSIM_WL_THERMAL,
 	GWSIM_WL_POWERCAP,
 	GWSIM_WL_BURN, /* constant full load (gpu-burn), what the captures ran */
+	GWSIM_WL_OFFLOAD, /* training with its optimizer on the host: PCIe full, the GPU waiting on it */
 	GWSIM_WL__COUNT
 };
 

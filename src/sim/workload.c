@@ -14,7 +14,10 @@
  *               raises its thermal resistance), so it heats into slowdown;
  *   powercap  - full load under a lowered power limit (a training job with no
  *               evaluation, checkpoints or all-reduce: every second makes tokens);
- *   burn      - constant full load (gpu-burn, what the captures ran).
+ *   burn      - constant full load (gpu-burn, what the captures ran);
+ *   offload   - training with its optimizer states on the host (ZeRO-Offload):
+ *               parameters stream in and gradients out over PCIe near the
+ *               link's capacity while the GPU mostly waits on them.
  */
 #include "sim.h"
 #include "gwsim.h"
@@ -154,6 +157,25 @@ static void inference(const struct gwsim_gpu *g, double t, struct gwsim_load *l)
 	l->power = 0.70 * u;
 }
 
+/* Payload bytes a second one direction of g's link at its current generation and width, in KB/s. */
+static double link_kbs(const struct gwsim_gpu *g)
+{
+	static const double lane[] = {0, 250e6, 500e6, 984.6e6, 1969e6, 3938e6, 7563e6, 15125e6, 15125e6};
+	unsigned int gen = g->st.pcie_gen < 8 ? g->st.pcie_gen : 8;
+	return lane[gen] * g->st.pcie_width / 1000.0;
+}
+
+static void offload(const struct gwsim_gpu *g, double t, struct gwsim_load *l)
+{
+	full(g, t, l, 0.40);
+	l->gpu = 0.38 * jitter(g, t, 0.15, 19);
+	l->sm = 0.30 * jitter(g, t, 0.15, 20);
+	l->tensor = 0.18;
+	l->mem = 0.15;
+	l->pcie_rx = 0.86 * link_kbs(g) * jitter(g, t, 0.04, 21); /* parameters in */
+	l->pcie_tx = 0.55 * link_kbs(g) * jitter(g, t, 0.08, 22); /* gradients out */
+}
+
 void gwsim_workload_eval(const struct gwsim_gpu *g, double t, struct gwsim_load *l)
 {
 	memset(l, 0, sizeof(*l));
@@ -180,6 +202,9 @@ void gwsim_workload_eval(const struct gwsim_gpu *g, double t, struct gwsim_load 
 	case GWSIM_WL_POWERCAP:
 		full(g, t, l, 1.0);
 		l->work = 1.0;
+		break;
+	case GWSIM_WL_OFFLOAD:
+		offload(g, t, l);
 		break;
 	case GWSIM_WL__COUNT:
 		break;
@@ -247,6 +272,10 @@ void gwsim_workload_procs(struct gwsim_gpu *g)
 		proc_add(g, pid, "python3", total * 0.15, cg);
 		/* fills the rest of the board in ~6 virtual hours, then "OOM-restarts" */
 		g->procs[g->nprocs - 1].leak_mib_s = total * 0.80 / (6 * 3600.0);
+		break;
+	case GWSIM_WL_OFFLOAD: /* DeepSpeed ZeRO-Offload: the GPU holds parameters and activations only */
+		snprintf(cg, sizeof(cg), "/user.slice/user-1000.slice/session-4.scope");
+		proc_add(g, pid, "python3", total * 0.45, cg);
 		break;
 	default:
 		snprintf(cg, sizeof(cg), "/user.slice/user-1000.slice/session-3.scope");

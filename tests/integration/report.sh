@@ -354,5 +354,14 @@ if [ "$(id -u)" != 0 ]; then
 fi
 expect_err 1 "-o $tmp/no/such/dir/r.html" --storage.path "$tmp/job" -o "$tmp/no/such/dir/r.html"
 
+# --- pcie_bound: the offload workload streams near the link's capacity ------------------
+"$BIN" --sim 'clock=manual,2xH200:offload' sim record --start 2026-07-03T10:00:00Z --duration 30m --interval 5s \
+	--storage.path "$tmp/off" >/dev/null 2>&1 || fail "sim record offload"
+"$BIN" report --storage.path "$tmp/off" --from 2026-07-03T10:00:00Z --to 2026-07-03T10:30:00Z --format json \
+	>"$tmp/off.json" || fail "report offload exited $?"
+findings "$tmp/off.json" >"$tmp/off.f"
+has "$tmp/off.f" '^pcie_bound 0,1 10:00:00 10:30:00$' "offload workload (PCIe near capacity)"
+grep -q '^pcie_bound' "$tmp/zoo.f" && fail "pcie_bound outside the offload workload: $(grep '^pcie_bound' "$tmp/zoo.f")"
+
 [ "$fails" = 0 ] || exit 1
 echo ok

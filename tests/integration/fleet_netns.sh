@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# fleet_netns.sh - a fleet of hosts on one machine: three agents, each in a
+# network namespace of its own with its own address (a veth to a bridge in
+# the root namespace), host name and simulated fleet (8 H100s training,
+# 4 L40S serving, 2 H200s with faults). A real Prometheus 2.42 in the root
+# namespace scrapes them by address with the reference prometheus.yml's
+# shape: every node's GPUs arrive with its instance label and the values its
+# /metrics shows. Each agent remote-writes to a second Prometheus (the
+# receiver): every node's series arrive, equal to the agent's own history,
+# and a node whose link is cut for a while (`ip link set down` inside its
+# namespace) sends what it kept over the outage once the link returns, in
+# order and without a gap. `top --prometheus` and the web page's fleet mode
+# show all three nodes; `report --job --url` over the central Prometheus
+# summarises a job that ran on two nodes, one row per node.
+# Needs root (ip netns); skipped where namespaces cannot be made.
+set -u
+BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
+for c in prometheus curl python3 ip unshare; do
+	command -v $c >/dev/null || { echo "skipped: $c not installed (scripts/deps.sh test installs it)"; exit 77; }
+done
+. "$(dirname "$0")/../lib/common.sh"
+
+id=$$
+ns=() # namespaces made, removed on exit
+br=gwf${id}br
+net_cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for n in "${ns[@]}"; do ip netns del "$n" 2>/dev/null; done # takes its veth and the peer with it
+	ip link del "$br" 2>/dev/null
+	cleanup
+}
+trap net_cleanup EXIT
+if ! ip netns add "gwf${id}probe" 2>"$tmp/netns.err"; then
+	echo "skipped: cannot make a network namespace (ip netns add: $(cat "$tmp/netns.err"); needs root)"
+	exit 77
+fi
+ip netns del "gwf${id}probe"
+
+# A /24 of 10.77.X.0 no interface holds yet (X from the pid, so parallel runs differ).
+sub=""
+for k in $(seq 0 249); do
+	x=$(((id + k) % 250 + 1))
+	[ -z "$(ip -o -4 addr show to "10.77.$x.0/24")" ] && { sub=10.77.$x; break; }
+done
+[ -n "$sub" ] || { echo "skipped: no free 10.77.X.0/24"; exit 77; }
+ip link add "$br" type bridge && ip addr add "$sub.254/24" dev "$br" && ip link set "$br" up ||
+	{ echo "skipped: cannot make a bridge"; exit 77; }
+
+# node I NAME SPEC: namespace gwf<pid>nI with eth0 at $sub.I, its agent on :9400
+# (host name NAME, NODE_NAME unset) remote-writing to the receiver.
+node() {
+	local i=$1 name=$2 spec=$3 n=gwf${id}n$1 h=gwf${id}h$1
+	ip netns add "$n" || { fail "ip netns add $n"; return 1; }
+	ns+=("$n")
+	ip link add "$h" type veth peer name eth0 netns "$n" &&
+		ip link set "$h" master "$br" && ip link set "$h" up &&
+		ip -n "$n" addr add "$sub.$i/24" dev eth0 && ip -n "$n" link set eth0 up && ip -n "$n" link set lo up ||
+		{ fail "network of $n"; return 1; }
+	mkdir -p "$tmp/$name/jobs"
+	ip netns exec "$n" unshare --uts sh -c 'hostname "$1"; shift; exec "$@"' sh "$name" \
+		env -u NODE_NAME "$BIN" --sim "$spec" agent -a :9400 --storage.path "$tmp/$name/data" \
+		--storage.flush-interval 1s --hpc-job-mapping-dir "$tmp/$name/jobs" \
+		--remote-write.url "http://$sub.254:$rport/api/v1/write" --remote-write.batch-send-deadline 1s \
+		--remote-write.max-backoff 500ms --remote-write.keep 'DCGM_FI_DEV_(GPU_TEMP|POWER_USAGE)|gpuwatch_ecc_uncorrected_volatile_total|up' \
+		2>"$tmp/$name.err" &
+	pids+=($!)
+}
+
+# The receiver, on the bridge's address so the namespaces reach it.
+rport=$(free_port)
+printf 'global:\n  scrape_interval: 1m\n' >"$tmp/recv.yml"
+prometheus --config.file="$tmp/recv.yml" --storage.tsdb.path="$tmp/recv" --web.enable-remote-write-receiver \
+	--web.listen-address="$sub.254:$rport" --log.level=error >"$tmp/recv.log" 2>&1 &
+pids+=($!)
+
+cat >"$tmp/faulty.scn" <<SCN
+[sim]
+fleet = 2xH200:training
+host = gwf${id}-c
+clock = manual
+[gpu 1]
+ecc.unc.vol.dram = 2
+SCN
+names=("gwf${id}-a" "gwf${id}-b" "gwf${id}-c")
+node 1 "${names[0]}" "8xH100:training,clock=manual,host=${names[0]}"
+node 2 "${names[1]}" "4xL40S:inference,clock=manual,host=${names[1]}"
+node 3 "${names[2]}" "$tmp/faulty.scn"
+gpus=(8 4 2)
+for i in 1 2 3; do
+	wait_http "http://$sub.$i:9400/health" 15 || fail "agent $i never answered at $sub.$i:9400: $(tail -3 "$tmp/${names[i - 1]}.err")"
+done
+wait_http "http://$sub.254:$rport/-/ready" 30 || fail "receiver not ready: $(tail -5 "$tmp/recv.log")"
+
+# The central Prometheus: the reference prometheus.yml, its one dcgm-exporter
+# target replaced by the three nodes' addresses.
+ref=${GW_SHARED_DIR:-/nonexistent}/reference
+pport=$(free_port)
+if [ -f "$ref/prometheus.yml" ]; then
+	grep -v -e '^rule_files' -e 'gpu_alerts.yml' "$ref/prometheus.yml" >"$tmp/prometheus.yml"
+else
+	echo "note: reference prometheus.yml not present ($ref); using the same shape"
+	cat >"$tmp/prometheus.yml" <<'YML'
+global:
+  scrape_interval: 15s
+scrape_configs:
+  - job_name: 'prometheus'
+    static_configs:
+    - targets: ['localhost:9090']
+  - job_name: 'dcgm-exporter'
+    static_configs:
+    - targets: ['localhost:9400']
+    scrape_interval: 5s
+YML
+fi
+sed -i -e "s/'localhost:9400'/'$sub.1:9400', '$sub.2:9400', '$sub.3:9400'/" -e "s/localhost:9090/127.0.0.1:$pport/" \
+	-e "s/localhost:9093/127.0.0.1:1/" -e 's/scrape_interval: 5s/scrape_interval: 1s/' "$tmp/prometheus.yml"
+grep -q "'$sub.3:9400'" "$tmp/prometheus.yml" || fail "targets not replaced: $(cat "$tmp/prometheus.yml")"
+promtool check config "$tmp/prometheus.yml" >"$tmp/check" 2>&1 || fail "promtool check config: $(cat "$tmp/check")"
+prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prom" \
+	--web.listen-address="127.0.0.1:$pport" --log.level=error >"$tmp/prom.log" 2>&1 &
+pids+=($!)
+wait_http "http://127.0.0.1:$pport/-/ready" 30 || fail "prometheus not ready: $(tail -5 "$tmp/prom.log")"
+P=http://127.0.0.1:$pport
+# pq QUERY: Prometheus' answer's result, one line per series: "label=value,... VALUE"
+pq() {
+	curl -s "$1/api/v1/query" --data-urlencode "query=$2" | python3 -c '
+import json, sys
+for s in json.load(sys.stdin)["data"]["result"]:
+    print(",".join(f"{k}={v}" for k, v in sorted(s["metric"].items())), s["value"][1])'
+}
+# pv URL QUERY: the value of the answer's first series ("" when none)
+pv() { pq "$1" "$2" | awk '{ print $NF; exit }'; }
+for _ in $(seq 60); do
+	[ "$(pv "$P" 'count(up{job="dcgm-exporter"} == 1)')" = 3 ] && break
+	sleep 0.5
+done
+[ "$(pv "$P" 'count(up{job="dcgm-exporter"} == 1)')" = 3 ] ||
+	fail "Prometheus does not see three nodes up: $(pq "$P" 'up')"
+
+# --- every node's GPUs in Prometheus, under its address, equal to its /metrics -----
+for i in 1 2 3; do
+	name=${names[i - 1]}
+	curl -s "http://$sub.$i:9400/metrics" >"$tmp/m$i"
+	curl -s "$P/api/v1/query" --data-urlencode "query={__name__=~\"DCGM_FI_.*|gpuwatch_.*\",gpu!=\"\",instance=\"$sub.$i:9400\"}" >"$tmp/p$i.json"
+	python3 - "$tmp/m$i" "$tmp/p$i.json" "$name" "${gpus[i - 1]}" <<'PY' || fail "node $i ($name): Prometheus differs from its /metrics (above)"
+import json, re, sys
+line = re.compile(r'^((?:DCGM_FI|gpuwatch)_\w+)\{(.*)\} (\S+)$')
+pair = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+m = {}
+for l in open(sys.argv[1]):
+    x = line.match(l.strip())
+    labels = tuple(sorted(pair.findall(x[2]))) if x else ()
+    if any(n == "gpu" for n, _ in labels):
+        m[(x[1],) + labels] = float(x[3])
+p = {}
+for s in json.load(open(sys.argv[2]))["data"]["result"]:
+    l = dict(s["metric"])
+    name = l.pop("__name__")
+    assert l.pop("job") == "dcgm-exporter", l
+    l.pop("instance")
+    p[(name,) + tuple(sorted(l.items()))] = float(s["value"][1])
+bad = 0
+if set(m) != set(p):
+    print("series only in /metrics:", sorted(set(m) - set(p))[:3], "only in Prometheus:", sorted(set(p) - set(m))[:3])
+    bad = 1
+diff = [k for k in m if k in p and m[k] != p[k]]
+if diff:
+    print("values differ:", [(k[0], m[k], p[k]) for k in diff[:3]])
+    bad = 1
+hosts = {v for k in m for n, v in k[1:] if n == "Hostname"}
+gpus = {v for k in m for n, v in k[1:] if n == "gpu"}
+if hosts != {sys.argv[3]} or len(gpus) != int(sys.argv[4]):
+    print("hosts", hosts, "gpus", sorted(gpus), "want", sys.argv[3], sys.argv[4])
+    bad = 1
+sys.exit(bad)
+PY
+done
+# The fault is on node c's GPU 1 alone, and its health says so.
+got=$(pq "$P" 'gpuwatch_ecc_uncorrected_volatile_total > 0' | sed 's/.*gpu=\([0-9]*\).*instance=\([^,]*\),.* \(.*\)/\2 \1 \3/')
+[ "$got" = "$sub.3:9400 1 2" ] || fail "2 uncorrected ECC errors on node c's GPU 1 alone: '$got'"
+got=$(pq "$P" 'gpuwatch_health_status > 0' | sed 's/.*gpu=\([0-9]*\).*instance=\([^,]*\),.* \(.*\)/\2 \1 \3/')
+[ "$got" = "$sub.3:9400 1 2" ] || fail "node c's GPU 1 alone failing its health watches: '$got'"
+got=$(pq "$P" 'count by (instance) (DCGM_FI_DEV_GPU_TEMP)' | sed 's/instance=\(.*\) /\1=/' | sort | tr '\n' ' ')
+[ "$got" = "$sub.1:9400=8 $sub.2:9400=4 $sub.3:9400=2 " ] || fail "GPUs per instance: $got"
+
+[ "$fails" = 0 ] && echo "fleet_netns: ok"
+exit $((fails > 0))

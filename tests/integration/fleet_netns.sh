@@ -62,7 +62,7 @@ node() {
 		env -u NODE_NAME "$BIN" --sim "$spec" agent -a :9400 --storage.path "$tmp/$name/data" \
 		--storage.flush-interval 1s --hpc-job-mapping-dir "$tmp/$name/jobs" \
 		--remote-write.url "http://$sub.254:$rport/api/v1/write" --remote-write.batch-send-deadline 1s \
-		--remote-write.max-backoff 500ms --remote-write.keep 'DCGM_FI_DEV_(GPU_TEMP|POWER_USAGE)|gpuwatch_ecc_uncorrected_volatile_total|up' \
+		--remote-write.max-backoff 500ms --remote-write.timeout 2s --remote-write.keep 'DCGM_FI_DEV_(GPU_TEMP|POWER_USAGE)|gpuwatch_ecc_uncorrected_volatile_total|up' \
 		2>"$tmp/$name.err" &
 	pids+=($!)
 }
@@ -151,12 +151,15 @@ m = {}
 for l in open(sys.argv[1]):
     x = line.match(l.strip())
     labels = tuple(sorted(pair.findall(x[2]))) if x else ()
-    if any(n == "gpu" for n, _ in labels):
+    # the agent's own count of failed NVML calls moves between the two reads
+    if any(n == "gpu" for n, _ in labels) and not x[1].startswith("gpuwatch_nvml_"):
         m[(x[1],) + labels] = float(x[3])
 p = {}
 for s in json.load(open(sys.argv[2]))["data"]["result"]:
     l = dict(s["metric"])
     name = l.pop("__name__")
+    if name.startswith("gpuwatch_nvml_"):
+        continue
     assert l.pop("job") == "dcgm-exporter", l
     l.pop("instance")
     p[(name,) + tuple(sorted(l.items()))] = float(s["value"][1])
@@ -183,6 +186,87 @@ got=$(pq "$P" 'gpuwatch_health_status > 0' | sed 's/.*gpu=\([0-9]*\).*instance=\
 [ "$got" = "$sub.3:9400 1 2" ] || fail "node c's GPU 1 alone failing its health watches: '$got'"
 got=$(pq "$P" 'count by (instance) (DCGM_FI_DEV_GPU_TEMP)' | sed 's/instance=\(.*\) /\1=/' | sort | tr '\n' ' ')
 [ "$got" = "$sub.1:9400=8 $sub.2:9400=4 $sub.3:9400=2 " ] || fail "GPUs per instance: $got"
+
+# --- remote_write: every node's series at the receiver, equal to its history ------
+R=http://$sub.254:$rport
+# rw NODE NAME: node NODE's value of a gpuwatch_remote_write_* family (asked from
+# inside its namespace, so it answers while its link is down too)
+rw() {
+	ip netns exec "gwf${id}n$1" curl -s http://127.0.0.1:9400/metrics |
+		awk -v n="$2" -v u="$R/api/v1/write" '$1 == n "{url=\"" u "\"}" { print $2 }'
+}
+# sent_past NODE MS SECONDS: until node NODE has sent everything up to MS
+sent_past() {
+	for _ in $(seq $(($3 * 5))); do
+		p=$(rw "$1" gpuwatch_remote_write_queue_highest_sent_timestamp_seconds)
+		python3 -c "import sys; sys.exit(0 if float('${p:-0}') * 1000 > $2 else 1)" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# same NODE WHAT: every sample node NODE holds up to its sent position is at the receiver, same times and values
+same() {
+	local i=$1 name=${names[$1 - 1]} pos
+	pos=$(rw "$i" gpuwatch_remote_write_queue_highest_sent_timestamp_seconds)
+	for q in DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE gpuwatch_ecc_uncorrected_volatile_total up; do
+		curl -s "http://$sub.$i:9400/api/v1/query" --data-urlencode "query=$q[1h]" --data-urlencode "time=$pos" >"$tmp/a.json"
+		curl -s "$R/api/v1/query" --data-urlencode "query=$q{instance=\"$name\"}[1h]" --data-urlencode "time=$pos" >"$tmp/r.json"
+		python3 - "$tmp/a.json" "$tmp/r.json" "$2: node $i $q" <<'PY' || fail "$2: node $i: $q differs at the receiver (above)"
+import json, sys
+a = json.load(open(sys.argv[1]))["data"]["result"]
+r = json.load(open(sys.argv[2]))["data"]["result"]
+key = lambda m: tuple(sorted(m.items()))
+A = {key(s["metric"]): s["values"] for s in a}
+R = {key(s["metric"]): s["values"] for s in r}
+if not A:
+    print(sys.argv[3], ": the agent holds no samples"); sys.exit(1)
+if set(A) != set(R):
+    print(sys.argv[3], ": series differ:", sorted(set(A) ^ set(R))[:2]); sys.exit(1)
+for k in A:
+    if A[k] != R[k]:
+        ta = {t for t, _ in A[k]}; tr = {t for t, _ in R[k]}
+        print(sys.argv[3], ": samples differ: agent", len(A[k]), "receiver", len(R[k]), "missing", sorted(ta - tr)[:5])
+        sys.exit(1)
+PY
+	done
+}
+start=$(date +%s%3N)
+for i in 1 2 3; do
+	sent_past "$i" $((start + 2000)) 30 || fail "node $i never sent past its start: $(tail -3 "$tmp/${names[i - 1]}.err")"
+	same "$i" "live"
+done
+got=$(pq "$R" 'count by (instance) (DCGM_FI_DEV_GPU_TEMP)' | sed 's/instance=\(.*\) /\1=/' | sort | tr '\n' ' ')
+[ "$got" = "${names[0]}=8 ${names[1]}=4 ${names[2]}=2 " ] || fail "GPUs per instance at the receiver: $got"
+
+# Node b's link cut for 8 s inside its namespace: it cannot send (or be
+# scraped); once the link is back, what it kept arrives, in order, no gap.
+ip -n "gwf${id}n2" link set eth0 down || fail "cannot cut node b's link"
+down=$(date +%s%3N)
+sleep 6
+lag=$(rw 2 gpuwatch_remote_write_lag_seconds)
+python3 -c "import sys; sys.exit(0 if float('${lag:-0}') >= 4 else 1)" || fail "node b's lag with its link down 6 s: '$lag'"
+sleep 2
+ip -n "gwf${id}n2" link set eth0 up || fail "cannot restore node b's link"
+up=$(date +%s%3N)
+sent_past 2 $((up + 2000)) 30 || fail "node b never caught up after its link returned: $(tail -3 "$tmp/${names[1]}.err")"
+f=$(rw 2 gpuwatch_remote_write_failures_total)
+[ "${f:-0}" != 0 ] || fail "node b counted no failed sends (2 s timeout) while its link was down"
+[ "$(rw 2 gpuwatch_remote_write_samples_failed_total)" = 0 ] || fail "node b had samples refused (out of order?)"
+same 2 "after the outage"
+curl -s "$R/api/v1/query" --data-urlencode "query=DCGM_FI_DEV_GPU_TEMP{instance=\"${names[1]}\",gpu=\"0\"}[30s]" \
+	--data-urlencode "time=$(((up + 2000) / 1000))" >"$tmp/gap.json"
+python3 - "$tmp/gap.json" "$down" "$up" <<'PY' || fail "node b's series at the receiver over the outage (above)"
+import json, sys
+v = json.load(open(sys.argv[1]))["data"]["result"][0]["values"]
+t = [x[0] for x in v]
+down, up = int(sys.argv[2]) / 1000, int(sys.argv[3]) / 1000
+inside = [x for x in t if down <= x <= up]
+gaps = [b - a for a, b in zip(t, t[1:])]
+if t[0] > down - 1 or t[-1] < up + 1 or len(inside) < 7 or max(gaps) > 1.5 or min(gaps) <= 0:
+    print(f"outage {down}..{up}: {len(t)} samples {t[0]}..{t[-1]}, {len(inside)} inside, gaps {min(gaps)}..{max(gaps)}")
+    sys.exit(1)
+PY
+[ "$(pv "$P" "min_over_time(up{instance=\"$sub.2:9400\"}[20s])")" = 0 ] || fail "Prometheus never missed node b's scrape"
 
 [ "$fails" = 0 ] && echo "fleet_netns: ok"
 exit $((fails > 0))

@@ -24,6 +24,7 @@ id=$$
 ns=() # namespaces made, removed on exit
 br=gwf${id}br
 net_cleanup() {
+	[ -S "$tmp/tmux.sock" ] && tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	for n in "${ns[@]}"; do ip netns del "$n" 2>/dev/null; done # takes its veth and the peer with it
@@ -86,7 +87,7 @@ names=("gwf${id}-a" "gwf${id}-b" "gwf${id}-c")
 node 1 "${names[0]}" "8xH100:training,clock=manual,host=${names[0]}"
 node 2 "${names[1]}" "4xL40S:inference,clock=manual,host=${names[1]}"
 node 3 "${names[2]}" "$tmp/faulty.scn"
-gpus=(8 4 2)
+gpus=(8 4 2) models=(H100 L40S H200)
 for i in 1 2 3; do
 	wait_http "http://$sub.$i:9400/health" 15 || fail "agent $i never answered at $sub.$i:9400: $(tail -3 "$tmp/${names[i - 1]}.err")"
 done
@@ -267,6 +268,43 @@ if t[0] > down - 1 or t[-1] < up + 1 or len(inside) < 7 or max(gaps) > 1.5 or mi
     sys.exit(1)
 PY
 [ "$(pv "$P" "min_over_time(up{instance=\"$sub.2:9400\"}[20s])")" = 0 ] || fail "Prometheus never missed node b's scrape"
+
+# --- top --prometheus over the central Prometheus: all three nodes -----------------
+if command -v tmux >/dev/null; then
+	sock=$tmp/tmux.sock
+	tmux -S "$sock" new-session -d -s f -x 120 -y 60 "env LANG=C.UTF-8 TERM=tmux-256color $BIN top -w 1 \
+		--prometheus $P 2>$tmp/top.err; sleep 60"
+	s=""
+	for _ in $(seq 100); do
+		s=$(tmux -S "$sock" capture-pane -p -t f:)
+		grep -q " 3 nodes  14 GPUs " <<<"$s" && [ "$(grep -cE "^gwf$id-[abc] +[0-9]+ (H100|L40S|H200) " <<<"$s")" = 14 ] && break
+		sleep 0.1
+	done
+	grep -q "via 127.0.0.1:$pport  3 nodes  14 GPUs  SIMULATED" <<<"$s" || fail "top's title: $(head -1 <<<"$s") $(cat "$tmp/top.err")"
+	for i in 1 2 3; do
+		n=$(grep -cE "^${names[i - 1]} +[0-7] ${models[i - 1]} " <<<"$s")
+		[ "$n" = "${gpus[i - 1]}" ] || fail "top shows $n ${models[i - 1]}s of ${names[i - 1]}, want ${gpus[i - 1]}: $(grep -c "^${names[i - 1]} " <<<"$s") rows"
+	done
+	tmux -S "$sock" kill-server
+else
+	echo "note: tmux not installed; top --prometheus not checked"
+fi
+
+# --- the web page's fleet mode (?source=): the node picker lists every node --------
+if command -v chromium >/dev/null; then
+	timeout 90 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --disable-default-apps --user-data-dir="$tmp/profile" \
+		--no-proxy-server --virtual-time-budget=10000 --dump-dom "http://$sub.1:9400/?source=$P#node=*" \
+		>"$tmp/fleet.html" 2>"$tmp/chromium.err"
+	for i in 1 2 3; do
+		grep -q "<option value=\"$sub.$i:9400\">" "$tmp/fleet.html" || fail "the page's node picker lacks $sub.$i:9400"
+	done
+	n=$(grep -o '<button class="cell" type="button" data-gpu="[0-9]*" data-uuid="GPU-[0-9a-f-]*" data-instance="[0-9.:]*"' \
+		"$tmp/fleet.html" | wc -l)
+	[ "$n" = 14 ] || fail "fleet heat-map: $n cells, want 14"
+else
+	echo "note: chromium not installed; the web page's fleet mode not checked"
+fi
 
 [ "$fails" = 0 ] && echo "fleet_netns: ok"
 exit $((fails > 0))

@@ -48,7 +48,7 @@ done
 ip link add "$br" type bridge && ip addr add "$sub.254/24" dev "$br" && ip link set "$br" up ||
 	{ echo "skipped: cannot make a bridge"; exit 77; }
 
-# node I NAME SPEC: namespace gwf<pid>nI with eth0 at $sub.I, its agent on :9400
+# node I NAME SPEC [GPUS]: namespace gwf<pid>nI with eth0 at $sub.I, its agent on :9400
 # (host name NAME, NODE_NAME unset) remote-writing to the receiver.
 node() {
 	local i=$1 name=$2 spec=$3 n=gwf${id}n$1 h=gwf${id}h$1
@@ -59,6 +59,7 @@ node() {
 		ip -n "$n" addr add "$sub.$i/24" dev eth0 && ip -n "$n" link set eth0 up && ip -n "$n" link set lo up ||
 		{ fail "network of $n"; return 1; }
 	mkdir -p "$tmp/$name/jobs"
+	for g in ${4:-}; do echo 4242 >"$tmp/$name/jobs/$g"; done # the prolog's mapping of job 4242
 	ip netns exec "$n" unshare --uts sh -c 'hostname "$1"; shift; exec "$@"' sh "$name" \
 		env -u NODE_NAME "$BIN" --sim "$spec" agent -a :9400 --storage.path "$tmp/$name/data" \
 		--storage.flush-interval 1s --hpc-job-mapping-dir "$tmp/$name/jobs" \
@@ -84,8 +85,8 @@ clock = manual
 ecc.unc.vol.dram = 2
 SCN
 names=("gwf${id}-a" "gwf${id}-b" "gwf${id}-c")
-node 1 "${names[0]}" "8xH100:training,clock=manual,host=${names[0]}"
-node 2 "${names[1]}" "4xL40S:inference,clock=manual,host=${names[1]}"
+node 1 "${names[0]}" "8xH100:training,clock=manual,host=${names[0]}" "0 1"
+node 2 "${names[1]}" "4xL40S:inference,clock=manual,host=${names[1]}" "2 3"
 node 3 "${names[2]}" "$tmp/faulty.scn"
 gpus=(8 4 2) models=(H100 L40S H200)
 for i in 1 2 3; do
@@ -306,5 +307,41 @@ else
 	echo "note: chromium not installed; the web page's fleet mode not checked"
 fi
 
+# --- job 4242 ran on GPUs 0-1 of node a and 2-3 of node b: one summary across nodes -----
+for i in 1 2; do rm -f "$tmp/${names[i - 1]}/jobs/"*; done # the epilogs unmap it
+ended=$(date +%s%3N)
+sleep 2
+"$BIN" report --url "$P" --job 4242 --format json -o "$tmp/job.json" 2>"$tmp/job.err" || fail "report --job 4242: $(cat "$tmp/job.err")"
+want() { pv "$P" "$1"; }
+python3 - "$tmp/job.json" "$sub" "$ended" "$(want "avg(gpuwatch_utilization_gpu_ratio{instance=\"$sub.2:9400\",gpu=~\"2|3\"})")" \
+	"$(want "max(gpuwatch_memory_used_bytes{instance=\"$sub.1:9400\",gpu=~\"0|1\"})")" \
+	"$(want "avg(gpuwatch_power_draw_watts{instance=\"$sub.1:9400\",gpu=~\"0|1\"})")" <<'PY' || fail "report --job across nodes (above)"
+import json, sys
+from datetime import datetime
+d = json.load(open(sys.argv[1]))
+sub, ended = sys.argv[2], int(sys.argv[3]) / 1000
+util_b, mem_a, power_a = map(float, sys.argv[4:7])
+a, b = sub + ".1:9400", sub + ".2:9400"
+gpus = sorted((g["instance"], g["index"]) for g in d["gpus"])
+assert gpus == [(a, 0), (a, 1), (b, 2), (b, 3)], gpus
+assert [j["hpc_job"] for j in d["jobs"]] == ["4242"], d["jobs"]
+j = d["jobs"][0]
+n = {x["instance"]: x for x in j["nodes"]}
+assert list(n) == [a, b], j["nodes"]
+assert n[a]["gpus"] == [0, 1] and n[b]["gpus"] == [2, 3], j["nodes"]
+for k in ("gpu_seconds", "energy_joules"):
+    assert abs(n[a][k] + n[b][k] - j[k]) <= 1e-6 * j[k], (k, j[k], n[a][k], n[b][k])
+assert n[a]["gpu_seconds"] >= 2 * 10 and n[b]["gpu_seconds"] >= 2 * 5, j["nodes"]
+assert n[a]["utilization_ratio_mean"] == 1, n[a]
+assert abs(n[b]["utilization_ratio_mean"] - util_b) < 1e-9, (n[b], util_b)
+assert n[a]["memory_used_bytes_max"] == mem_a, (n[a], mem_a)
+assert abs(n[a]["energy_joules"] - power_a * n[a]["gpu_seconds"]) < 0.01 * n[a]["energy_joules"], (n[a], power_a)
+ts = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+assert ts(j["to"]) <= ended + 1.5, (j["to"], ended)
+assert min(ts(x["from"]) for x in j["nodes"]) == ts(j["from"]), j
+PY
+"$BIN" report --url "$P" --job 4242 >"$tmp/job.txt" 2>&1 || fail "report --job 4242 (text): $(cat "$tmp/job.txt")"
+grep -Eq '^  4242 +2 nodes +0,1,2,3 ' "$tmp/job.txt" && grep -Eq "^ +$sub.1:9400 +0,1 +[0-9.]+ +100\.0 " "$tmp/job.txt" &&
+	grep -Eq "^ +$sub.2:9400 +2,3 " "$tmp/job.txt" || fail "text summary's job rows: $(grep -A4 '^Jobs' "$tmp/job.txt")"
 [ "$fails" = 0 ] && echo "fleet_netns: ok"
 exit $((fails > 0))

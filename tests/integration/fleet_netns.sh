@@ -18,11 +18,13 @@ BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 for c in prometheus curl python3 ip unshare; do
 	command -v $c >/dev/null || { echo "skipped: $c not installed (scripts/deps.sh test installs it)"; exit 77; }
 done
+# shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
 id=$$
 ns=() # namespaces made, removed on exit
 br=gwf${id}br
+# shellcheck disable=SC2317 # run by the trap
 net_cleanup() {
 	[ -S "$tmp/tmux.sock" ] && tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
@@ -45,23 +47,32 @@ for k in $(seq 0 249); do
 	[ -z "$(ip -o -4 addr show to "10.77.$x.0/24")" ] && { sub=10.77.$x; break; }
 done
 [ -n "$sub" ] || { echo "skipped: no free 10.77.X.0/24"; exit 77; }
-ip link add "$br" type bridge && ip addr add "$sub.254/24" dev "$br" && ip link set "$br" up ||
-	{ echo "skipped: cannot make a bridge"; exit 77; }
+if ! { ip link add "$br" type bridge && ip addr add "$sub.254/24" dev "$br" && ip link set "$br" up; }; then
+	echo "skipped: cannot make a bridge"
+	exit 77
+fi
 
-# node I NAME SPEC [GPUS]: namespace gwf<pid>nI with eth0 at $sub.I, its agent on :9400
-# (host name NAME, NODE_NAME unset) remote-writing to the receiver.
+# node I NAME SPEC [GPUS [k8s]]: namespace gwf<pid>nI with eth0 at $sub.I, its agent on
+# :9400 (host name NAME; with k8s, NODE_NAME=NAME in a pod named NAME-pod) remote-writing
+# to the receiver; job 4242 mapped on GPUS.
 node() {
 	local i=$1 name=$2 spec=$3 n=gwf${id}n$1 h=gwf${id}h$1
 	ip netns add "$n" || { fail "ip netns add $n"; return 1; }
 	ns+=("$n")
-	ip link add "$h" type veth peer name eth0 netns "$n" &&
-		ip link set "$h" master "$br" && ip link set "$h" up &&
-		ip -n "$n" addr add "$sub.$i/24" dev eth0 && ip -n "$n" link set eth0 up && ip -n "$n" link set lo up ||
-		{ fail "network of $n"; return 1; }
+	if ! { ip link add "$h" type veth peer name eth0 netns "$n" && ip link set "$h" master "$br" &&
+		ip link set "$h" up && ip -n "$n" addr add "$sub.$i/24" dev eth0 && ip -n "$n" link set eth0 up &&
+		ip -n "$n" link set lo up; }; then
+		fail "network of $n"
+		return 1
+	fi
 	mkdir -p "$tmp/$name/jobs"
 	for g in ${4:-}; do echo 4242 >"$tmp/$name/jobs/$g"; done # the prolog's mapping of job 4242
-	ip netns exec "$n" unshare --uts sh -c 'hostname "$1"; shift; exec "$@"' sh "$name" \
-		env -u NODE_NAME "$BIN" --sim "$spec" agent -a :9400 --storage.path "$tmp/$name/data" \
+	# As the Kubernetes DaemonSet runs it: the pod has a host name of its own, NODE_NAME names the node.
+	local host=$name env=(env -u NODE_NAME) inst=()
+	[ "${5:-}" = k8s ] && host=$name-pod env=(env NODE_NAME="$name") inst=(--instance "$name")
+	# shellcheck disable=SC2016 # the inner shell expands them
+	ip netns exec "$n" unshare --uts sh -c 'hostname "$1"; shift; exec "$@"' sh "$host" \
+		"${env[@]}" "$BIN" --sim "$spec" agent -a :9400 "${inst[@]}" --storage.path "$tmp/$name/data" \
 		--storage.flush-interval 1s --hpc-job-mapping-dir "$tmp/$name/jobs" \
 		--remote-write.url "http://$sub.254:$rport/api/v1/write" --remote-write.batch-send-deadline 1s \
 		--remote-write.max-backoff 500ms --remote-write.timeout 2s --remote-write.keep 'DCGM_FI_DEV_(GPU_TEMP|POWER_USAGE)|gpuwatch_ecc_uncorrected_volatile_total|up' \
@@ -87,7 +98,7 @@ SCN
 names=("gwf${id}-a" "gwf${id}-b" "gwf${id}-c")
 node 1 "${names[0]}" "8xH100:training,clock=manual,host=${names[0]}" "0 1"
 node 2 "${names[1]}" "4xL40S:inference,clock=manual,host=${names[1]}" "2 3"
-node 3 "${names[2]}" "$tmp/faulty.scn"
+node 3 "${names[2]}" "$tmp/faulty.scn" "" k8s
 gpus=(8 4 2) models=(H100 L40S H200)
 for i in 1 2 3; do
 	wait_http "http://$sub.$i:9400/health" 15 || fail "agent $i never answered at $sub.$i:9400: $(tail -3 "$tmp/${names[i - 1]}.err")"
@@ -211,7 +222,7 @@ same() {
 	local i=$1 name=${names[$1 - 1]} pos
 	pos=$(rw "$i" gpuwatch_remote_write_queue_highest_sent_timestamp_seconds)
 	for q in DCGM_FI_DEV_GPU_TEMP DCGM_FI_DEV_POWER_USAGE gpuwatch_ecc_uncorrected_volatile_total up; do
-		curl -s "http://$sub.$i:9400/api/v1/query" --data-urlencode "query=$q[1h]" --data-urlencode "time=$pos" >"$tmp/a.json"
+		curl -s "http://$sub.$i:9400/api/v1/query" --data-urlencode "query=${q}[1h]" --data-urlencode "time=$pos" >"$tmp/a.json"
 		curl -s "$R/api/v1/query" --data-urlencode "query=$q{instance=\"$name\"}[1h]" --data-urlencode "time=$pos" >"$tmp/r.json"
 		python3 - "$tmp/a.json" "$tmp/r.json" "$2: node $i $q" <<'PY' || fail "$2: node $i: $q differs at the receiver (above)"
 import json, sys
@@ -237,8 +248,11 @@ for i in 1 2 3; do
 	sent_past "$i" $((start + 2000)) 30 || fail "node $i never sent past its start: $(tail -3 "$tmp/${names[i - 1]}.err")"
 	same "$i" "live"
 done
-got=$(pq "$R" 'count by (instance) (DCGM_FI_DEV_GPU_TEMP)' | sed 's/instance=\(.*\) /\1=/' | sort | tr '\n' ' ')
-[ "$got" = "${names[0]}=8 ${names[1]}=4 ${names[2]}=2 " ] || fail "GPUs per instance at the receiver: $got"
+# stored as exposed: each node's Hostname label is its instance (NODE_NAME for node c, not its pod's name)
+got=$(pq "$R" 'count by (instance, Hostname) (DCGM_FI_DEV_GPU_TEMP)' | sed 's/Hostname=\(.*\),instance=\(.*\) /\1 \2=/' |
+	sort | tr '\n' ' ')
+[ "$got" = "${names[0]} ${names[0]}=8 ${names[1]} ${names[1]}=4 ${names[2]} ${names[2]}=2 " ] ||
+	fail "Hostname, instance and GPUs at the receiver: $got"
 
 # Node b's link cut for 8 s inside its namespace: it cannot send (or be
 # scraped); once the link is back, what it kept arrives, in order, no gap.
@@ -341,7 +355,8 @@ assert ts(j["to"]) <= ended + 1.5, (j["to"], ended)
 assert min(ts(x["from"]) for x in j["nodes"]) == ts(j["from"]), j
 PY
 "$BIN" report --url "$P" --job 4242 >"$tmp/job.txt" 2>&1 || fail "report --job 4242 (text): $(cat "$tmp/job.txt")"
-grep -Eq '^  4242 +2 nodes +0,1,2,3 ' "$tmp/job.txt" && grep -Eq "^ +$sub.1:9400 +0,1 +[0-9.]+ +100\.0 " "$tmp/job.txt" &&
-	grep -Eq "^ +$sub.2:9400 +2,3 " "$tmp/job.txt" || fail "text summary's job rows: $(grep -A4 '^Jobs' "$tmp/job.txt")"
+for row in '^  4242 +2 nodes +0,1,2,3 ' "^ +$sub.1:9400 +0,1 +[0-9.]+ +100\.0 " "^ +$sub.2:9400 +2,3 "; do
+	grep -Eq "$row" "$tmp/job.txt" || fail "text summary: no job row '$row': $(grep -A4 '^Jobs' "$tmp/job.txt")"
+done
 [ "$fails" = 0 ] && echo "fleet_netns: ok"
 exit $((fails > 0))

@@ -34,6 +34,7 @@ net_cleanup() {
 	cleanup
 }
 trap net_cleanup EXIT
+trap 'exit 1' INT TERM # through the EXIT trap: no namespace outlives an interrupted run
 if ! ip netns add "gwf${id}probe" 2>"$tmp/netns.err"; then
 	echo "skipped: cannot make a network namespace (ip netns add: $(cat "$tmp/netns.err"); needs root)"
 	exit 77

@@ -22,7 +22,8 @@ done
 . "$(dirname "$0")/../lib/common.sh"
 
 id=$$
-ns=() # namespaces made, removed on exit
+ns=()    # namespaces made, removed on exit
+apids=() # the agents
 br=gwf${id}br
 # shellcheck disable=SC2317 # run by the trap
 net_cleanup() {
@@ -79,6 +80,7 @@ node() {
 		--remote-write.max-backoff 500ms --remote-write.timeout 2s --remote-write.keep 'DCGM_FI_DEV_(GPU_TEMP|POWER_USAGE)|gpuwatch_ecc_uncorrected_volatile_total|up' \
 		2>"$tmp/$name.err" &
 	pids+=($!)
+	apids+=($!)
 }
 
 # The receiver, on the bridge's address so the namespaces reach it.
@@ -359,5 +361,13 @@ PY
 for row in '^  4242 +2 nodes +0,1,2,3 ' "^ +$sub.1:9400 +0,1 +[0-9.]+ +100\.0 " "^ +$sub.2:9400 +2,3 "; do
 	grep -Eq "$row" "$tmp/job.txt" || fail "text summary: no job row '$row': $(grep -A4 '^Jobs' "$tmp/job.txt")"
 done
+# The agents stop cleanly on SIGTERM, with nothing from the sanitizers (in the ASan build).
+for i in 0 1 2; do
+	kill "${apids[i]}"
+	wait "${apids[i]}" || fail "agent ${names[i]} exited $? on SIGTERM: $(tail -3 "$tmp/${names[i]}.err")"
+	grep -E 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$tmp/${names[i]}.err" &&
+		fail "sanitizer report from agent ${names[i]}"
+done
+
 [ "$fails" = 0 ] && echo "fleet_netns: ok"
 exit $((fails > 0))

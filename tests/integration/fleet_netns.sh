@@ -77,7 +77,8 @@ node() {
 		"${env[@]}" "$BIN" --sim "$spec" agent -a :9400 "${inst[@]}" --storage.path "$tmp/$name/data" \
 		--storage.flush-interval 1s --hpc-job-mapping-dir "$tmp/$name/jobs" \
 		--remote-write.url "http://$sub.254:$rport/api/v1/write" --remote-write.batch-send-deadline 1s \
-		--remote-write.max-backoff 500ms --remote-write.timeout 2s --remote-write.keep 'DCGM_FI_DEV_(GPU_TEMP|POWER_USAGE)|gpuwatch_ecc_uncorrected_volatile_total|up' \
+		--remote-write.max-backoff 500ms --remote-write.timeout 2s \
+		--remote-write.keep 'DCGM_FI_DEV_(GPU_TEMP|POWER_USAGE)|gpuwatch_ecc_uncorrected_volatile_total|up' \
 		2>"$tmp/$name.err" &
 	pids+=($!)
 	apids+=($!)
@@ -109,7 +110,8 @@ done
 wait_http "http://$sub.254:$rport/-/ready" 30 || fail "receiver not ready: $(tail -5 "$tmp/recv.log")"
 
 # The central Prometheus: the reference prometheus.yml, its one dcgm-exporter
-# target replaced by the three nodes' addresses.
+# target replaced by the three nodes' addresses (scraped every 1 s rather than
+# 5 s to keep the test short; its alert rules are agent_prometheus.sh's concern).
 ref=${GW_SHARED_DIR:-/nonexistent}/reference
 pport=$(free_port)
 if [ -f "$ref/prometheus.yml" ]; then

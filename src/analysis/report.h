@@ -171,6 +171,19 @@ struct gw_report_finding {
 	char advice[480];
 };
 
+/*
+ * A job's part on one node (the instance label): a job that spans nodes, read
+ * from a Prometheus scraping them all, gets one per node, with the same
+ * totals as the job's over that node's GPUs.
+ */
+struct gw_report_job_node {
+	const char *instance; /* "" when the series lack the label */
+	size_t *gpus;	      /* indexes into gw_report.gpu */
+	size_t ngpus;
+	double gpu_seconds, energy_j, util_mean, mem_max;
+	int64_t first, last; /* ms */
+};
+
 /* A job using GPUs in the range (gpuwatch_hpc_job_info: --hpc-job-mapping-dir). */
 struct gw_report_job {
 	const char *id;
@@ -181,6 +194,8 @@ struct gw_report_job {
 	double util_mean;     /* its GPUs' utilisation while it ran; NaN: unknown */
 	double mem_max;       /* most memory one of its GPUs used while it ran, bytes; NaN: unknown */
 	int64_t first, last;  /* ms */
+	struct gw_report_job_node *node; /* its nodes, in the order of their first GPU */
+	size_t nnodes;
 };
 
 /* A training job's work under one power limit (report_train.c). */

@@ -154,6 +154,25 @@ void gw_rpt_train_html(const struct gw_report *r, struct gw_buf *b)
 	gw_buf_puts(b, "</table>\n");
 }
 
+/* A row of the jobs table: a job's totals, or (a job spanning nodes) its part on one node. */
+static void job_row(struct gw_buf *b, const struct gw_report *r, const char *name,
+		    const struct gw_report_job_node *n)
+{
+	gw_buf_puts(b, n->instance ? "<tr><td>&nbsp;&nbsp;node " : "<tr><td>");
+	esc(b, name);
+	gw_buf_puts(b, "</td><td>");
+	for (size_t k = 0; k < n->ngpus; k++) {
+		gw_buf_puts(b, k ? ", " : "");
+		esc(b, r->gpu[n->gpus[k]].index);
+	}
+	gw_buf_printf(b,
+		      "</td><td class=\"num\">%.2f</td><td class=\"num\">%.1f</td><td "
+		      "class=\"num\">%.1f</td>"
+		      "<td class=\"num\">%.3f</td></tr>\n",
+		      n->gpu_seconds / 3600, n->util_mean * 100, n->mem_max / 1073741824.0,
+		      n->energy_j / 3.6e6);
+}
+
 int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 {
 	gw_buf_puts(
@@ -244,19 +263,15 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 			      r->njobs);
 		for (size_t i = 0; i < r->njobs; i++) {
 			const struct gw_report_job *j = &r->job[i];
-			gw_buf_puts(b, "<tr><td>");
-			esc(b, j->id);
-			gw_buf_puts(b, "</td><td>");
-			for (size_t k = 0; k < j->ngpus; k++) {
-				gw_buf_puts(b, k ? ", " : "");
-				esc(b, r->gpu[j->gpus[k]].index);
-			}
-			gw_buf_printf(b,
-				      "</td><td class=\"num\">%.2f</td><td class=\"num\">%.1f</td><td "
-				      "class=\"num\">%.1f</td>"
-				      "<td class=\"num\">%.3f</td></tr>\n",
-				      j->gpu_seconds / 3600, j->util_mean * 100, j->mem_max / 1073741824.0,
-				      j->energy_j / 3.6e6);
+			const struct gw_report_job_node all = {.gpus = j->gpus,
+							       .ngpus = j->ngpus,
+							       .gpu_seconds = j->gpu_seconds,
+							       .energy_j = j->energy_j,
+							       .util_mean = j->util_mean,
+							       .mem_max = j->mem_max};
+			job_row(b, r, j->id, &all);
+			for (size_t k = 0; j->nnodes > 1 && k < j->nnodes; k++)
+				job_row(b, r, j->node[k].instance, &j->node[k]);
 		}
 		gw_buf_puts(b, "</table>\n");
 	}

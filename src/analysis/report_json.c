@@ -264,6 +264,29 @@ static int charts(struct gw_buf *b, const struct gw_report *r)
 	return gw_buf_putc(b, ']');
 }
 
+/* A job's (or its part on one node's) GPUs, span and totals, as members of an object. */
+static void job_fields(struct gw_buf *b, const struct gw_report *r, bool *first,
+		       const struct gw_report_job_node *n)
+{
+	key(b, first, "gpus");
+	gw_buf_putc(b, '[');
+	for (size_t k = 0; k < n->ngpus; k++) {
+		if (k)
+			gw_buf_putc(b, ',');
+		index_value(b, r->gpu[n->gpus[k]].index);
+	}
+	gw_buf_putc(b, ']');
+	ktime(b, first, "from", n->first);
+	ktime(b, first, "to", n->last);
+	knum(b, first, "gpu_seconds", n->gpu_seconds);
+	knum(b, first, "utilization_ratio_mean", n->util_mean);
+	knum(b, first, "memory_used_bytes_max", n->mem_max);
+	knum(b, first, "energy_joules", n->energy_j);
+	knum(b, first, "energy_kwh", n->energy_j / 3.6e6);
+	if (r->price_per_kwh > 0)
+		knum(b, first, "cost", n->energy_j / 3.6e6 * r->price_per_kwh);
+}
+
 int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 {
 	bool first = true;
@@ -306,24 +329,26 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 		gw_buf_puts(b, i ? ",{" : "{");
 		key(b, &fj, "hpc_job");
 		str(b, j->id);
-		key(b, &fj, "gpus");
+		const struct gw_report_job_node all = {.gpus = j->gpus,
+						       .ngpus = j->ngpus,
+						       .gpu_seconds = j->gpu_seconds,
+						       .energy_j = j->energy_j,
+						       .util_mean = j->util_mean,
+						       .mem_max = j->mem_max,
+						       .first = j->first,
+						       .last = j->last};
+		job_fields(b, r, &fj, &all);
+		key(b, &fj, "nodes");
 		gw_buf_putc(b, '[');
-		for (size_t k = 0; k < j->ngpus; k++) {
-			if (k)
-				gw_buf_putc(b, ',');
-			index_value(b, r->gpu[j->gpus[k]].index);
+		for (size_t k = 0; k < j->nnodes; k++) {
+			bool fn = true;
+			gw_buf_puts(b, k ? ",{" : "{");
+			key(b, &fn, "instance");
+			str(b, j->node[k].instance);
+			job_fields(b, r, &fn, &j->node[k]);
+			gw_buf_putc(b, '}');
 		}
-		gw_buf_putc(b, ']');
-		ktime(b, &fj, "from", j->first);
-		ktime(b, &fj, "to", j->last);
-		knum(b, &fj, "gpu_seconds", j->gpu_seconds);
-		knum(b, &fj, "utilization_ratio_mean", j->util_mean);
-		knum(b, &fj, "memory_used_bytes_max", j->mem_max);
-		knum(b, &fj, "energy_joules", j->energy_j);
-		knum(b, &fj, "energy_kwh", j->energy_j / 3.6e6);
-		if (r->price_per_kwh > 0)
-			knum(b, &fj, "cost", j->energy_j / 3.6e6 * r->price_per_kwh);
-		gw_buf_putc(b, '}');
+		gw_buf_puts(b, "]}");
 	}
 	gw_buf_putc(b, ']');
 	key(b, &first, "training");

@@ -137,6 +137,59 @@ void gw_rpt_train_text(const struct gw_report *r, struct gw_buf *b, bool md)
 	gw_buf_putc(b, '\n');
 }
 
+/* One row of the jobs table: a job's totals (id set) or its part on one node. */
+static void job_row(struct gw_buf *b, bool md, const struct gw_report *r, const char *id, const char *node,
+		    const struct gw_report_job_node *n)
+{
+	char gpus[96] = "";
+	size_t len = 0;
+	for (size_t k = 0; k < n->ngpus && len < sizeof(gpus); k++)
+		len += (size_t)snprintf(gpus + len, sizeof(gpus) - len, "%s%s", k ? "," : "",
+					r->gpu[n->gpus[k]].index);
+	if (md)
+		gw_buf_printf(b, "| %s | %s | %s", id, node, gpus);
+	else
+		gw_buf_printf(b, "  %-10s %-22s %-16s", id, node, gpus);
+	/* GPU hours to the hundredth: a short job is still more than nothing */
+	const double v[] = {n->gpu_seconds / 3600, n->util_mean * 100, n->mem_max / 1073741824.0,
+			    n->energy_j / 3.6e6};
+	const int prec[] = {2, 1, 1, 3};
+	for (size_t k = 0; k < 4; k++)
+		if (isnan(v[k]))
+			gw_buf_printf(b, md ? " | -" : " %9s", "-");
+		else
+			gw_buf_printf(b, md ? " | %.*f" : " %9.*f", prec[k], v[k]);
+	gw_buf_puts(b, md ? " |\n" : "\n");
+}
+
+/* The jobs of the range; one spanning nodes gets a row per node under its total. */
+static void jobs_table(struct gw_buf *b, bool md, const struct gw_report *r)
+{
+	gw_buf_printf(b, "%sJobs (%zu)\n", md ? "## " : "", r->njobs);
+	if (md)
+		gw_buf_puts(b,
+			    "\n| job | node | GPUs | GPU hours | utilisation % | memory max GiB | energy kWh "
+			    "|\n|---|---|---|--:|--:|--:|--:|\n");
+	else
+		gw_buf_printf(b, "  %-10s %-22s %-16s %9s %9s %9s %9s\n", "job", "node", "GPUs", "GPU h",
+			      "util %", "mem GiB", "kWh");
+	for (size_t i = 0; i < r->njobs; i++) {
+		const struct gw_report_job *j = &r->job[i];
+		const struct gw_report_job_node all = {.gpus = j->gpus,
+						       .ngpus = j->ngpus,
+						       .gpu_seconds = j->gpu_seconds,
+						       .energy_j = j->energy_j,
+						       .util_mean = j->util_mean,
+						       .mem_max = j->mem_max};
+		char nodes[32];
+		snprintf(nodes, sizeof(nodes), "%zu nodes", j->nnodes);
+		job_row(b, md, r, j->id, j->nnodes == 1 ? j->node[0].instance : nodes, &all);
+		for (size_t k = 0; j->nnodes > 1 && k < j->nnodes; k++)
+			job_row(b, md, r, "", j->node[k].instance, &j->node[k]);
+	}
+	gw_buf_putc(b, '\n');
+}
+
 /* report --png: the chart files, as images in Markdown. */
 static int png_files(struct gw_buf *b, const struct gw_report *r, bool md)
 {
@@ -189,6 +242,8 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 	}
 	gw_buf_putc(b, '\n');
 	gw_rpt_train_text(r, b, md);
+	if (r->njobs)
+		jobs_table(b, md, r);
 	if (r->png_dir) {
 		int rc = png_files(b, r, md);
 		if (rc)

@@ -11,7 +11,9 @@
 # namespace) sends what it kept over the outage once the link returns, in
 # order and without a gap. `top --prometheus` and the web page's fleet mode
 # show all three nodes; `report --job --url` over the central Prometheus
-# summarises a job that ran on two nodes, one row per node.
+# summarises a job that ran on two nodes, one row per node. Then the fleet
+# grows to FLEET_SCALE nodes (32 by default, 8 GPUs each): all of them up
+# and complete in a second Prometheus and in the receiver.
 # Needs root (ip netns); skipped where namespaces cannot be made.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
@@ -363,6 +365,54 @@ PY
 for row in '^  4242 +2 nodes +0,1,2,3 ' "^ +$sub.1:9400 +0,1 +[0-9.]+ +100\.0 " "^ +$sub.2:9400 +2,3 "; do
 	grep -Eq "$row" "$tmp/job.txt" || fail "text summary: no job row '$row': $(grep -A4 '^Jobs' "$tmp/job.txt")"
 done
+# --- the fleet at scale: FLEET_SCALE agents (default 32) of 8 GPUs -----------------------
+# Nodes 4..N join the three (8 H100s each, training), every one remote-writing to the
+# receiver; a second Prometheus scrapes all N by address. Every node is up in both,
+# with all its GPUs; the agents' memory and CPU are printed for docs/SCALING.md.
+scale=${FLEET_SCALE:-32}
+if [ "$scale" -gt 3 ]; then
+	scale_t0=$(date +%s)
+	for i in $(seq 4 "$scale"); do
+		node "$i" "gwf${id}-s$i" "8xH100:training,clock=manual,host=gwf${id}-s$i"
+	done
+	for i in $(seq 4 "$scale"); do
+		wait_http "http://$sub.$i:9400/health" 30 || fail "agent $i never answered: $(tail -3 "$tmp/gwf${id}-s$i.err")"
+	done
+	sport=$(free_port)
+	targets=$(for i in $(seq 1 "$scale"); do printf "'%s:9400'," "$sub.$i"; done)
+	printf 'global:\n  scrape_interval: 2s\nscrape_configs:\n  - job_name: fleet\n    static_configs:\n    - targets: [%s]\n' \
+		"${targets%,}" >"$tmp/scale.yml"
+	prometheus --config.file="$tmp/scale.yml" --storage.tsdb.path="$tmp/scale" \
+		--web.listen-address="127.0.0.1:$sport" --log.level=error >"$tmp/scale.log" 2>&1 &
+	pids+=($!)
+	wait_http "http://127.0.0.1:$sport/-/ready" 30 || fail "scale prometheus not ready: $(tail -5 "$tmp/scale.log")"
+	S=http://127.0.0.1:$sport R=http://$sub.254:$rport
+	want_gpus=$((14 + 8 * (scale - 3)))
+	for _ in $(seq 60); do
+		[ "$(pv "$S" 'count(up == 1)')" = "$scale" ] && [ "$(pv "$S" 'count(DCGM_FI_DEV_GPU_TEMP)')" = "$want_gpus" ] &&
+			[ "$(pv "$R" 'count(count by (instance) (DCGM_FI_DEV_GPU_TEMP))')" = "$scale" ] && break
+		sleep 1
+	done
+	[ "$(pv "$S" 'count(up == 1)')" = "$scale" ] || fail "scale: $(pv "$S" 'count(up == 1)') of $scale nodes up"
+	[ "$(pv "$S" 'count(count by (instance) (DCGM_FI_DEV_GPU_TEMP))')" = "$scale" ] ||
+		fail "scale: GPUs from $(pv "$S" 'count(count by (instance) (DCGM_FI_DEV_GPU_TEMP))') of $scale nodes scraped"
+	[ "$(pv "$S" 'count(DCGM_FI_DEV_GPU_TEMP)')" = "$want_gpus" ] ||
+		fail "scale: $(pv "$S" 'count(DCGM_FI_DEV_GPU_TEMP)') GPUs scraped, want $want_gpus"
+	# (the receiver still holds job 4242's series of the GPUs it ran on, under hpc_job)
+	[ "$(pv "$R" 'count(DCGM_FI_DEV_GPU_TEMP{hpc_job=""})')" = "$want_gpus" ] ||
+		fail "scale: $(pv "$R" 'count(DCGM_FI_DEV_GPU_TEMP{hpc_job=""})') GPUs remote-written, want $want_gpus"
+	[ "$(pv "$R" 'count(count by (instance) (DCGM_FI_DEV_GPU_TEMP))')" = "$scale" ] ||
+		fail "scale: $(pv "$R" 'count(count by (instance) (DCGM_FI_DEV_GPU_TEMP))') of $scale nodes remote-wrote"
+	hz=$(getconf CLK_TCK)
+	rss=() cpu=0
+	for p in "${apids[@]}"; do
+		rss+=("$(awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null)")
+		cpu=$((cpu + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "scale: $scale agents, $want_gpus GPUs, up $(($(date +%s) - scale_t0)) s: VmRSS median $(printf '%s\n' "${rss[@]}" | sort -n |
+		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') KiB, CPU so far $((cpu / hz)) s in all"
+fi
+
 # The agents stop cleanly on SIGTERM, with nothing from the sanitizers (in the ASan build).
 for i in 0 1 2; do
 	kill "${apids[i]}"

@@ -13,7 +13,7 @@ if [ "$what" = fuzz ]; then
 	pkgs+=(clang libclang-rt-14-dev)
 fi
 if [ "$what" = test ]; then
-	pkgs+=(valgrind python3 python3-yaml curl prometheus prometheus-alertmanager openssl tmux systemd libxml2-utils chromium python3-grpcio python3-prometheus-client shellcheck)
+	pkgs+=(valgrind python3 python3-yaml curl prometheus prometheus-alertmanager openssl tmux systemd libxml2-utils chromium python3-grpcio python3-prometheus-client shellcheck podman)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

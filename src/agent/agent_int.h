@@ -2,7 +2,7 @@
  * agent_int.h - what the agent's parts share (not a public header):
  * agent.c (wiring, /health, the landing page, the route table),
  * expose.c (the counters file and /metrics), alerting.c, forecast.c,
- * push.c, health.c (the health watches), policy.c and status.c.
+ * push.c, health.c (the health watches), policy.c, scrape.c and status.c.
  */
 #ifndef GW_AGENT_AGENT_INT_H
 #define GW_AGENT_AGENT_INT_H
@@ -149,6 +149,7 @@ struct gw_agent {
 	struct agent_health health;
 	struct agent_policy policy;
 	struct agent_rw *rw; /* the remote writers; NULL without --remote-write.url */
+	struct agent_scrape *scrape; /* the --scrape targets; NULL without */
 	struct gw_http_route routes[14 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };
@@ -184,6 +185,11 @@ extern const struct gw_http_route agent_push_route; /* ctx: the agent */
 int agent_push_open(struct gw_agent *a, struct gw_err *err);
 void agent_push_close(struct gw_agent *a);
 void agent_push_render(struct gw_agent *a, struct gw_expfmt *w);
+/* scrape.c */
+int agent_scrape_start(struct gw_agent *a, struct gw_err *err); /* after the history */
+void agent_scrape_stop(struct agent_scrape *s);                /* before the history closes; NULL: no-op */
+void agent_scrape_render(struct gw_agent *a, struct gw_expfmt *w);
+
 /* health.c */
 extern const struct gw_http_route agent_health_route; /* GET /api/v1/health */
 int agent_health_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */

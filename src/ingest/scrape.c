@@ -130,12 +130,41 @@ static int add_sample(struct gw_scrape_batch *b, const struct gw_lpair *l, size_
 	    grow((void **)&b->s, &b->caps, b->ns + 1, sizeof(*b->s)))
 		return GW_ENOMEM;
 	struct gw_scrape_sample *s = &b->s[b->ns++];
-	*s = (struct gw_scrape_sample){.first = b->nl, .n = n + 2, .v = v};
+	*s = (struct gw_scrape_sample){.first = b->nl, .v = v};
 	for (size_t i = 0; i < n; i++)
-		b->l[b->nl++] = (struct gw_lpair){i ? rename_label(l[i].name) : l[i].name, l[i].value};
+		if (i == 0 || l[i].value[0]) /* an empty value is no label, as in Prometheus */
+			b->l[b->nl++] = (struct gw_lpair){i ? rename_label(l[i].name) : l[i].name, l[i].value};
 	b->l[b->nl++] = (struct gw_lpair){"job", t->job};
 	b->l[b->nl++] = (struct gw_lpair){"instance", t->instance};
+	s->n = b->nl - s->first;
 	return 0;
+}
+
+/*
+ * Cut the line after its value: a time stamp (ms in the text format, s in
+ * OpenMetrics) or an exemplar ("# {trace_id=...} 1") is not stored.
+ */
+static void cut_after_value(char *line)
+{
+	char *p = line;
+	while (*p && *p != '{' && *p != ' ')
+		p++;
+	if (*p == '{') {
+		bool quoted = false;
+		for (p++; *p && (quoted || *p != '}'); p++) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				quoted = !quoted;
+		}
+		if (*p)
+			p++;
+	}
+	while (*p == ' ')
+		p++;
+	while (*p && *p != ' ')
+		p++;
+	*p = '\0';
 }
 
 static int parse_line(struct gw_scrape_batch *b, char *line, size_t lineno, const struct gw_scrape_target *t,
@@ -147,6 +176,7 @@ static int parse_line(struct gw_scrape_batch *b, char *line, size_t lineno, cons
 	bool has_t;
 	int64_t ts;
 	const char *why = "bad line";
+	cut_after_value(line);
 	if (gw_import_om_sample(line, l, GW_SCRAPE_LABELS_MAX, &n, &v, &has_t, &ts, &why) != 0)
 		return gw_err_set(err, GW_EPARSE, "line %zu: %s", lineno, why);
 	int rc = add_sample(b, l, n, v, t);

@@ -144,6 +144,19 @@ grep -q 'msg="scrape failed" job=junk .*err="line 1: a NUL byte' "$tmp/agent.err
 grep -q 'msg="scrape failed" job=slow .*err="Timeout was reached' "$tmp/agent.err" || fail "why slow failed: $(cat "$tmp/agent.err")"
 grep -q 'msg="scrape failed" job=dead .*err="Couldn.t connect' "$tmp/agent.err" || fail "why dead failed: $(cat "$tmp/agent.err")"
 
+# the report lists the scraped servers with their counters' rates: the file's change is 500000 tokens
+"$BIN" report --url "$U" --format json >"$tmp/rep.json" 2>"$tmp/rep.err" || fail "report --url: $(cat "$tmp/rep.err")"
+json "$tmp/rep.json" '{s["job"]: s for s in d["inference"]}' >/dev/null || fail "report json: $(head -c 300 "$tmp/rep.json")"
+[ "$(json "$tmp/rep.json" '[(r["metric"], r["unit"], r["increase"], r["per_second"] > 0) for s in d["inference"] if s["job"] == "vllm" for r in s["rates"]]')" = \
+	"[('vllm:generation_tokens_total', 'tokens/s', 500000, True), ('vllm:prompt_tokens_total', 'tokens/s', 0, False), ('vllm:request_success_total', 'requests/s', 0, False)]" ] ||
+	fail "report's vllm rates: $(json "$tmp/rep.json" 'd["inference"]')"
+[ "$(json "$tmp/rep.json" '[s["up_ratio"] for s in d["inference"] if s["job"] == "dead"]')" = "[0]" ] ||
+	fail "report's dead target: $(json "$tmp/rep.json" 'd["inference"]')"
+"$BIN" report --url "$U" >"$tmp/rep.txt" 2>&1 || fail "report --url text: $(cat "$tmp/rep.txt")"
+grep -q '^Inference servers (5, scraped by the agent)$' "$tmp/rep.txt" || fail "report text: $(tail -20 "$tmp/rep.txt")"
+grep -Eq '^    vllm:generation_tokens_total +[0-9.e+]+ tokens/s \(500000 in all\)$' "$tmp/rep.txt" ||
+	fail "report text's tokens/s: $(tail -20 "$tmp/rep.txt")"
+
 # the dead target comes to life: up=1 and the recovery is logged
 python3 -m http.server "$dead" --bind 127.0.0.1 --directory "$tmp/www" >/dev/null 2>&1 &
 pids+=($!)

@@ -144,10 +144,11 @@ static void mark_stale(struct scrape_target *st, struct gw_tsdb *db, int64_t t)
 	st->ncur = 0;
 }
 
-static int meta_series(struct scrape_target *st, struct gw_tsdb *db, const char *name, uint64_t *ref, int64_t t,
-		       double v)
+static int meta_series(struct scrape_target *st, struct gw_tsdb *db, const char *name, uint64_t *ref,
+		       int64_t t, double v)
 {
-	const struct gw_lpair l[] = {{GW_METRIC_NAME, name}, {"job", st->t.job}, {"instance", st->t.instance}};
+	const struct gw_lpair l[] = {
+	    {GW_METRIC_NAME, name}, {"job", st->t.job}, {"instance", st->t.instance}};
 	if (!*ref && gw_tsdb_series(db, l, 3, ref) != 0)
 		return -1;
 	return gw_tsdb_append(db, *ref, t, v);
@@ -172,7 +173,8 @@ static void store(struct scrape_target *st, int64_t t, bool up, double seconds)
 	mark_stale(st, h->db, t);
 	refused += meta_series(st, h->db, "up", &st->up_ref, t, up) != 0;
 	refused += meta_series(st, h->db, "scrape_duration_seconds", &st->dur_ref, t, seconds) != 0;
-	refused += meta_series(st, h->db, "scrape_samples_scraped", &st->samples_ref, t, (double)st->batch.ns) != 0;
+	refused +=
+	    meta_series(st, h->db, "scrape_samples_scraped", &st->samples_ref, t, (double)st->batch.ns) != 0;
 	pthread_mutex_unlock(&h->append_mu);
 	atomic_fetch_add(&h->append_errors, refused);
 }
@@ -183,8 +185,9 @@ static void log_failure(struct scrape_target *st, int64_t now, const char *why)
 		return;
 	st->logged_ms = now;
 	char q[600];
-	st->s->a->o.log("warn", "msg=\"scrape failed\" job=%s instance=%s err=\"%s\" failures=%llu", st->t.job,
-			st->t.instance, gw_logq(q, sizeof(q), why), (unsigned long long)atomic_load(&st->failures));
+	st->s->a->o.log("warn", "msg=\"scrape failed\" job=%s instance=%s err=\"%s\" failures=%llu",
+			st->t.job, st->t.instance, gw_logq(q, sizeof(q), why),
+			(unsigned long long)atomic_load(&st->failures));
 }
 
 static void scrape_once(struct scrape_target *st)
@@ -224,7 +227,8 @@ static void scrape_once(struct scrape_target *st)
 		log_failure(st, start, err.msg);
 	} else if (st->logged_ms) {
 		st->logged_ms = 0;
-		st->s->a->o.log("info", "msg=\"scrape recovered\" job=%s instance=%s", st->t.job, st->t.instance);
+		st->s->a->o.log("info", "msg=\"scrape recovered\" job=%s instance=%s", st->t.job,
+				st->t.instance);
 	}
 }
 
@@ -248,7 +252,8 @@ static void *run(void *arg)
 		scrape_once(st);
 		next += st->t.interval_ms;
 		int64_t now = gw_now_ms();
-		if (next < now) /* a scrape longer than the interval: the next one starts a whole interval on */
+		if (next <
+		    now) /* a scrape longer than the interval: the next one starts a whole interval on */
 			next = now + st->t.interval_ms;
 	} while (sleep_until(st->s, next));
 	return NULL;
@@ -259,7 +264,9 @@ int agent_scrape_start(struct gw_agent *a, struct gw_err *err)
 	if (!a->o.nscrapes)
 		return 0;
 	if (!a->history.db)
-		return gw_err_set(err, GW_EINVAL, "--scrape stores what it scrapes: it needs the history (drop --no-history)");
+		return gw_err_set(
+		    err, GW_EINVAL,
+		    "--scrape stores what it scrapes: it needs the history (drop --no-history)");
 	struct agent_scrape *s = a->scrape = calloc(1, sizeof(*s));
 	if (!s)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
@@ -282,8 +289,9 @@ int agent_scrape_start(struct gw_agent *a, struct gw_err *err)
 		if (pthread_create(&st->thread, NULL, run, st) != 0)
 			rc = gw_err_set(err, GW_ENOMEM, "cannot start a scrape thread");
 		st->started = rc == 0;
-		a->o.log("info", "msg=scraping job=%s instance=%s interval_ms=%lld timeout_ms=%lld", st->t.job,
-			 st->t.instance, (long long)st->t.interval_ms, (long long)st->t.timeout_ms);
+		a->o.log("info", "msg=scraping job=%s instance=%s interval_ms=%lld timeout_ms=%lld",
+			 st->t.job, st->t.instance, (long long)st->t.interval_ms,
+			 (long long)st->t.timeout_ms);
 	}
 	return rc;
 }
@@ -324,11 +332,26 @@ static void family(struct gw_expfmt *w, const struct agent_scrape *s, const char
 	}
 }
 
-static double g_up(const struct scrape_target *t) { return atomic_load(&t->up); }
-static double g_scrapes(const struct scrape_target *t) { return (double)atomic_load(&t->scrapes); }
-static double g_failures(const struct scrape_target *t) { return (double)atomic_load(&t->failures); }
-static double g_samples(const struct scrape_target *t) { return (double)atomic_load(&t->samples); }
-static double g_duration(const struct scrape_target *t) { return (double)atomic_load(&t->duration_us) / 1e6; }
+static double g_up(const struct scrape_target *t)
+{
+	return atomic_load(&t->up);
+}
+static double g_scrapes(const struct scrape_target *t)
+{
+	return (double)atomic_load(&t->scrapes);
+}
+static double g_failures(const struct scrape_target *t)
+{
+	return (double)atomic_load(&t->failures);
+}
+static double g_samples(const struct scrape_target *t)
+{
+	return (double)atomic_load(&t->samples);
+}
+static double g_duration(const struct scrape_target *t)
+{
+	return (double)atomic_load(&t->duration_us) / 1e6;
+}
 
 void agent_scrape_render(struct gw_agent *a, struct gw_expfmt *w)
 {
@@ -336,12 +359,15 @@ void agent_scrape_render(struct gw_agent *a, struct gw_expfmt *w)
 	if (!s || !s->n)
 		return;
 	const enum gw_metric_type G = GW_METRIC_GAUGE, C = GW_METRIC_COUNTER;
-	family(w, s, "gpuwatch_scrape_target_up", "1 if the last scrape of the target (--scrape) succeeded.", G, g_up);
+	family(w, s, "gpuwatch_scrape_target_up", "1 if the last scrape of the target (--scrape) succeeded.",
+	       G, g_up);
 	family(w, s, "gpuwatch_scrape_total", "Scrapes of the target, successful or not.", C, g_scrapes);
 	family(w, s, "gpuwatch_scrape_failures_total",
-	       "Scrapes of the target that failed: no answer, not 200, a body that does not parse or is too big.", C,
-	       g_failures);
-	family(w, s, "gpuwatch_scrape_samples", "Samples the last scrape of the target stored.", G, g_samples);
+	       "Scrapes of the target that failed: no answer, not 200, a body that does not parse or is too "
+	       "big.",
+	       C, g_failures);
+	family(w, s, "gpuwatch_scrape_samples", "Samples the last scrape of the target stored.", G,
+	       g_samples);
 	family(w, s, "gpuwatch_scrape_duration_seconds", "How long the last scrape of the target took.", G,
 	       g_duration);
 }

@@ -32,7 +32,8 @@ static const char *counter_unit(const char *name)
 	size_t n = strlen(name);
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
 		size_t e = strlen(counters[i].ending);
-		bool match = e ? strstr(name, counters[i].word) && n > e && strcmp(name + n - e, counters[i].ending) == 0
+		bool match = e ? strstr(name, counters[i].word) && n > e &&
+				     strcmp(name + n - e, counters[i].ending) == 0
 			       : strcmp(name, counters[i].word) == 0;
 		if (match)
 			return counters[i].unit;

@@ -24,15 +24,16 @@ static const char *job_prefix(const char *spec, struct gw_scrape_target *t, stru
 		return spec;
 	}
 	if (n == 0 || n >= sizeof(t->job)) {
-		gw_err_set(err, GW_EINVAL, "the job name before '=' wants 1 to %zu characters", sizeof(t->job) - 1);
+		gw_err_set(err, GW_EINVAL, "the job name before '=' wants 1 to %zu characters",
+			   sizeof(t->job) - 1);
 		return NULL;
 	}
 	snprintf(t->job, sizeof(t->job), "%.*s", (int)n, spec);
 	return eq + 1;
 }
 
-int gw_scrape_target_parse(const char *spec, int64_t default_ms, gw_scrape_dur_fn dur, struct gw_scrape_target *t,
-			   struct gw_err *err)
+int gw_scrape_target_parse(const char *spec, int64_t default_ms, gw_scrape_dur_fn dur,
+			   struct gw_scrape_target *t, struct gw_err *err)
 {
 	memset(t, 0, sizeof(*t));
 	const char *url = job_prefix(spec, t, err);
@@ -45,7 +46,8 @@ int gw_scrape_target_parse(const char *spec, int64_t default_ms, gw_scrape_dur_f
 	/* an '@' followed by a duration; otherwise it is the URL's user@host */
 	if (at && at[1] && dur(at + 1, strlen(at + 1), &ms) == 0) {
 		if (ms < INTERVAL_MIN_MS)
-			return gw_err_set(err, GW_EINVAL, "the interval after '@' wants %dms or more", INTERVAL_MIN_MS);
+			return gw_err_set(err, GW_EINVAL, "the interval after '@' wants %dms or more",
+					  INTERVAL_MIN_MS);
 		t->interval_ms = ms;
 		n = (size_t)(at - url);
 	}
@@ -133,7 +135,8 @@ static int add_sample(struct gw_scrape_batch *b, const struct gw_lpair *l, size_
 	*s = (struct gw_scrape_sample){.first = b->nl, .v = v};
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || l[i].value[0]) /* an empty value is no label, as in Prometheus */
-			b->l[b->nl++] = (struct gw_lpair){i ? rename_label(l[i].name) : l[i].name, l[i].value};
+			b->l[b->nl++] =
+			    (struct gw_lpair){i ? rename_label(l[i].name) : l[i].name, l[i].value};
 	b->l[b->nl++] = (struct gw_lpair){"job", t->job};
 	b->l[b->nl++] = (struct gw_lpair){"instance", t->instance};
 	s->n = b->nl - s->first;
@@ -198,7 +201,8 @@ int gw_scrape_parse(struct gw_scrape_batch *b, char *body, size_t len, const str
 		line[n] = '\0';
 		b->lines++;
 		if (strlen(line) != n) {
-			rc = gw_err_set(err, GW_EPARSE, "line %zu: a NUL byte (not the text format)", b->lines);
+			rc = gw_err_set(err, GW_EPARSE, "line %zu: a NUL byte (not the text format)",
+					b->lines);
 			break;
 		}
 		while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))

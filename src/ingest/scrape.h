@@ -46,8 +46,8 @@ struct gw_scrape_target {
  * GW_EINVAL with why in err.
  */
 typedef int (*gw_scrape_dur_fn)(const char *s, size_t len, int64_t *ms);
-int gw_scrape_target_parse(const char *spec, int64_t default_ms, gw_scrape_dur_fn dur, struct gw_scrape_target *t,
-			   struct gw_err *err);
+int gw_scrape_target_parse(const char *spec, int64_t default_ms, gw_scrape_dur_fn dur,
+			   struct gw_scrape_target *t, struct gw_err *err);
 
 /* "http://user@host:8002/metrics" -> "host:8002"; the scheme's port when it gives none. */
 int gw_scrape_instance(const char *url, char *buf, size_t len);

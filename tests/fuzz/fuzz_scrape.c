@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 			fuzz_check(k >= 3 && strcmp(l[0].name, "__name__") == 0);
 			fuzz_check(l[k - 2].value == t.job && l[k - 1].value == t.instance);
 			for (size_t j = 0; j + 2 < k; j++)
-				fuzz_check(strcmp(l[j].name, "job") != 0 && strcmp(l[j].name, "instance") != 0);
+				fuzz_check(strcmp(l[j].name, "job") != 0 &&
+					   strcmp(l[j].name, "instance") != 0);
 		}
 	}
 	gw_scrape_batch_release(&b);

@@ -48,9 +48,11 @@ static double reset(int64_t s, double k)
 
 static void fill(struct gw_memstore *m)
 {
-	const struct gw_lpair gpu[] = {{"__name__", "gpuwatch_utilization_gpu_ratio"}, {"gpu", "0"}, {"instance", "n1"}};
+	const struct gw_lpair gpu[] = {
+	    {"__name__", "gpuwatch_utilization_gpu_ratio"}, {"gpu", "0"}, {"instance", "n1"}};
 	add(m, gpu, 3, constant, 0.5);
-	const struct gw_lpair dur[] = {{"__name__", "scrape_duration_seconds"}, {"job", "triton"}, {"instance", "n1:8002"}};
+	const struct gw_lpair dur[] = {
+	    {"__name__", "scrape_duration_seconds"}, {"job", "triton"}, {"instance", "n1:8002"}};
 	add(m, dur, 3, constant, 0.01);
 	const struct gw_lpair up[] = {{"__name__", "up"}, {"job", "triton"}, {"instance", "n1:8002"}};
 	add(m, up, 3, half_up, 0);
@@ -62,10 +64,12 @@ static void fill(struct gw_memstore *m)
 					      {"model", models[i]}};
 		add(m, ok, 4, counter, 10 + i * 20); /* 10 and 30 a second: 40 in all */
 	}
-	const struct gw_lpair tok[] = {{"__name__", "x_tokens_total"}, {"job", "triton"}, {"instance", "n1:8002"}};
+	const struct gw_lpair tok[] = {
+	    {"__name__", "x_tokens_total"}, {"job", "triton"}, {"instance", "n1:8002"}};
 	add(m, tok, 3, reset, 2);
 	/* a gauge and a histogram's count: no rate */
-	const struct gw_lpair util[] = {{"__name__", "nv_gpu_utilization"}, {"job", "triton"}, {"instance", "n1:8002"}};
+	const struct gw_lpair util[] = {
+	    {"__name__", "nv_gpu_utilization"}, {"job", "triton"}, {"instance", "n1:8002"}};
 	add(m, util, 3, constant, 0.7);
 	const struct gw_lpair cnt[] = {
 	    {"__name__", "nv_request_tokens_count"}, {"job", "triton"}, {"instance", "n1:8002"}};
@@ -119,11 +123,18 @@ static void test_inference(void)
 	struct gw_buf b;
 	gw_buf_init(&b, 1 << 24);
 	CHECK_INT_EQ(gw_report_render(r, GW_REPORT_TEXT, &b), 0);
-	CHECK(strstr(b.data, "Inference servers (1, scraped by the agent)\n  triton  n1:8002  up 49.9% of 1h") != NULL);
-	CHECK(strstr(b.data, "    nv_inference_request_success                       40 requests/s (144000 in all)\n") != NULL);
+	CHECK(strstr(b.data,
+		     "Inference servers (1, scraped by the agent)\n  triton  n1:8002  up 49.9% of 1h") !=
+	      NULL);
+	CHECK(strstr(
+		  b.data,
+		  "    nv_inference_request_success                       40 requests/s (144000 in all)\n") !=
+	      NULL);
 	gw_buf_reset(&b);
 	CHECK_INT_EQ(gw_report_render(r, GW_REPORT_JSON, &b), 0);
-	CHECK(strstr(b.data, "\"inference\":[{\"job\":\"triton\",\"instance\":\"n1:8002\",\"seconds\":3600,") != NULL);
+	CHECK(
+	    strstr(b.data, "\"inference\":[{\"job\":\"triton\",\"instance\":\"n1:8002\",\"seconds\":3600,") !=
+	    NULL);
 	gw_buf_reset(&b);
 	CHECK_INT_EQ(gw_report_render(r, GW_REPORT_HTML, &b), 0);
 	CHECK(strstr(b.data, "<h2>Inference servers (1)</h2>") != NULL);

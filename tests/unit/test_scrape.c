@@ -17,8 +17,8 @@ static void test_target(void)
 	struct gw_scrape_target t;
 	struct gw_err err;
 	gw_err_clear(&err);
-	CHECK_INT_EQ(gw_scrape_target_parse("vllm=http://127.0.0.1:8000/metrics@5s", 15000, gw_promql_duration, &t,
-					    &err),
+	CHECK_INT_EQ(gw_scrape_target_parse("vllm=http://127.0.0.1:8000/metrics@5s", 15000,
+					    gw_promql_duration, &t, &err),
 		     0);
 	CHECK_STR_EQ(t.job, "vllm");
 	CHECK_STR_EQ(t.url, "http://127.0.0.1:8000/metrics");
@@ -26,7 +26,8 @@ static void test_target(void)
 	CHECK_INT_EQ(t.interval_ms, 5000);
 	CHECK_INT_EQ(t.timeout_ms, 5000);
 	/* defaults: job "scrape", the interval given, a timeout of at most 10 s */
-	CHECK_INT_EQ(gw_scrape_target_parse("http://gpu-01:8002/metrics", 15000, gw_promql_duration, &t, &err), 0);
+	CHECK_INT_EQ(
+	    gw_scrape_target_parse("http://gpu-01:8002/metrics", 15000, gw_promql_duration, &t, &err), 0);
 	CHECK_STR_EQ(t.job, "scrape");
 	CHECK_INT_EQ(t.interval_ms, 15000);
 	CHECK_INT_EQ(t.timeout_ms, 10000);
@@ -35,7 +36,8 @@ static void test_target(void)
 	CHECK_STR_EQ(t.job, "scrape");
 	CHECK_STR_EQ(t.url, "http://u:p@h:9/m?a=b");
 	CHECK_STR_EQ(t.instance, "h:9");
-	CHECK_INT_EQ(gw_scrape_target_parse("tgi=https://[::1]/metrics@1m", 15000, gw_promql_duration, &t, &err), 0);
+	CHECK_INT_EQ(
+	    gw_scrape_target_parse("tgi=https://[::1]/metrics@1m", 15000, gw_promql_duration, &t, &err), 0);
 	CHECK_STR_EQ(t.instance, "[::1]:443");
 	CHECK_INT_EQ(t.interval_ms, 60000);
 	static const char *const bad[][2] = {
@@ -78,20 +80,21 @@ static void test_body(void)
 {
 	struct gw_scrape_target t;
 	struct gw_err err;
-	CHECK_INT_EQ(gw_scrape_target_parse("vllm=http://127.0.0.1:8000/metrics", 15000, gw_promql_duration, &t,
-					    &err),
-		     0);
+	CHECK_INT_EQ(
+	    gw_scrape_target_parse("vllm=http://127.0.0.1:8000/metrics", 15000, gw_promql_duration, &t, &err),
+	    0);
 	struct gw_scrape_batch b;
 	gw_scrape_batch_init(&b, 100);
 	char *body = NULL;
-	const char *text = "# HELP vllm:num_requests_running Requests running.\r\n"
-			   "# TYPE vllm:num_requests_running gauge\n"
-			   "vllm:num_requests_running{model_name=\"llama\",adapter=\"\"} 4\n"
-			   "\n"
-			   "vllm:generation_tokens_total{model_name=\"llama\",job=\"inner\",instance=\"pod-7\"} 1e3\n"
-			   "vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} 12 1700000000000\n"
-			   "nan_gauge NaN\n"
-			   "req_total{path=\"/a}\\\"\"} 5 # {trace_id=\"x\"} 1 1.7e9";
+	const char *text =
+	    "# HELP vllm:num_requests_running Requests running.\r\n"
+	    "# TYPE vllm:num_requests_running gauge\n"
+	    "vllm:num_requests_running{model_name=\"llama\",adapter=\"\"} 4\n"
+	    "\n"
+	    "vllm:generation_tokens_total{model_name=\"llama\",job=\"inner\",instance=\"pod-7\"} 1e3\n"
+	    "vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} 12 1700000000000\n"
+	    "nan_gauge NaN\n"
+	    "req_total{path=\"/a}\\\"\"} 5 # {trace_id=\"x\"} 1 1.7e9";
 	CHECK_INT_EQ(parse(&b, &body, text, &t, &err), 0);
 	CHECK_INT_EQ(b.ns, 5);
 	CHECK_INT_EQ(b.lines, 8);

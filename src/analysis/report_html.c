@@ -181,10 +181,11 @@ static void inference(struct gw_buf *b, const struct gw_report *r)
 {
 	if (!r->nscrapes)
 		return;
-	gw_buf_printf(b,
-		      "<h2>Inference servers (%zu)</h2>\n<table><tr><th>job</th><th>instance</th><th>up %%</th>"
-		      "<th>counter</th><th>mean rate</th><th>in all</th></tr>\n",
-		      r->nscrapes);
+	gw_buf_printf(
+	    b,
+	    "<h2>Inference servers (%zu)</h2>\n<table><tr><th>job</th><th>instance</th><th>up %%</th>"
+	    "<th>counter</th><th>mean rate</th><th>in all</th></tr>\n",
+	    r->nscrapes);
 	for (size_t i = 0; i < r->nscrapes; i++) {
 		const struct gw_report_scrape *sc = &r->scrape[i];
 		for (size_t k = 0; k < (sc->nrate ? sc->nrate : 1); k++) {

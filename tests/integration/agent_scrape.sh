@@ -157,6 +157,24 @@ grep -q '^Inference servers (5, scraped by the agent)$' "$tmp/rep.txt" || fail "
 grep -Eq '^    vllm:generation_tokens_total +[0-9.e+]+ tokens/s \(500000 in all\)$' "$tmp/rep.txt" ||
 	fail "report text's tokens/s: $(tail -20 "$tmp/rep.txt")"
 
+# the page's inference panel: a row a target, up or down, vllm's tokens a second
+if command -v chromium >/dev/null; then
+	timeout 90 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --disable-default-apps --user-data-dir="$tmp/profile" \
+		--virtual-time-budget=8000 --dump-dom "$U/" >"$tmp/dom.html" 2>/dev/null
+	python3 - "$tmp/dom.html" >"$tmp/dom.out" 2>&1 <<'PY' || fail "the page's inference panel: $(cat "$tmp/dom.out")"
+import re, sys
+dom = open(sys.argv[1]).read()
+panel = re.search(r'<section id="inference">(.*?)</section>', dom, re.S)
+assert panel, "no panel shown"
+rows = {j: re.findall(r"<td[^>]*>([^<]*)</td>", r) for j, r in re.findall(r'<tr data-job="(\w+)">(.*?)</tr>', panel.group(1))}
+assert sorted(rows) == ["dead", "gz", "junk", "slow", "vllm"], rows
+assert rows["vllm"][2] == "up" and float(rows["vllm"][4]) > 0, rows["vllm"]
+assert rows["dead"][2] == "down" and rows["dead"][4] == "\u2013", rows["dead"]
+print("ok")
+PY
+fi
+
 # the dead target comes to life: up=1 and the recovery is logged
 python3 -m http.server "$dead" --bind 127.0.0.1 --directory "$tmp/www" >/dev/null 2>&1 &
 pids+=($!)

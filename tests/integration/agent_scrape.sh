@@ -4,9 +4,11 @@
 # in the store with job and instance labels, queryable with the GPUs'
 # series in one query; a later change to the file shows up and a metric
 # that went away is marked stale; a gzip answer is taken; a dead target,
-# a slow one and one answering garbage each read up=0, are counted and
-# logged once (not at every scrape), and the agent keeps answering;
-# bad --scrape values are refused naming the option.
+# a slow one, one answering garbage, one too big and one answering 404
+# each read up=0, are counted and logged once (not at every scrape), and
+# the agent keeps answering; the report and the page list the servers
+# with their rates; a server that goes away reads up=0 and its series go
+# stale; bad --scrape values are refused naming the option.
 set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 DATA=${GW_TEST_DATA:?GW_TEST_DATA must point at tests/}
@@ -44,6 +46,8 @@ class H(http.server.BaseHTTPRequestHandler):
             out, enc = b"late 1\n", None
         elif self.path == "/garbage":
             out, enc = b"\x00\x01<html>\xff", None
+        elif self.path == "/huge":
+            out, enc = b"a 1\n" * (4 << 20) + b"b 2\n", None
         elif "gzip" in self.headers.get("Accept-Encoding", ""):
             out, enc = gzip.compress(body), "gzip"
         else:
@@ -74,7 +78,8 @@ dead=$(free_port)
 "$BIN" --sim 2xH100:inference agent -a "127.0.0.1:$port" -c 100 --storage.path "$tmp/d" \
 	--scrape "vllm=http://127.0.0.1:$vport/metrics@200ms" --scrape "gz=http://127.0.0.1:$oport/gz@200ms" \
 	--scrape "slow=http://127.0.0.1:$oport/slow@500ms" --scrape "junk=http://127.0.0.1:$oport/garbage@200ms" \
-	--scrape "dead=http://127.0.0.1:$dead/metrics@200ms" 2>"$tmp/agent.err" &
+	--scrape "dead=http://127.0.0.1:$dead/metrics@200ms" --scrape "huge=http://127.0.0.1:$oport/huge@1s" \
+	--scrape "nope=http://127.0.0.1:$vport/nope@200ms" 2>"$tmp/agent.err" &
 pids+=($!)
 U="http://127.0.0.1:$port"
 wait_http "$U/metrics" 20 || fail "agent did not serve: $(cat "$tmp/agent.err")"
@@ -124,7 +129,7 @@ query_until 'vllm:generation_tokens_total{job="gz"}' "$(one 1000000)" || fail "g
 query_until 'up{job="gz"}' "$(one 1)" || fail "up of the gzip target: $(cat "$tmp/q")"
 
 # dead, slow and garbage: up=0, counted, logged once each; the agent still answers
-for j in dead slow junk; do
+for j in dead slow junk huge nope; do
 	query_until "up{job=\"$j\"}" "$(one 0)" || fail "up of $j: $(cat "$tmp/q")"
 done
 curl -s "$U/api/v1/series" --data-urlencode 'match[]={job="junk"}' >"$tmp/s"
@@ -143,6 +148,8 @@ grep -q '^gpuwatch_scrape_target_up{job="vllm",instance="127.0.0.1:'"$vport"'"} 
 grep -q 'msg="scrape failed" job=junk .*err="line 1: a NUL byte' "$tmp/agent.err" || fail "why junk failed: $(cat "$tmp/agent.err")"
 grep -q 'msg="scrape failed" job=slow .*err="Timeout was reached' "$tmp/agent.err" || fail "why slow failed: $(cat "$tmp/agent.err")"
 grep -q 'msg="scrape failed" job=dead .*err="Couldn.t connect' "$tmp/agent.err" || fail "why dead failed: $(cat "$tmp/agent.err")"
+grep -q 'msg="scrape failed" job=huge .*err="body over 16 MiB"' "$tmp/agent.err" || fail "why huge failed: $(cat "$tmp/agent.err")"
+grep -q 'msg="scrape failed" job=nope .*err="server returned HTTP status 404"' "$tmp/agent.err" || fail "why nope failed: $(cat "$tmp/agent.err")"
 
 # the report lists the scraped servers with their counters' rates: the file's change is 500000 tokens
 "$BIN" report --url "$U" --format json >"$tmp/rep.json" 2>"$tmp/rep.err" || fail "report --url: $(cat "$tmp/rep.err")"
@@ -153,7 +160,7 @@ json "$tmp/rep.json" '{s["job"]: s for s in d["inference"]}' >/dev/null || fail 
 [ "$(json "$tmp/rep.json" '[s["up_ratio"] for s in d["inference"] if s["job"] == "dead"]')" = "[0]" ] ||
 	fail "report's dead target: $(json "$tmp/rep.json" 'd["inference"]')"
 "$BIN" report --url "$U" >"$tmp/rep.txt" 2>&1 || fail "report --url text: $(cat "$tmp/rep.txt")"
-grep -q '^Inference servers (5, scraped by the agent)$' "$tmp/rep.txt" || fail "report text: $(tail -20 "$tmp/rep.txt")"
+grep -q '^Inference servers (7, scraped by the agent)$' "$tmp/rep.txt" || fail "report text: $(tail -20 "$tmp/rep.txt")"
 grep -Eq '^    vllm:generation_tokens_total +[0-9.e+]+ tokens/s \(500000 in all\)$' "$tmp/rep.txt" ||
 	fail "report text's tokens/s: $(tail -20 "$tmp/rep.txt")"
 
@@ -168,7 +175,7 @@ dom = open(sys.argv[1]).read()
 panel = re.search(r'<section id="inference">(.*?)</section>', dom, re.S)
 assert panel, "no panel shown"
 rows = {j: re.findall(r"<td[^>]*>([^<]*)</td>", r) for j, r in re.findall(r'<tr data-job="(\w+)">(.*?)</tr>', panel.group(1))}
-assert sorted(rows) == ["dead", "gz", "junk", "slow", "vllm"], rows
+assert sorted(rows) == ["dead", "gz", "huge", "junk", "nope", "slow", "vllm"], rows
 assert rows["vllm"][2] == "up" and float(rows["vllm"][4]) > 0, rows["vllm"]
 assert rows["dead"][2] == "down" and rows["dead"][4] == "\u2013", rows["dead"]
 print("ok")
@@ -180,6 +187,11 @@ python3 -m http.server "$dead" --bind 127.0.0.1 --directory "$tmp/www" >/dev/nul
 pids+=($!)
 query_until 'up{job="dead"}' "$(one 1)" || fail "a target that came back: $(cat "$tmp/q")"
 grep -q 'msg="scrape recovered" job=dead' "$tmp/agent.err" || fail "no recovery logged"
+
+# the server goes away: up 0 and every series it had is stale at once
+kill "${pids[0]}"
+query_until 'up{job="vllm"}' "$(one 0)" || fail "up of a server that went away: $(cat "$tmp/q")"
+query_until '{job="vllm",__name__=~"vllm:.*"}' 'd["data"]["result"] == []' || fail "the series of a server that went away: $(cat "$tmp/q")"
 
 kill "${pids[2]}"
 wait "${pids[2]}" 2>/dev/null

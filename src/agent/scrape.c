@@ -191,6 +191,23 @@ static void log_failure(struct scrape_target *st, int64_t now, const char *why)
 			(unsigned long long)atomic_load(&st->failures));
 }
 
+/* Room for n refs in this scrape's and the last one's arrays. */
+static int fit_refs(struct scrape_target *st, size_t n)
+{
+	if (n <= st->cap)
+		return 0;
+	uint64_t *c = realloc(st->cur, n * sizeof(*c));
+	if (c)
+		st->cur = c;
+	uint64_t *p = c ? realloc(st->prev, n * sizeof(*p)) : NULL;
+	if (p)
+		st->prev = p;
+	if (!c || !p)
+		return GW_ENOMEM;
+	st->cap = n;
+	return 0;
+}
+
 static void scrape_once(struct scrape_target *st)
 {
 	struct timespec t0, t1;
@@ -204,16 +221,8 @@ static void scrape_once(struct scrape_target *st)
 		char *text = st->body.len ? st->body.data : empty;
 		rc = gw_scrape_parse(&st->batch, text, st->body.len, &st->t, &err);
 	}
-	if (rc == 0 && st->batch.ns > st->cap) {
-		uint64_t *c = realloc(st->cur, st->batch.ns * sizeof(*c));
-		uint64_t *p = c ? realloc(st->prev, st->batch.ns * sizeof(*p)) : NULL;
-		st->cur = c ? c : st->cur;
-		st->prev = p ? p : st->prev;
-		if (!c || !p)
-			rc = gw_err_set(&err, GW_ENOMEM, "out of memory");
-		else
-			st->cap = st->batch.ns;
-	}
+	if (rc == 0 && fit_refs(st, st->batch.ns) != 0)
+		rc = gw_err_set(&err, GW_ENOMEM, "out of memory");
 	if (rc)
 		st->batch.ns = st->batch.nl = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -253,8 +262,8 @@ static void *run(void *arg)
 		scrape_once(st);
 		next += st->t.interval_ms;
 		int64_t now = gw_now_ms();
-		if (next <
-		    now) /* a scrape longer than the interval: the next one starts a whole interval on */
+		/* a scrape longer than the interval: the next one starts a whole interval on */
+		if (next < now)
 			next = now + st->t.interval_ms;
 	} while (sleep_until(st->s, next));
 	return NULL;

@@ -177,7 +177,8 @@ static void store(struct scrape_target *st, int64_t t, bool up, double seconds)
 	    meta_series(st, h->db, "scrape_samples_scraped", &st->samples_ref, t, (double)st->batch.ns) != 0;
 	pthread_mutex_unlock(&h->append_mu);
 	atomic_fetch_add(&h->append_errors, refused);
-	agent_rw_note_append(st->s->a, t); /* a slow scrape's samples may come after remote write read past t */
+	/* a slow scrape's samples may come after remote write read past t */
+	agent_rw_note_append(st->s->a, t);
 }
 
 static void log_failure(struct scrape_target *st, int64_t now, const char *why)

@@ -32,6 +32,25 @@
 #define SAMPLES_MAX 200000 /* a body's samples; more fails the scrape (Prometheus' sample_limit) */
 #define LOG_EVERY_MS 60000
 
+/*
+ * Each series' store ref by its labels, kept between scrapes: finding a
+ * series in the store sorts and keys its labels, most of a scrape's cost
+ * (bench/RESULTS.md). Keys are the pairs as "name\0value\0..." (a body
+ * holds no NUL); open addressing, at most half full; emptied when it holds
+ * more than REFS_MAX (labels that change every scrape).
+ */
+#define REFS_MAX (2 * SAMPLES_MAX)
+struct ref_slot {
+	uint64_t hash, ref;
+	char *key; /* NULL: empty */
+	size_t len;
+};
+struct ref_cache {
+	struct ref_slot *slot;
+	size_t cap, n; /* cap a power of two */
+	struct gw_buf key;
+};
+
 struct scrape_target {
 	struct gw_scrape_target t;
 	struct agent_scrape *s;
@@ -44,6 +63,7 @@ struct scrape_target {
 	uint64_t *cur, *prev; /* this scrape's and the last one's series refs, sorted */
 	size_t ncur, nprev, cap;
 	uint64_t up_ref, dur_ref, samples_ref;
+	struct ref_cache refs;
 	int64_t logged_ms; /* the last failure logged; 0: not failing */
 	/* for /metrics */
 	_Atomic uint64_t scrapes, failures, samples;
@@ -119,6 +139,77 @@ static int fetch(struct scrape_target *st, struct gw_err *err)
 	return 0;
 }
 
+/* ---- refs by labels ---------------------------------------------------------------- */
+
+static void refs_clear(struct ref_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		free(c->slot[i].key);
+	free(c->slot);
+	c->slot = NULL;
+	c->cap = c->n = 0;
+}
+
+static struct ref_slot *refs_probe(struct ref_cache *c, uint64_t h, const char *key, size_t len)
+{
+	size_t i = (size_t)h & (c->cap - 1);
+	while (c->slot[i].key &&
+	       !(c->slot[i].hash == h && c->slot[i].len == len && !memcmp(c->slot[i].key, key, len)))
+		i = (i + 1) & (c->cap - 1);
+	return &c->slot[i];
+}
+
+static int refs_grow(struct ref_cache *c)
+{
+	struct ref_cache bigger = {.cap = c->cap ? c->cap * 2 : 1024, .key = c->key};
+	if (!(bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot))))
+		return GW_ENOMEM;
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->slot[i].key)
+			*refs_probe(&bigger, c->slot[i].hash, c->slot[i].key, c->slot[i].len) = c->slot[i];
+	free(c->slot);
+	bigger.n = c->n;
+	*c = bigger;
+	return 0;
+}
+
+/* The store ref of the series with these labels: from the cache, else found (or made) in the store. */
+static int refs_get(struct ref_cache *c, struct gw_tsdb *db, const struct gw_lpair *l, size_t n,
+		    uint64_t *ref)
+{
+	gw_buf_reset(&c->key);
+	for (size_t i = 0; i < n; i++)
+		if (gw_buf_append(&c->key, l[i].name, strlen(l[i].name) + 1) ||
+		    gw_buf_append(&c->key, l[i].value, strlen(l[i].value) + 1))
+			return gw_tsdb_series(db, l, n, ref); /* too long to keep: the store alone */
+	uint64_t h = 1469598103934665603ULL;		      /* FNV-1a */
+	for (size_t i = 0; i < c->key.len; i++)
+		h = (h ^ (unsigned char)c->key.data[i]) * 1099511628211ULL;
+	if (c->cap) {
+		struct ref_slot *sl = refs_probe(c, h, c->key.data, c->key.len);
+		if (sl->key) {
+			*ref = sl->ref;
+			return 0;
+		}
+	}
+	int rc = gw_tsdb_series(db, l, n, ref);
+	if (rc)
+		return rc;
+	if (c->n >= REFS_MAX)
+		refs_clear(c);
+	if ((c->n + 1) * 2 > c->cap && refs_grow(c) != 0)
+		return 0; /* not kept: found again next time */
+	char *key = malloc(c->key.len);
+	if (!key)
+		return 0;
+	memcpy(key, c->key.data, c->key.len);
+	*refs_probe(c, h, key, c->key.len) = (struct ref_slot){h, *ref, key, c->key.len};
+	c->n++;
+	return 0;
+}
+
+/* ---- storing a scrape ------------------------------------------------------------- */
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -163,7 +254,7 @@ static void store(struct scrape_target *st, int64_t t, bool up, double seconds)
 	for (size_t i = 0; i < st->batch.ns; i++) {
 		const struct gw_scrape_sample *s = &st->batch.s[i];
 		uint64_t ref;
-		if (gw_tsdb_series(h->db, st->batch.l + s->first, s->n, &ref) != 0 ||
+		if (refs_get(&st->refs, h->db, st->batch.l + s->first, s->n, &ref) != 0 ||
 		    gw_tsdb_append(h->db, ref, t, s->v) != 0) {
 			refused++; /* a series twice in one body, or the store full */
 			continue;
@@ -294,6 +385,7 @@ int agent_scrape_start(struct gw_agent *a, struct gw_err *err)
 		st->s = s;
 		gw_buf_init(&st->body, BODY_MAX);
 		gw_scrape_batch_init(&st->batch, SAMPLES_MAX);
+		gw_buf_init(&st->refs.key, 64 << 10);
 		s->n++;
 		if ((rc = target_setup(st, err)) != 0)
 			break;
@@ -323,6 +415,8 @@ void agent_scrape_stop(struct agent_scrape *s)
 			s->curl.curl_easy_cleanup(st->easy);
 		gw_buf_release(&st->body);
 		gw_scrape_batch_release(&st->batch);
+		refs_clear(&st->refs);
+		gw_buf_release(&st->refs.key);
 		free(st->cur);
 		free(st->prev);
 	}

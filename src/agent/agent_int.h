@@ -2,13 +2,15 @@
  * agent_int.h - what the agent's parts share (not a public header):
  * agent.c (wiring, /health, the landing page, the route table),
  * expose.c (the counters file and /metrics), alerting.c, forecast.c,
- * push.c, health.c (the health watches), policy.c, scrape.c and status.c.
+ * push.c with train.c, health.c (the health watches), policy.c, scrape.c and
+ * status.c.
  */
 #ifndef GW_AGENT_AGENT_INT_H
 #define GW_AGENT_AGENT_INT_H
 
 #include "agent/agent.h"
 #include "agent/history.h"
+#include "analysis/trainlive.h"
 #include "collect/cgroup.h"
 #include "collect/hpcjob.h"
 #include "collect/podres.h"
@@ -76,12 +78,22 @@ struct agent_forecast {
 	double *scratch; /* the trend's, on the forecast thread */
 };
 
+/* A pushed group with a token counter, and the efficiency it gives (train.c). */
+struct agent_train_job;
+struct agent_train {
+	struct agent_train_job **jobs;
+	size_t n;
+	long energy_idx;	   /* energy.total in the field table; -1: none */
+	struct gw_train_gpu *gpus; /* the agent's, as trainlive.h reads them */
+};
+
 /* Pushed groups (push.c, --web.enable-push). */
 struct agent_push {
 	bool open;
 	pthread_mutex_t mu; /* guards everything below */
 	struct gw_push_store *store;
 	uint64_t pushes, refused, store_refused;
+	struct agent_train train;
 };
 
 /* The health watches over the frames (health.c). */
@@ -185,6 +197,14 @@ extern const struct gw_http_route agent_push_route; /* ctx: the agent */
 int agent_push_open(struct gw_agent *a, struct gw_err *err);
 void agent_push_close(struct gw_agent *a);
 void agent_push_render(struct gw_agent *a, struct gw_expfmt *w);
+
+/* train.c: push.c's, under its mu */
+int agent_train_open(struct gw_agent *a, struct gw_err *err);
+void agent_train_close(struct gw_agent *a);
+/* After push m to group k succeeded at now_ms: derive, store and log what the group's pushes give. */
+void agent_train_push(struct gw_agent *a, enum gw_push_method m, const struct gw_push_key *k, int64_t now_ms);
+void agent_train_render(struct gw_agent *a, struct gw_expfmt *w, int64_t now_ms);
+
 /* scrape.c */
 int agent_scrape_start(struct gw_agent *a, struct gw_err *err); /* after the history */
 void agent_scrape_stop(struct agent_scrape *s);                /* before the history closes; NULL: no-op */

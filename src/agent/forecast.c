@@ -31,15 +31,6 @@
 
 #define FORECAST_NAME "gpuwatch_memory_time_to_full_seconds"
 
-static long field_index(const char *name)
-{
-	const struct gw_field *f = gw_field_find(name);
-	for (size_t i = 0; f && i < gw_fields_count(); i++)
-		if (gw_field_at(i) == f)
-			return (long)i;
-	return -1;
-}
-
 /* The GPU's value of field k in bytes, or -1 when not available. */
 static double bytes(const struct gw_frame_gpu *fg, long k)
 {
@@ -159,8 +150,8 @@ int agent_forecast_start(struct gw_agent *a, struct gw_err *err)
 		fc->step_ms = a->interval_ms;
 	if (fc->step_ms < 100)
 		fc->step_ms = 100;
-	fc->used_idx = field_index("memory.used");
-	fc->free_idx = field_index("memory.free");
+	fc->used_idx = gw_field_index(gw_field_find("memory.used"));
+	fc->free_idx = gw_field_index(gw_field_find("memory.free"));
 	fc->ngpus = a->ngpus;
 	fc->g = calloc(a->ngpus ? a->ngpus : 1, sizeof(*fc->g));
 	fc->scratch = malloc(gw_trend_scratch(FORECAST_POINTS) * sizeof(double));

@@ -1,6 +1,7 @@
 #include "agent/history.h"
 
 #include "api/json.h"
+#include "export/gpu_metrics.h"
 #include "export/series.h"
 #include "export/xid.h"
 #include "version.h"
@@ -267,6 +268,7 @@ int agent_history_open(struct agent_history *h, const struct agent_history_opts 
 	h->log = o->log;
 	snprintf(h->path, sizeof(h->path), "%s", o->path ? o->path : "");
 	agent_history_host(h->hostname, sizeof(h->hostname));
+	gw_metrics_hostname(h->host_label, sizeof(h->host_label));
 	snprintf(h->instance, sizeof(h->instance), "%s", o->instance ? o->instance : h->hostname);
 	struct gw_tsdb_opts to = {.path = o->path,
 				  .retention_ms = o->retention_ms,
@@ -593,7 +595,7 @@ void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 					   .uuid = fg->gpu->uuid,
 					   .bus_id = fg->gpu->bus_id,
 					   .model = fg->gpu->name,
-					   .hostname = h->hostname,
+					   .hostname = h->host_label,
 					   .labels = dl,
 					   .nlabels = ndl,
 					   .hpc_job = njobs ? fg->jobs->id[0] : NULL,

@@ -71,6 +71,7 @@ struct agent_history {
 	char instance[300];
 	char job[64];
 	char hostname[256];
+	char host_label[256]; /* the Hostname label, as /metrics writes it (gw_metrics_hostname) */
 	char driver[96]; /* the system's driver and NVML versions, for label rows */
 	char nvml[96];
 	/* samples the store refused (head full, out of memory); counted on the

@@ -5,7 +5,8 @@
  * watched (live MFU). Pushed groups are served on /metrics from the next
  * frame on, as a Pushgateway serves them, and each push's samples go into
  * the history at the push's time, with the group's job label (not the
- * agent's) and the agent's instance unless the group names one.
+ * agent's) and the agent's instance unless the group names one. A
+ * group with a token counter gives live efficiency families (train.c).
  *
  * The store is guarded by mu: pushes run on HTTP threads, renders on
  * whichever thread renders a frame's exposition.
@@ -24,6 +25,11 @@ int agent_push_open(struct gw_agent *a, struct gw_err *err)
 		return 0;
 	if (gw_push_store_new(&p->store) != 0)
 		return gw_err_set(err, GW_ENOMEM, "out of memory");
+	int rc = agent_train_open(a, err);
+	if (rc) {
+		gw_push_store_free(p->store);
+		return rc;
+	}
 	pthread_mutex_init(&p->mu, NULL);
 	p->open = true;
 	return 0;
@@ -34,6 +40,7 @@ void agent_push_close(struct gw_agent *a)
 	struct agent_push *p = &a->push;
 	if (!p->open)
 		return;
+	agent_train_close(a);
 	gw_push_store_free(p->store);
 	pthread_mutex_destroy(&p->mu);
 	p->open = false;
@@ -46,6 +53,7 @@ void agent_push_render(struct gw_agent *a, struct gw_expfmt *w)
 		return;
 	pthread_mutex_lock(&p->mu);
 	gw_push_render(p->store, w);
+	agent_train_render(a, w, gw_now_ms());
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -112,6 +120,8 @@ static void h_push(void *ctx, const struct gw_http_request *req, struct gw_http_
 		pthread_mutex_unlock(&a->history.append_mu);
 		p->store_refused += pa.refused;
 	}
+	if (rc == 0)
+		agent_train_push(a, m, &k, now);
 	p->pushes++;
 	p->refused += rc != 0;
 	pthread_mutex_unlock(&p->mu);

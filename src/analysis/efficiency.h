@@ -32,6 +32,9 @@ const char *gw_recompute_name(enum gw_recompute r);
 int gw_optimizer_parse(const char *s);
 const char *gw_optimizer_name(enum gw_optimizer o);
 
+/* A positive count with an optional K, M, B/G or T suffix ("8B", "1.2e5", "7.5k"): 0, or GW_EINVAL. */
+int gw_count_parse(const char *s, double *out);
+
 /* ---- GPU models ---------------------------------------------------------------- */
 
 struct gw_gpu_spec {

@@ -20,6 +20,7 @@
 #ifndef GW_ANALYSIS_REPORT_H
 #define GW_ANALYSIS_REPORT_H
 
+#include "chart/chart.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -102,6 +103,7 @@ extern const struct gw_report_reason_info gw_report_reason_info[GW_RR_N];
 	X(PCIE_BOUND, "pcie_bound")                                                                          \
 	X(THERMAL_THROTTLING, "thermal_throttling")                                                          \
 	X(POWER_CAPPED, "power_capped")                                                                      \
+	X(POWER_LIMIT, "power_limit")                                                                        \
 	X(HARDWARE, "hardware")
 
 enum gw_report_kind {
@@ -141,6 +143,7 @@ struct gw_report_gpu {
 	struct gw_report_stat stat[GW_RS_N];
 	double *grid[GW_RS_N]; /* bucket means over the report's grid, NaN where no sample */
 	double *grid_reasons;  /* bucket OR of the clock event reasons, NaN where none */
+	double *grid_limit;    /* bucket mean of the enforced power limit (W), NaN where none; NULL: never seen */
 	double mem_total;      /* bytes (the largest seen); 0: unknown */
 	double power_limit;    /* enforced, W (the smallest seen); 0: unknown */
 	double power_default;  /* default limit, W; 0: unknown */
@@ -168,6 +171,19 @@ struct gw_report_finding {
 	char advice[480];
 };
 
+/*
+ * A job's part on one node (the instance label): a job that spans nodes, read
+ * from a Prometheus scraping them all, gets one per node, with the same
+ * totals as the job's over that node's GPUs.
+ */
+struct gw_report_job_node {
+	const char *instance; /* "" when the series lack the label */
+	size_t *gpus;	      /* indexes into gw_report.gpu */
+	size_t ngpus;
+	double gpu_seconds, energy_j, util_mean, mem_max;
+	int64_t first, last; /* ms */
+};
+
 /* A job using GPUs in the range (gpuwatch_hpc_job_info: --hpc-job-mapping-dir). */
 struct gw_report_job {
 	const char *id;
@@ -178,6 +194,27 @@ struct gw_report_job {
 	double util_mean;     /* its GPUs' utilisation while it ran; NaN: unknown */
 	double mem_max;       /* most memory one of its GPUs used while it ran, bytes; NaN: unknown */
 	int64_t first, last;  /* ms */
+	struct gw_report_job_node *node; /* its nodes, in the order of their first GPU */
+	size_t nnodes;
+};
+
+/* A training job's work under one power limit (report_train.c). */
+struct gw_report_plimit {
+	double watts, seconds, tokens, energy_j;
+};
+
+/* A job that counted its tokens (gpuwatch_training_tokens_total). */
+struct gw_report_train {
+	const char *job;
+	size_t *gpus; /* indexes into gw_report.gpu: its model_info's gpus, else its instances' */
+	size_t ngpus;
+	double tokens, seconds;	  /* counted, and the time they were counted over */
+	double energy_j;	  /* its GPUs' energy over the same time where their power is known ... */
+	double tokens_metered;	  /* ... and the tokens of that time (energy a token = energy_j / this) */
+	bool energy_partial;	  /* some of the time had no power for one of its GPUs */
+	double last_limit;	  /* W, the latest limit its GPUs agreed on; 0: none */
+	struct gw_report_plimit *lim; /* by limit held at least GW_RPT_MIN_RUN_S, watts ascending once found */
+	size_t nlim;
 };
 
 /* A counter of a scraped server, summed over its series: its mean rate over the time it was scraped. */
@@ -207,10 +244,13 @@ struct gw_report {
 	double price_per_kwh; /* 0: no cost */
 	const char *currency;
 	const char *source; /* what was read, for the heading */
+	const char *png_dir; /* report --png: the charts' files are there; NULL: none */
 	struct gw_report_finding *find;
 	size_t nfind;
 	struct gw_report_job *job;
 	size_t njobs;
+	struct gw_report_train *train;
+	size_t ntrain;
 	struct gw_report_scrape *scrape; /* scraped inference servers; none: nscrapes 0 */
 	size_t nscrapes;
 	struct gw_arena arena; /* everything above */
@@ -232,6 +272,7 @@ struct gw_report_opts {
 	double price_per_kwh; /* 0: none */
 	const char *currency; /* NULL: "" */
 	const char *source;   /* NULL: "" */
+	const char *png_dir;  /* the renderers list the charts' PNG files there; NULL: none */
 };
 
 /*
@@ -252,6 +293,16 @@ int gw_report_data_span(const struct gw_querier *q, int64_t *first_ms, int64_t *
 enum gw_report_format { GW_REPORT_TEXT, GW_REPORT_MD, GW_REPORT_JSON, GW_REPORT_HTML };
 int gw_report_format_parse(const char *s, enum gw_report_format *out);
 int gw_report_render(const struct gw_report *r, enum gw_report_format f, struct gw_buf *b);
+
+/*
+ * The report's charts, in the HTML page's order: utilisation, memory used,
+ * power, temperature, a line per GPU over the grid. Chart k into c (its
+ * series point into r's grids; gw_chart_release frees c). GW_ENOMEM.
+ */
+#define GW_REPORT_NCHARTS 4
+int gw_report_chart(const struct gw_report *r, size_t k, struct gw_chart *c);
+/* Chart k's PNG file: "PNG_DIR/ID.png". GW_ERANGE when it does not fit in len. */
+int gw_report_chart_file(const struct gw_report *r, size_t k, char *out, size_t len);
 
 /* The JSON report's "gpus" array alone (per-GPU statistics), appended to b: for documents that embed it. */
 void gw_report_render_gpus_json(const struct gw_report *r, struct gw_buf *b);

@@ -470,5 +470,7 @@ int gw_rpt_find(struct gw_report *r)
 		rc = find_power(r, i);
 	for (size_t i = 0; !rc && i < r->ngpus; i++)
 		rc = find_hardware(r, i);
+	if (!rc)
+		rc = gw_rpt_find_power_limit(r);
 	return rc ? rc : merge_same(r);
 }

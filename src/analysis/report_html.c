@@ -1,9 +1,10 @@
 /*
  * report_html.c - the report as one self-contained HTML page: the findings,
  * inline SVG charts of utilisation, memory, power and temperature (a line
- * per GPU over the report's grid) and the statistics tables, in the colours
- * of the agent's page (web/src/style.css). No script, no external asset:
- * the file can be mailed or attached to a ticket.
+ * per GPU over the report's grid: report_chart.c, drawn by chart/chart_svg.c)
+ * and the statistics tables, in the colours of the agent's page
+ * (web/src/style.css). No script, no external asset: the file can be
+ * mailed or attached to a ticket.
  */
 #include "analysis/report_int.h"
 
@@ -33,7 +34,7 @@ static void esc(struct gw_buf *b, const char *s)
 	}
 }
 
-/* The page's palette (style.css), light and dark, and the lines' colours. */
+/* The page's palette (style.css), light and dark; the lines' colours are chart.h's. */
 static const char style[] =
     ":root{--bg:#fafafa;--fg:#1d1f21;--muted:#6b7075;--tile:#fff;--line:#d8dbde;--ok:#2e7d32;--warn:#ef6c00;"
     "--bad:#c62828;--accent:#1565c0}\n"
@@ -58,86 +59,32 @@ static const char style[] =
     ".legend span{margin-right:1em}.legend i{display:inline-block;width:.8em;height:.8em;margin-right:.3em;"
     "border-radius:2px}\n";
 
-static const char *const colors[] = {"#1565c0", "#ef6c00", "#2e7d32", "#c62828",
-				     "#6a1b9a", "#00838f", "#9e9d24", "#5d4037"};
-#define NCOLORS (sizeof(colors) / sizeof(colors[0]))
-
-#define W 800
-#define H 220
-#define ML 48
-#define MR 12
-#define MT 10
-#define MB 24
-
-/* A round upper bound for the y axis: 1, 2 or 5 times a power of ten. */
-static double nice_max(double v)
+/* A chart: its title over its SVG, both drawn from the report's chart description. */
+static int chart(struct gw_buf *b, const struct gw_report *r, size_t k)
 {
-	if (!(v > 0))
-		return 1;
-	double p = pow(10, floor(log10(v)));
-	for (double m = 1; m <= 10; m *= 2) {
-		if (m == 4)
-			m = 5;
-		if (m * p >= v)
-			return m * p;
-	}
-	return 10 * p;
+	struct gw_chart c;
+	int rc = gw_report_chart(r, k, &c);
+	if (rc)
+		return rc;
+	gw_buf_printf(b, "<div class=\"chart\"><h3>%s (%s)</h3>\n", c.title, c.unit);
+	gw_chart_svg(&c, b);
+	gw_buf_puts(b, "</div>\n");
+	gw_chart_release(&c);
+	return 0;
 }
 
-static void chart(struct gw_buf *b, const struct gw_report *r, int id, const char *title, double scale,
-		  double fixed_max)
+/* report --png: where the same charts were written. */
+static void png_files(struct gw_buf *b, const struct gw_report *r)
 {
-	double top = fixed_max;
-	if (!(top > 0)) {
-		double mx = 0;
-		for (size_t i = 0; i < r->ngpus; i++)
-			if (r->gpu[i].stat[id].n && r->gpu[i].stat[id].max * scale > mx)
-				mx = r->gpu[i].stat[id].max * scale;
-		top = nice_max(mx);
-	}
-	gw_buf_printf(b,
-		      "<div class=\"chart\"><h3>%s (%s)</h3>\n<svg viewBox=\"0 0 %d %d\" width=\"100%%\" "
-		      "role=\"img\" aria-label=\"%s\">\n",
-		      title, gw_report_stat_info[id].unit, W, H, title);
-	double pw = W - ML - MR, ph = H - MT - MB;
-	for (int k = 0; k <= 4; k++) {
-		double y = MT + ph - ph * k / 4;
-		gw_buf_printf(b,
-			      "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			      "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-			      ML, W - MR, y, y, ML - 4, y + 4, top * k / 4);
-	}
-	for (int k = 0; k <= 4; k++) {
-		int64_t t = r->from + (r->to - r->from) * k / 4;
-		char s[32];
-		gw_rpt_time(t, s, sizeof(s));
-		gw_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.5s</text>\n",
-			      ML + pw * k / 4, H - 6,
-			      k == 0   ? "start"
-			      : k == 4 ? "end"
-				       : "middle",
-			      s + 11);
-	}
-	for (size_t i = 0; i < r->ngpus; i++) {
-		const double *g = r->gpu[i].grid[id];
-		if (!g)
+	gw_buf_puts(b, "<p class=\"muted\">As PNG files:");
+	for (size_t k = 0; k < GW_REPORT_NCHARTS; k++) {
+		char path[4096];
+		if (gw_report_chart_file(r, k, path, sizeof(path)) != 0)
 			continue;
-		gw_buf_printf(b, "<path stroke=\"%s\" d=\"", colors[i % NCOLORS]);
-		bool pen = false;
-		for (size_t k = 0; k < r->ngrid; k++) {
-			if (isnan(g[k])) {
-				pen = false;
-				continue;
-			}
-			double x = ML + pw * (double)k / (double)(r->ngrid > 1 ? r->ngrid - 1 : 1);
-			double v = g[k] * scale / top;
-			double y = MT + ph - ph * (v > 1 ? 1 : v < 0 ? 0 : v);
-			gw_buf_printf(b, "%c%.1f %.1f", pen ? 'L' : 'M', x, y);
-			pen = true;
-		}
-		gw_buf_puts(b, "\"/>\n");
+		gw_buf_puts(b, k ? ", " : " ");
+		esc(b, path);
 	}
-	gw_buf_puts(b, "</svg></div>\n");
+	gw_buf_puts(b, "</p>\n");
 }
 
 static void time_span(struct gw_buf *b, int64_t from, int64_t to)
@@ -174,6 +121,56 @@ static void energy(struct gw_buf *b, const struct gw_report *r, double j)
 		gw_buf_printf(b, ", cost %.2f ", j / 3.6e6 * r->price_per_kwh);
 		esc(b, r->currency);
 	}
+}
+
+void gw_rpt_train_html(const struct gw_report *r, struct gw_buf *b)
+{
+	if (!r->ntrain)
+		return;
+	gw_buf_printf(b, "<h2>Training (%zu)</h2>\n<table><tr><th>job</th><th>GPUs</th><th>power limit W</th>"
+			 "<th>hours</th><th>tokens/s</th><th>W drawn</th><th>tokens/J</th></tr>\n", r->ntrain);
+	for (size_t i = 0; i < r->ntrain; i++) {
+		const struct gw_report_train *t = &r->train[i];
+		gw_buf_puts(b, "<tr><td>");
+		esc(b, t->job);
+		gw_buf_puts(b, "</td><td>");
+		for (size_t k = 0; k < t->ngpus; k++) {
+			gw_buf_puts(b, k ? ", " : "");
+			esc(b, r->gpu[t->gpus[k]].index);
+		}
+		gw_buf_printf(b, "</td><td>all</td><td class=\"num\">%.2f</td><td class=\"num\">%.0f</td>"
+				 "<td class=\"num\">%.0f</td><td class=\"num\">%.3g</td></tr>\n",
+			      t->seconds / 3600, t->seconds > 0 ? t->tokens / t->seconds : 0.0,
+			      t->seconds > 0 ? t->energy_j / t->seconds : 0.0,
+			      t->energy_j > 0 ? t->tokens_metered / t->energy_j : 0.0);
+		for (size_t k = 0; k < t->nlim; k++) {
+			const struct gw_report_plimit *l = &t->lim[k];
+			gw_buf_printf(b, "<tr><td></td><td></td><td class=\"num\">%.0f</td><td class=\"num\">%.2f</td>"
+					 "<td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td class=\"num\">%.3g</td></tr>\n",
+				      l->watts, l->seconds / 3600, l->tokens / l->seconds, l->energy_j / l->seconds,
+				      l->tokens / l->energy_j);
+		}
+	}
+	gw_buf_puts(b, "</table>\n");
+}
+
+/* A row of the jobs table: a job's totals, or (a job spanning nodes) its part on one node. */
+static void job_row(struct gw_buf *b, const struct gw_report *r, const char *name,
+		    const struct gw_report_job_node *n)
+{
+	gw_buf_puts(b, n->instance ? "<tr><td>&nbsp;&nbsp;node " : "<tr><td>");
+	esc(b, name);
+	gw_buf_puts(b, "</td><td>");
+	for (size_t k = 0; k < n->ngpus; k++) {
+		gw_buf_puts(b, k ? ", " : "");
+		esc(b, r->gpu[n->gpus[k]].index);
+	}
+	gw_buf_printf(b,
+		      "</td><td class=\"num\">%.2f</td><td class=\"num\">%.1f</td><td "
+		      "class=\"num\">%.1f</td>"
+		      "<td class=\"num\">%.3f</td></tr>\n",
+		      n->gpu_seconds / 3600, n->util_mean * 100, n->mem_max / 1073741824.0,
+		      n->energy_j / 3.6e6);
 }
 
 /* The scraped inference servers, only when there are some. */
@@ -248,7 +245,8 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 	}
 	gw_buf_puts(b, "<h2>Charts</h2>\n<p class=\"legend\">");
 	for (size_t i = 0; i < r->ngpus; i++) {
-		gw_buf_printf(b, "<span><i style=\"background:%s\"></i>GPU ", colors[i % NCOLORS]);
+		gw_buf_printf(b, "<span><i style=\"background:%s\"></i>GPU ",
+			      gw_chart_colors[i % GW_CHART_NCOLORS]);
 		esc(b, r->gpu[i].index);
 		if (r->gpu[i].instance[0]) {
 			gw_buf_puts(b, " ");
@@ -257,16 +255,14 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 		gw_buf_puts(b, "</span>");
 	}
 	gw_buf_puts(b, "</p>\n<div id=\"charts\">\n");
-	chart(b, r, GW_RS_UTIL, "Utilisation", 100, 100);
-	double total = 0;
-	for (size_t i = 0; i < r->ngpus; i++)
-		total = r->gpu[i].mem_total > total ? r->gpu[i].mem_total : total;
-	/* memory against the largest board's total: how full it is shows at a glance */
-	chart(b, r, GW_RS_MEM, "Memory used", gw_report_stat_info[GW_RS_MEM].scale,
-	      total * gw_report_stat_info[GW_RS_MEM].scale);
-	chart(b, r, GW_RS_POWER, "Power", 1, 0);
-	chart(b, r, GW_RS_TEMP, "Temperature", 1, 0);
+	for (size_t k = 0; k < GW_REPORT_NCHARTS; k++) {
+		int rc = chart(b, r, k);
+		if (rc)
+			return rc;
+	}
 	gw_buf_puts(b, "</div>\n");
+	if (r->png_dir)
+		png_files(b, r);
 	for (size_t i = 0; i < r->ngpus; i++) {
 		const struct gw_report_gpu *g = &r->gpu[i];
 		gw_buf_puts(b, "<h2>GPU ");
@@ -303,22 +299,19 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 			      r->njobs);
 		for (size_t i = 0; i < r->njobs; i++) {
 			const struct gw_report_job *j = &r->job[i];
-			gw_buf_puts(b, "<tr><td>");
-			esc(b, j->id);
-			gw_buf_puts(b, "</td><td>");
-			for (size_t k = 0; k < j->ngpus; k++) {
-				gw_buf_puts(b, k ? ", " : "");
-				esc(b, r->gpu[j->gpus[k]].index);
-			}
-			gw_buf_printf(b,
-				      "</td><td class=\"num\">%.2f</td><td class=\"num\">%.1f</td><td "
-				      "class=\"num\">%.1f</td>"
-				      "<td class=\"num\">%.3f</td></tr>\n",
-				      j->gpu_seconds / 3600, j->util_mean * 100, j->mem_max / 1073741824.0,
-				      j->energy_j / 3.6e6);
+			const struct gw_report_job_node all = {.gpus = j->gpus,
+							       .ngpus = j->ngpus,
+							       .gpu_seconds = j->gpu_seconds,
+							       .energy_j = j->energy_j,
+							       .util_mean = j->util_mean,
+							       .mem_max = j->mem_max};
+			job_row(b, r, j->id, &all);
+			for (size_t k = 0; j->nnodes > 1 && k < j->nnodes; k++)
+				job_row(b, r, j->node[k].instance, &j->node[k]);
 		}
 		gw_buf_puts(b, "</table>\n");
 	}
+	gw_rpt_train_html(r, b);
 	inference(b, r);
 	gw_buf_puts(b, "<h2>Node</h2>\n");
 	stat_table(b, r->node);

@@ -55,8 +55,17 @@ int gw_rpt_read_scrapes(struct gw_report *r, const struct gw_querier *q, struct 
 /* Bucket values of a series on r's grid into *grid (allocated when NULL): means, or the OR of bit masks. */
 int gw_rpt_fill_grid(struct gw_report *r, const struct gw_series *s, double **grid, bool or_bits);
 
+/* The training jobs of the range (after the GPUs are read): fills r->train. */
+int gw_rpt_read_train(struct gw_report *r, const struct gw_querier *q, struct gw_err *err);
+
 /* The detectors, over a built report; each appends its findings. */
 int gw_rpt_find(struct gw_report *r);
+int gw_rpt_find_power_limit(struct gw_report *r);
+
+/* The training section in each format (nothing when no job counted tokens). */
+void gw_rpt_train_text(const struct gw_report *r, struct gw_buf *b, bool md);
+void gw_rpt_train_json(const struct gw_report *r, struct gw_buf *b);
+void gw_rpt_train_html(const struct gw_report *r, struct gw_buf *b);
 
 /* What the detectors share (report_find.c, report_find_util.c); thresholds: docs/REPORT.md. */
 #define GW_RPT_GIB 1073741824.0

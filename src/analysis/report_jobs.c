@@ -3,7 +3,8 @@
  * gpuwatch_hpc_job_info (one series per job and GPU while the job runs,
  * --hpc-job-mapping-dir). Each job gets its GPUs, GPU time, the mean
  * utilisation and peak memory of its GPUs while it ran, and their energy,
- * shared equally among the jobs on a GPU at the same moment.
+ * shared equally among the jobs on a GPU at the same moment; the same
+ * again per node (instance) for a job that spans nodes.
  */
 #include "analysis/report_int.h"
 
@@ -55,38 +56,99 @@ static long job_index(struct gw_report *r, const char *id, size_t *cap)
 	return (long)r->njobs++;
 }
 
-/* Totals of one job from its presences; counts[g][k]: jobs on GPU g at point k. */
-static void job_totals(struct gw_report *r, struct gw_report_job *j, size_t ji, const struct presence *p,
-		       size_t np, unsigned short *const *counts)
+/* What a job's GPUs add up to, on the report's grid. */
+struct totals {
+	double gpu_s, energy_j, uacc, un, mem;
+	int64_t first, last;
+};
+
+/* Adds one presence; counts[g][k]: jobs on GPU g at point k. */
+static void totals_add(struct totals *t, const struct gw_report *r, const struct presence *p,
+		       unsigned short *const *counts)
 {
-	double uacc = 0, un = 0, mem = NAN, step_s = (double)r->step / 1000.0;
-	for (size_t i = 0; i < np; i++) {
-		if (p[i].job != ji)
+	const struct gw_report_gpu *g = &r->gpu[p->gpu];
+	double step_s = (double)r->step / 1000.0;
+	for (size_t k = 0; k < r->ngrid; k++) {
+		if (isnan(p->grid[k]))
 			continue;
-		const struct gw_report_gpu *g = &r->gpu[p[i].gpu];
-		j->gpus[j->ngpus++] = p[i].gpu;
-		for (size_t k = 0; k < r->ngrid; k++) {
-			if (isnan(p[i].grid[k]))
-				continue;
-			int64_t t = r->from + (int64_t)k * r->step;
-			j->first = !j->first || t < j->first ? t : j->first;
-			j->last = t > j->last ? t : j->last;
-			j->gpu_seconds += step_s;
-			double pw = g->grid[GW_RS_POWER] ? g->grid[GW_RS_POWER][k] : NAN;
-			if (!isnan(pw) && counts[p[i].gpu][k])
-				j->energy_j += pw * step_s / counts[p[i].gpu][k];
-			double u = g->grid[GW_RS_UTIL] ? g->grid[GW_RS_UTIL][k] : NAN,
-			       m = g->grid[GW_RS_MEM] ? g->grid[GW_RS_MEM][k] : NAN;
-			if (!isnan(u)) {
-				uacc += u;
-				un++;
-			}
-			if (!isnan(m) && !(m <= mem))
-				mem = m;
+		int64_t at = r->from + (int64_t)k * r->step;
+		t->first = !t->first || at < t->first ? at : t->first;
+		t->last = at > t->last ? at : t->last;
+		t->gpu_s += step_s;
+		double pw = g->grid[GW_RS_POWER] ? g->grid[GW_RS_POWER][k] : NAN;
+		if (!isnan(pw) && counts[p->gpu][k])
+			t->energy_j += pw * step_s / counts[p->gpu][k];
+		double u = g->grid[GW_RS_UTIL] ? g->grid[GW_RS_UTIL][k] : NAN,
+		       m = g->grid[GW_RS_MEM] ? g->grid[GW_RS_MEM][k] : NAN;
+		if (!isnan(u)) {
+			t->uacc += u;
+			t->un++;
 		}
+		if (!isnan(m) && !(m <= t->mem))
+			t->mem = m;
 	}
-	j->util_mean = un ? uacc / un : NAN;
-	j->mem_max = mem;
+}
+
+static void totals_put(const struct totals *t, struct gw_report_job_node *n)
+{
+	n->gpu_seconds = t->gpu_s;
+	n->energy_j = t->energy_j;
+	n->util_mean = t->un ? t->uacc / t->un : NAN;
+	n->mem_max = t->mem;
+	n->first = t->first;
+	n->last = t->last;
+}
+
+/* The job's part on the node of instance: its GPUs there and their totals. */
+static int job_node(struct gw_report *r, struct gw_report_job *j, size_t ji, const char *instance,
+		    const struct presence *p, size_t np, unsigned short *const *counts)
+{
+	struct gw_report_job_node *n = &j->node[j->nnodes++];
+	*n = (struct gw_report_job_node){.instance = instance};
+	n->gpus = gw_arena_alloc(&r->arena, j->ngpus * sizeof(size_t));
+	if (!n->gpus)
+		return GW_ENOMEM;
+	struct totals t = {.mem = NAN};
+	for (size_t i = 0; i < np; i++)
+		if (p[i].job == ji && strcmp(r->gpu[p[i].gpu].instance, instance) == 0) {
+			n->gpus[n->ngpus++] = p[i].gpu;
+			totals_add(&t, r, &p[i], counts);
+		}
+	totals_put(&t, n);
+	return 0;
+}
+
+/* Totals of one job from its presences, over all its GPUs and per node. */
+static int job_totals(struct gw_report *r, struct gw_report_job *j, size_t ji, const struct presence *p,
+		      size_t np, unsigned short *const *counts)
+{
+	struct totals t = {.mem = NAN};
+	for (size_t i = 0; i < np; i++)
+		if (p[i].job == ji) {
+			j->gpus[j->ngpus++] = p[i].gpu;
+			totals_add(&t, r, &p[i], counts);
+		}
+	struct gw_report_job_node all;
+	totals_put(&t, &all);
+	j->gpu_seconds = all.gpu_seconds;
+	j->energy_j = all.energy_j;
+	j->util_mean = all.util_mean;
+	j->mem_max = all.mem_max;
+	j->first = all.first;
+	j->last = all.last;
+	j->node = gw_arena_alloc(&r->arena, (j->ngpus ? j->ngpus : 1) * sizeof(*j->node));
+	if (!j->node)
+		return GW_ENOMEM;
+	for (size_t k = 0; k < j->ngpus; k++) {
+		const char *instance = r->gpu[j->gpus[k]].instance;
+		size_t n = 0;
+		while (n < j->nnodes && strcmp(j->node[n].instance, instance) != 0)
+			n++;
+		int rc = n < j->nnodes ? 0 : job_node(r, j, ji, instance, p, np, counts);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int gw_rpt_read_jobs(struct gw_report *r, const struct gw_querier *q, struct gw_err *err)
@@ -131,7 +193,7 @@ int gw_rpt_read_jobs(struct gw_report *r, const struct gw_querier *q, struct gw_
 		for (size_t k = 0; k < r->ngrid; k++)
 			counts[p[i].gpu][k] += !isnan(p[i].grid[k]);
 	for (size_t ji = 0; !rc && ji < r->njobs; ji++)
-		job_totals(r, &r->job[ji], ji, p, np, counts);
+		rc = job_totals(r, &r->job[ji], ji, p, np, counts);
 	if (rc && !err->msg[0])
 		gw_err_set(err, rc, "reading gpuwatch_hpc_job_info: %s", gw_strerror(rc));
 	gw_arena_release(&tmp);

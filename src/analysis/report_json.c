@@ -191,6 +191,102 @@ void gw_report_render_gpus_json(const struct gw_report *r, struct gw_buf *b)
 	gw_buf_putc(b, ']');
 }
 
+void gw_rpt_train_json(const struct gw_report *r, struct gw_buf *b)
+{
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->ntrain; i++) {
+		const struct gw_report_train *t = &r->train[i];
+		bool f = true;
+		gw_buf_puts(b, i ? ",{" : "{");
+		key(b, &f, "job");
+		str(b, t->job);
+		key(b, &f, "gpus");
+		gw_buf_putc(b, '[');
+		for (size_t k = 0; k < t->ngpus; k++) {
+			if (k)
+				gw_buf_putc(b, ',');
+			index_value(b, r->gpu[t->gpus[k]].index);
+		}
+		gw_buf_putc(b, ']');
+		knum(b, &f, "tokens", t->tokens);
+		knum(b, &f, "seconds", t->seconds);
+		knum(b, &f, "tokens_per_second", t->seconds > 0 ? t->tokens / t->seconds : NAN);
+		knum(b, &f, "energy_joules", t->energy_j);
+		knum(b, &f, "joules_per_token", t->tokens_metered > 0 ? t->energy_j / t->tokens_metered : NAN);
+		knum(b, &f, "tokens_per_joule", t->energy_j > 0 ? t->tokens_metered / t->energy_j : NAN);
+		if (r->price_per_kwh > 0 && t->tokens_metered > 0)
+			knum(b, &f, "cost_per_million_tokens", t->energy_j / 3.6e6 * r->price_per_kwh / t->tokens_metered * 1e6);
+		key(b, &f, "power_limits");
+		gw_buf_putc(b, '[');
+		for (size_t k = 0; k < t->nlim; k++) {
+			const struct gw_report_plimit *l = &t->lim[k];
+			bool fl = true;
+			gw_buf_puts(b, k ? ",{" : "{");
+			knum(b, &fl, "watts", l->watts);
+			knum(b, &fl, "seconds", l->seconds);
+			knum(b, &fl, "tokens_per_second", l->tokens / l->seconds);
+			knum(b, &fl, "power_watts", l->energy_j / l->seconds);
+			knum(b, &fl, "tokens_per_joule", l->tokens / l->energy_j);
+			gw_buf_putc(b, '}');
+		}
+		gw_buf_puts(b, "]}");
+	}
+	gw_buf_putc(b, ']');
+}
+
+/* report --png: [{"id", "title", "unit", "file", "width", "height"}] */
+static int charts(struct gw_buf *b, const struct gw_report *r)
+{
+	gw_buf_putc(b, '[');
+	for (size_t k = 0; k < GW_REPORT_NCHARTS; k++) {
+		struct gw_chart c;
+		char path[4096];
+		int rc = gw_report_chart(r, k, &c);
+		if (rc)
+			return rc;
+		int w, h;
+		gw_chart_framed_size(&c, &w, &h);
+		bool first = true;
+		gw_buf_puts(b, k ? ",{" : "{");
+		key(b, &first, "id");
+		str(b, c.id);
+		key(b, &first, "title");
+		str(b, c.title);
+		key(b, &first, "unit");
+		str(b, c.unit);
+		key(b, &first, "file");
+		str(b, gw_report_chart_file(r, k, path, sizeof(path)) == 0 ? path : "");
+		knum(b, &first, "width", w);
+		knum(b, &first, "height", h);
+		gw_buf_putc(b, '}');
+		gw_chart_release(&c);
+	}
+	return gw_buf_putc(b, ']');
+}
+
+/* A job's (or its part on one node's) GPUs, span and totals, as members of an object. */
+static void job_fields(struct gw_buf *b, const struct gw_report *r, bool *first,
+		       const struct gw_report_job_node *n)
+{
+	key(b, first, "gpus");
+	gw_buf_putc(b, '[');
+	for (size_t k = 0; k < n->ngpus; k++) {
+		if (k)
+			gw_buf_putc(b, ',');
+		index_value(b, r->gpu[n->gpus[k]].index);
+	}
+	gw_buf_putc(b, ']');
+	ktime(b, first, "from", n->first);
+	ktime(b, first, "to", n->last);
+	knum(b, first, "gpu_seconds", n->gpu_seconds);
+	knum(b, first, "utilization_ratio_mean", n->util_mean);
+	knum(b, first, "memory_used_bytes_max", n->mem_max);
+	knum(b, first, "energy_joules", n->energy_j);
+	knum(b, first, "energy_kwh", n->energy_j / 3.6e6);
+	if (r->price_per_kwh > 0)
+		knum(b, first, "cost", n->energy_j / 3.6e6 * r->price_per_kwh);
+}
+
 /* The scraped inference servers: [{job, instance, seconds, up_ratio, rates: [...]}]. */
 static void inference(struct gw_buf *b, const struct gw_report *r)
 {
@@ -251,6 +347,12 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 		finding(b, r, &r->find[i]);
 	}
 	gw_buf_putc(b, ']');
+	if (r->png_dir) {
+		key(b, &first, "charts");
+		int rc = charts(b, r);
+		if (rc)
+			return rc;
+	}
 	key(b, &first, "jobs");
 	gw_buf_putc(b, '[');
 	for (size_t i = 0; i < r->njobs; i++) {
@@ -259,26 +361,30 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 		gw_buf_puts(b, i ? ",{" : "{");
 		key(b, &fj, "hpc_job");
 		str(b, j->id);
-		key(b, &fj, "gpus");
+		const struct gw_report_job_node all = {.gpus = j->gpus,
+						       .ngpus = j->ngpus,
+						       .gpu_seconds = j->gpu_seconds,
+						       .energy_j = j->energy_j,
+						       .util_mean = j->util_mean,
+						       .mem_max = j->mem_max,
+						       .first = j->first,
+						       .last = j->last};
+		job_fields(b, r, &fj, &all);
+		key(b, &fj, "nodes");
 		gw_buf_putc(b, '[');
-		for (size_t k = 0; k < j->ngpus; k++) {
-			if (k)
-				gw_buf_putc(b, ',');
-			index_value(b, r->gpu[j->gpus[k]].index);
+		for (size_t k = 0; k < j->nnodes; k++) {
+			bool fn = true;
+			gw_buf_puts(b, k ? ",{" : "{");
+			key(b, &fn, "instance");
+			str(b, j->node[k].instance);
+			job_fields(b, r, &fn, &j->node[k]);
+			gw_buf_putc(b, '}');
 		}
-		gw_buf_putc(b, ']');
-		ktime(b, &fj, "from", j->first);
-		ktime(b, &fj, "to", j->last);
-		knum(b, &fj, "gpu_seconds", j->gpu_seconds);
-		knum(b, &fj, "utilization_ratio_mean", j->util_mean);
-		knum(b, &fj, "memory_used_bytes_max", j->mem_max);
-		knum(b, &fj, "energy_joules", j->energy_j);
-		knum(b, &fj, "energy_kwh", j->energy_j / 3.6e6);
-		if (r->price_per_kwh > 0)
-			knum(b, &fj, "cost", j->energy_j / 3.6e6 * r->price_per_kwh);
-		gw_buf_putc(b, '}');
+		gw_buf_puts(b, "]}");
 	}
 	gw_buf_putc(b, ']');
+	key(b, &first, "training");
+	gw_rpt_train_json(r, b);
 	key(b, &first, "inference");
 	inference(b, r);
 	knum(b, &first, "energy_joules", r->energy_j);

@@ -443,6 +443,8 @@ static int read_extra(struct reader *rd, const struct extra *x, const struct gw_
 		return 0;
 	}
 	case EX_LIMIT:
+		if (gw_rpt_fill_grid(r, s, &g->grid_limit, false) != 0)
+			return GW_ENOMEM;
 		v = series_min(s);
 		if (v > 0 && (g->power_limit == 0 || v < g->power_limit))
 			g->power_limit = v;
@@ -666,6 +668,7 @@ int gw_report_build(const struct gw_querier *q, const struct gw_report_opts *o, 
 	r->price_per_kwh = o->price_per_kwh;
 	r->currency = gw_arena_strdup(&r->arena, o->currency ? o->currency : "");
 	r->source = gw_arena_strdup(&r->arena, o->source ? o->source : "");
+	r->png_dir = o->png_dir ? gw_arena_strdup(&r->arena, o->png_dir) : NULL;
 	struct gw_err local;
 	gw_err_clear(&local);
 	struct reader rd = {.r = r, .q = q, .o = o, .err = err ? err : &local};
@@ -674,6 +677,8 @@ int gw_report_build(const struct gw_querier *q, const struct gw_report_opts *o, 
 		rc = gw_err_set(err, GW_ENOTFOUND, "no GPU samples in the range");
 	if (!rc)
 		rc = gw_rpt_read_jobs(r, q, err ? err : &local);
+	if (!rc)
+		rc = gw_rpt_read_train(r, q, err ? err : &local);
 	if (!rc)
 		rc = gw_rpt_read_scrapes(r, q, err ? err : &local);
 	if (!rc)

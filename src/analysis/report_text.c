@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void cell(struct gw_buf *b, bool md, double v, int width)
@@ -85,6 +86,134 @@ static void span(struct gw_buf *b, int64_t from, int64_t to)
 	gw_buf_printf(b, "%s .. %s UTC", f, strncmp(f, t, 11) == 0 ? t + 11 : t);
 }
 
+/* "0-7", "0,2,5": a job's GPU indexes, runs joined. */
+static void gpu_runs(struct gw_buf *b, const struct gw_report *r, const size_t *gpus, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		long a = strtol(r->gpu[gpus[i]].index, NULL, 10);
+		while (j + 1 < n && strtol(r->gpu[gpus[j + 1]].index, NULL, 10) == a + (long)(j + 1 - i) &&
+		       strcmp(r->gpu[gpus[j + 1]].instance, r->gpu[gpus[i]].instance) == 0)
+			j++;
+		gw_buf_printf(b, "%s%s", i ? "," : "", r->gpu[gpus[i]].index);
+		if (j > i)
+			gw_buf_printf(b, "-%s", r->gpu[gpus[j]].index);
+		i = j + 1;
+	}
+}
+
+void gw_rpt_train_text(const struct gw_report *r, struct gw_buf *b, bool md)
+{
+	if (!r->ntrain)
+		return;
+	gw_buf_printf(b, "%sTraining (%zu job%s counting tokens)\n%s", md ? "## " : "", r->ntrain,
+		      r->ntrain == 1 ? "" : "s", md ? "\n" : "");
+	for (size_t i = 0; i < r->ntrain; i++) {
+		const struct gw_report_train *t = &r->train[i];
+		char d[32];
+		gw_rpt_duration(t->seconds, d, sizeof(d));
+		gw_buf_printf(b, "%s%s%s%s  GPU ", md ? "- **" : "  ", t->job, md ? "**" : "", md ? "," : "");
+		gpu_runs(b, r, t->gpus, t->ngpus);
+		gw_buf_printf(b, ": %.4g tokens in %s, %.0f tokens/s", t->tokens, d,
+			      t->seconds > 0 ? t->tokens / t->seconds : 0.0);
+		if (t->energy_j > 0 && t->tokens_metered > 0) {
+			gw_buf_printf(b, "; %.3f kWh, %.4g J a token (%.3g tokens/J)%s", t->energy_j / 3.6e6,
+				      t->energy_j / t->tokens_metered, t->tokens_metered / t->energy_j,
+				      t->energy_partial ? ", over the time its GPUs' power is known" : "");
+			if (r->price_per_kwh > 0)
+				gw_buf_printf(b, ", cost %.4g%s%s a million tokens",
+					      t->energy_j / 3.6e6 * r->price_per_kwh / t->tokens_metered * 1e6,
+					      r->currency[0] ? " " : "", r->currency);
+		}
+		gw_buf_putc(b, '\n');
+		for (size_t k = 0; k < t->nlim; k++) {
+			const struct gw_report_plimit *l = &t->lim[k];
+			gw_rpt_duration(l->seconds, d, sizeof(d));
+			gw_buf_printf(b, "%s%s%.0f W limit: %.0f tokens/s, %.0f W drawn, %.3g tokens/J over %s\n",
+				      md ? "  - " : "      ", k ? "" : "at a ", l->watts, l->tokens / l->seconds,
+				      l->energy_j / l->seconds, l->tokens / l->energy_j, d);
+		}
+	}
+	gw_buf_putc(b, '\n');
+}
+
+/* One row of the jobs table: a job's totals (id set) or its part on one node. */
+static void job_row(struct gw_buf *b, bool md, const struct gw_report *r, const char *id, const char *node,
+		    const struct gw_report_job_node *n)
+{
+	char gpus[96] = "";
+	size_t len = 0;
+	for (size_t k = 0; k < n->ngpus && len < sizeof(gpus); k++)
+		len += (size_t)snprintf(gpus + len, sizeof(gpus) - len, "%s%s", k ? "," : "",
+					r->gpu[n->gpus[k]].index);
+	if (md)
+		gw_buf_printf(b, "| %s | %s | %s", id, node, gpus);
+	else
+		gw_buf_printf(b, "  %-10s %-22s %-16s", id, node, gpus);
+	/* GPU hours to the hundredth: a short job is still more than nothing */
+	const double v[] = {n->gpu_seconds / 3600, n->util_mean * 100, n->mem_max / 1073741824.0,
+			    n->energy_j / 3.6e6};
+	const int prec[] = {2, 1, 1, 3};
+	for (size_t k = 0; k < 4; k++)
+		if (isnan(v[k]))
+			gw_buf_printf(b, md ? " | -" : " %9s", "-");
+		else
+			gw_buf_printf(b, md ? " | %.*f" : " %9.*f", prec[k], v[k]);
+	gw_buf_puts(b, md ? " |\n" : "\n");
+}
+
+/* The jobs of the range; one spanning nodes gets a row per node under its total. */
+static void jobs_table(struct gw_buf *b, bool md, const struct gw_report *r)
+{
+	gw_buf_printf(b, "%sJobs (%zu)\n", md ? "## " : "", r->njobs);
+	if (md)
+		gw_buf_puts(b,
+			    "\n| job | node | GPUs | GPU hours | utilisation % | memory max GiB | energy kWh "
+			    "|\n|---|---|---|--:|--:|--:|--:|\n");
+	else
+		gw_buf_printf(b, "  %-10s %-22s %-16s %9s %9s %9s %9s\n", "job", "node", "GPUs", "GPU h",
+			      "util %", "mem GiB", "kWh");
+	for (size_t i = 0; i < r->njobs; i++) {
+		const struct gw_report_job *j = &r->job[i];
+		const struct gw_report_job_node all = {.gpus = j->gpus,
+						       .ngpus = j->ngpus,
+						       .gpu_seconds = j->gpu_seconds,
+						       .energy_j = j->energy_j,
+						       .util_mean = j->util_mean,
+						       .mem_max = j->mem_max};
+		char nodes[32];
+		snprintf(nodes, sizeof(nodes), "%zu nodes", j->nnodes);
+		job_row(b, md, r, j->id, j->nnodes == 1 ? j->node[0].instance : nodes, &all);
+		for (size_t k = 0; j->nnodes > 1 && k < j->nnodes; k++)
+			job_row(b, md, r, "", j->node[k].instance, &j->node[k]);
+	}
+	gw_buf_putc(b, '\n');
+}
+
+/* report --png: the chart files, as images in Markdown. */
+static int png_files(struct gw_buf *b, const struct gw_report *r, bool md)
+{
+	gw_buf_printf(b, "%sCharts (PNG)\n%s", md ? "## " : "", md ? "\n" : "");
+	for (size_t k = 0; k < GW_REPORT_NCHARTS; k++) {
+		struct gw_chart c;
+		char path[4096];
+		int rc = gw_report_chart(r, k, &c);
+		if (rc)
+			return rc;
+		int w, h;
+		gw_chart_framed_size(&c, &w, &h);
+		if (gw_report_chart_file(r, k, path, sizeof(path)) == 0) {
+			if (md)
+				gw_buf_printf(b, "![%s (%s)](<%s>)\n", c.title, c.unit, path);
+			else
+				gw_buf_printf(b, "  %-20s %s  %dx%d\n", c.title, path, w, h);
+		}
+		gw_chart_release(&c);
+	}
+	gw_buf_putc(b, '\n');
+	return 0;
+}
+
 /* The scraped inference servers, only when there are some. */
 static void inference(struct gw_buf *b, const struct gw_report *r, bool md)
 {
@@ -132,6 +261,14 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 			      f->evidence, f->advice);
 	}
 	gw_buf_putc(b, '\n');
+	gw_rpt_train_text(r, b, md);
+	if (r->njobs)
+		jobs_table(b, md, r);
+	if (r->png_dir) {
+		int rc = png_files(b, r, md);
+		if (rc)
+			return rc;
+	}
 
 	for (size_t i = 0; i < r->ngpus; i++) {
 		const struct gw_report_gpu *g = &r->gpu[i];

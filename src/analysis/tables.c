@@ -4,6 +4,11 @@
  */
 #include "analysis/efficiency.h"
 
+#include "core/err.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -244,4 +249,27 @@ int gw_optimizer_parse(const char *s)
 const char *gw_optimizer_name(enum gw_optimizer o)
 {
 	return optimizers[o];
+}
+
+int gw_count_parse(const char *s, double *out)
+{
+	static const struct {
+		char c;
+		double mul;
+	} suffix[] = {{'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'G', 1e9}, {'T', 1e12}};
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end != s && *end) {
+		for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++)
+			if ((*end == suffix[k].c || *end == suffix[k].c + 32) && end[1] == '\0') {
+				v *= suffix[k].mul;
+				end++;
+				break;
+			}
+	}
+	if (end == s || *end || errno || !isfinite(v) || v <= 0)
+		return GW_EINVAL;
+	*out = v;
+	return 0;
 }

@@ -6,7 +6,6 @@
 #include "fields/fields.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,27 +22,11 @@ const char *eff_value(const char *cmd, int argc, char **argv, int *i)
 
 int eff_number(const char *cmd, const char *flag, const char *s, double *out)
 {
-	static const struct {
-		char c;
-		double mul;
-	} suffix[] = {{'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'G', 1e9}, {'T', 1e12}};
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end != s && *end) {
-		for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++)
-			if ((*end == suffix[k].c || *end == suffix[k].c + 32) && end[1] == '\0') {
-				v *= suffix[k].mul;
-				end++;
-				break;
-			}
-	}
-	if (end == s || *end || errno || !isfinite(v) || v <= 0) {
+	if (gw_count_parse(s, out) != 0) {
 		fprintf(stderr, "gpuwatch %s: %s %s: not a positive number (e.g. 8e9, 8B, 1.5K)\n", cmd, flag,
 			s);
 		return -1;
 	}
-	*out = v;
 	return 0;
 }
 

@@ -122,12 +122,35 @@ int record_gpus_open(struct record_gpus *g, const struct gw_cli *cli, const char
 	return 0;
 }
 
+/*
+ * One last frame, taken now on this thread once the sampling thread has
+ * stopped: the window ends with a sample whatever the thread managed (a
+ * loaded machine can starve it for longer than a short CMD runs), so the
+ * energy and statistics cover all of CMD.
+ */
+static void last_frame(struct record_gpus *g)
+{
+	const struct gw_frame *f = gw_sampler_acquire(g->sampler);
+	int64_t t = g->to_ms, prev = f ? f->t_ms : 0;
+	gw_sampler_release(g->sampler, f);
+	if (t <= prev)
+		return; /* the thread's last tick already stands at the end */
+	if (gw_sampler_tick(g->sampler, t) != 0)
+		return;
+	f = gw_sampler_acquire(g->sampler);
+	agent_history_feed(&g->h, f);
+	gw_sampler_release(g->sampler, f);
+}
+
 void record_gpus_stop(struct record_gpus *g)
 {
 	if (!g->to_ms) /* the first call: CMD has just exited */
 		g->to_ms = gw_now_ms();
-	if (g->open && g->h.sampler)
+	if (g->open && g->h.sampler) {
 		gw_sampler_set_consumer(g->h.sampler, NULL, NULL); /* no feed runs after this */
+		gw_sampler_stop(g->sampler);
+		last_frame(g);
+	}
 	g->h.sampler = NULL;
 	gw_sampler_free(g->sampler);
 	g->sampler = NULL;

@@ -5,6 +5,7 @@
  * imported into memory with the importers `gpuwatch import` uses.
  */
 #include "cmd/cmd.h"
+#include "cmd/report_png.h"
 #include "cmd/report_url.h"
 
 #include "analysis/anomaly_report.h"
@@ -45,6 +46,9 @@ static void usage(FILE *out)
 		"                         (default: the whole store, or the agent's last 7 days)\n"
 		"  --format F             text, md, json or html (default: from -o's extension, else text)\n"
 		"  -o, --output FILE      write the report to FILE instead of standard output\n"
+		"  --png DIR              also draw the charts as PNG files in DIR (made if missing):\n"
+		"                         utilisation, memory, power and temperature.png, listed in\n"
+		"                         the report; needs cairo (this build: %s)\n"
 		"  --price-per-kwh P      price of a kWh, for the energy's cost\n"
 		"  --currency C           the price's currency, as printed (e.g. EUR)\n"
 		"  --start TIME           dmon/pmon logs without a Date column: the time of the first\n"
@@ -52,11 +56,13 @@ static void usage(FILE *out)
 		"  --interval SECONDS     dmon/pmon logs without time columns: the -d they ran with\n"
 		"  -h, --help             show this help\n\n"
 		"Exit status: 0 report written, 1 no data in the range or an unreadable input,\n"
-		"2 bad arguments.\n");
+		"2 bad arguments (--png in a build without PNG support too).\n",
+		gw_chart_png_built() ? "with PNG support" : "without PNG support");
 }
 
 struct args {
-	const char *path, *url, *from, *to, *job, *format, *output, *price, *currency, *start, *interval;
+	const char *path, *url, *from, *to, *job, *format, *output, *price, *currency, *start, *interval,
+	    *png;
 	const char *sensitivity; /* gpuwatch anomalies */
 	bool anomalies;		 /* gpuwatch anomalies: its list, not the report */
 	bool has_start;
@@ -111,6 +117,8 @@ static int parse_args(int argc, char **argv, struct args *a, bool anomalies)
 			dst = &a->price;
 		} else if (strcmp(s, "--currency") == 0) {
 			dst = &a->currency;
+		} else if (!a->anomalies && strcmp(s, "--png") == 0) {
+			dst = &a->png;
 		} else if (a->anomalies && strcmp(s, "--sensitivity") == 0) {
 			dst = &a->sensitivity;
 		} else if (s[0] == '-' && s[1]) {
@@ -408,7 +416,8 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 		q = gw_tsdb_querier(db);
 		snprintf(source, sizeof(source), "store %s", a->path);
 	}
-	struct gw_report_opts o = {.price_per_kwh = price, .currency = a->currency, .source = source};
+	struct gw_report_opts o = {
+	    .price_per_kwh = price, .currency = a->currency, .source = source, .png_dir = a->png};
 	int rc = 0;
 	if (a->from && gw_api_parse_time(a->from, &o.from) != 0) {
 		fprintf(stderr, "gpuwatch %s: --from %s: not a time (RFC 3339 or Unix seconds)\n", me(a),
@@ -458,6 +467,9 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 				fprintf(stderr, "gpuwatch anomalies: out of memory\n");
 				rc = 1;
 			}
+		} else if (a->png && gw_report_png_write(r, &err) != 0) {
+			fprintf(stderr, "gpuwatch report: %s\n", err.msg);
+			rc = 1;
 		} else {
 			gw_report_render(r, fmt, &b);
 		}
@@ -486,6 +498,15 @@ int gw_cmd_report(int argc, char **argv, const struct gw_cli *cli)
 		return rc;
 	}
 	rc = pick_format(&a, &fmt);
+	if (!rc && a.png && !*a.png) {
+		fprintf(stderr, "gpuwatch report: --png needs a directory\n");
+		rc = 2;
+	} else if (!rc && a.png && !gw_chart_png_built()) {
+		fprintf(stderr,
+			"gpuwatch report: --png: this gpuwatch was built without PNG support; install "
+			"libcairo2-dev (scripts/deps.sh does) and rebuild\n");
+		rc = 2;
+	}
 	if (!rc && a.price) {
 		char *end;
 		price = strtod(a.price, &end);

@@ -28,6 +28,7 @@
 #include "api/prom_api.h"
 #include "agent/history.h"
 #include "cmd/sim_backfill.h"
+#include "cmd/sim_tokens.h"
 #include "collect/sampler.h"
 #include "model/match.h"
 #include "store/tsdb.h"
@@ -389,6 +390,7 @@ struct rec {
 	struct rec_args *o; /* end_ms moves earlier when recording before stored samples */
 	struct gw_sampler *sampler;
 	struct agent_history h;
+	struct sim_tokens tok; /* the training job's tokens, as it would push them */
 	int (*advance)(double seconds); /* gwsim_clock_advance */
 	int64_t frames, done;
 	unsigned int ngpus;
@@ -459,6 +461,7 @@ static int record_loop(struct rec *r, const sigset_t *sigs)
 		const struct gw_frame *f = gw_sampler_acquire(r->sampler);
 		agent_history_feed(&r->h, f);
 		gw_sampler_release(r->sampler, f);
+		sim_tokens_feed(&r->tok, r->h.db, r->o->start_ms + k * r->o->interval_ms);
 		r->done = k + 1;
 		if (r->done % FLUSH_FRAMES == 0) {
 			struct gw_err err;
@@ -620,6 +623,12 @@ static int record(struct rec *r, struct gw_nvml *nv, struct gw_gpu *gpus, const 
 			agent_history_close(&r->h);
 		return rc;
 	}
+	if (sim_tokens_open(&r->tok, nv->lib, r->ngpus, r->h.db, r->h.instance) != 0) {
+		fprintf(stderr, ME ": out of memory\n");
+		sim_tokens_close(&r->tok);
+		agent_history_close(&r->h);
+		return 1;
+	}
 	if (!o->quiet && o->end_ms > gw_now_ms() + o->interval_ms)
 		fprintf(stderr,
 			ME ": note: the window ends in the future; an agent storing as instance \"%s\" "
@@ -633,14 +642,15 @@ static int record(struct rec *r, struct gw_nvml *nv, struct gw_gpu *gpus, const 
 	}
 	struct gw_tsdb_status st;
 	gw_tsdb_status(r->h.db, &st);
-	if (r->h.append_errors || st.dropped) {
+	if (r->h.append_errors || st.dropped || r->tok.refused) {
 		fprintf(stderr, ME ": the store refused %llu samples (%s)\n",
-			(unsigned long long)(r->h.append_errors + st.dropped),
+			(unsigned long long)(r->h.append_errors + st.dropped + r->tok.refused),
 			st.last_error_msg[0] ? st.last_error_msg : "out of order or out of memory");
 		rc = 1;
 	}
 	gw_err_clear(&err);
 	long nseries = count_series(r->h.db, r->h.instance, o->job, o->start_ms, o->end_ms, NULL, &err);
+	sim_tokens_close(&r->tok);
 	agent_history_close(&r->h);
 	uint64_t merged = 0;
 	if (r->backfill && sim_backfill_merge(o->path, r->rec_instance, o->instance, &merged, &err) != 0) {

@@ -590,21 +590,28 @@ int gw_sampler_start(struct gw_sampler *s, struct gw_err *err)
 	return 0;
 }
 
-void gw_sampler_free(struct gw_sampler *s)
+void gw_sampler_stop(struct gw_sampler *s)
 {
-	if (!s)
-		return;
 	pthread_mutex_lock(&s->stop_lock);
 	s->stop = true;
 	pthread_cond_broadcast(&s->stop_cond);
 	pthread_mutex_unlock(&s->stop_lock);
 	if (s->running)
 		pthread_join(s->thread, NULL);
+	s->running = false;
 	if (s->ev_running) {
 		pthread_join(s->ev_thread, NULL);
 		if (s->nv->nvmlEventSetFree)
 			s->nv->nvmlEventSetFree(s->set);
 	}
+	s->ev_running = false;
+}
+
+void gw_sampler_free(struct gw_sampler *s)
+{
+	if (!s)
+		return;
+	gw_sampler_stop(s);
 	gw_workers_release(&s->workers);
 	for (int i = 0; i < POOL; i++)
 		frame_free(s->pool[i]);

@@ -131,6 +131,8 @@ int gw_sampler_new(struct gw_sampler **out, struct gw_nvml *nv, struct gw_gpu *g
 /* Start the sampling (and event) threads; the first frame is taken before returning. */
 int gw_sampler_start(struct gw_sampler *s, struct gw_err *err);
 void gw_sampler_free(struct gw_sampler *s);
+/* Stop the sampling and event threads and wait for them; gw_sampler_tick still works after it. */
+void gw_sampler_stop(struct gw_sampler *s);
 
 /* Take one tick now, on the caller's thread (tests, benchmarks, one-shot tools). */
 int gw_sampler_tick(struct gw_sampler *s, int64_t t_ms);

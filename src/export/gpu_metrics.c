@@ -48,6 +48,16 @@ static int source_of(const char *dcgm)
 	return SRC_NONE;
 }
 
+void gw_metrics_hostname(char *buf, size_t len)
+{
+	const char *node = getenv("NODE_NAME"); /* Kubernetes sets the node's name here */
+	if (node && *node)
+		snprintf(buf, len, "%s", node);
+	else if (len < 2 || gethostname(buf, len - 1) != 0 || !buf[0])
+		snprintf(buf, len, "unknown");
+	buf[len - 1] = '\0';
+}
+
 int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters, struct gw_nvml *nv)
 {
 	memset(m, 0, sizeof(*m));
@@ -60,11 +70,7 @@ int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters,
 	for (size_t i = 0; i < counters->n; i++)
 		m->field_of[i] = counters->v[i].label ? gw_series_label_source(counters->v[i].field)
 						      : source_of(counters->v[i].field);
-	const char *node = getenv("NODE_NAME"); /* Kubernetes sets the node's name here */
-	if (node && *node)
-		snprintf(m->hostname, sizeof(m->hostname), "%s", node);
-	else if (gethostname(m->hostname, sizeof(m->hostname) - 1) != 0)
-		snprintf(m->hostname, sizeof(m->hostname), "unknown");
+	gw_metrics_hostname(m->hostname, sizeof(m->hostname));
 	if (nv->nvmlSystemGetDriverVersion)
 		nv->nvmlSystemGetDriverVersion(m->driver, sizeof(m->driver));
 	if (nv->nvmlSystemGetNVMLVersion)

@@ -46,6 +46,14 @@ struct gw_metrics {
 };
 
 int gw_metrics_prepare(struct gw_metrics *m, const struct gw_counters *counters, struct gw_nvml *nv);
+
+/*
+ * The Hostname label's value, as dcgm-exporter sets it: $NODE_NAME where
+ * Kubernetes' downward API gives the node's name (a pod's own host name is
+ * the pod's), else the host name, else "unknown". The agent's history
+ * stores the same, so stored series equal the exposed ones.
+ */
+void gw_metrics_hostname(char *buf, size_t len);
 void gw_metrics_release(struct gw_metrics *m);
 
 int gw_metrics_render(const struct gw_metrics *m, const struct gw_frame *f, enum gw_expfmt_kind kind,

@@ -52,6 +52,17 @@ const struct gw_field *gw_field_at(size_t i)
 	return NULL;
 }
 
+/* Linear, by equality (pointers into different arrays do not compare by order): run at start-up. */
+long gw_field_index(const struct gw_field *f)
+{
+	long at = 0;
+	for (size_t p = 0; f && p < NPARTS; p++)
+		for (size_t i = 0; i < *parts[p].n; i++, at++)
+			if (&parts[p].rows[i] == f)
+				return at;
+	return -1;
+}
+
 static bool matches(const struct gw_field *f, const char *name)
 {
 	if (strcmp(f->name, name) == 0)

@@ -123,6 +123,8 @@ const struct gw_field *gw_field_find(const char *name);
 /* Number of entries and the i-th entry, for loops over the table. */
 size_t gw_fields_count(void);
 const struct gw_field *gw_field_at(size_t i);
+/* The position of row f in the table (a frame's values are by it); -1: f is NULL or no row. */
+long gw_field_index(const struct gw_field *f);
 
 /* Read one field of one GPU. Returns 0 (the value's state says if it is valid). */
 int gw_field_read(const struct gw_field *f, const struct gw_read_ctx *c, struct gw_value *out);

@@ -27,7 +27,8 @@ struct push_sample {
 struct push_family {
 	const char *name, *help;
 	enum gw_metric_type type;
-	bool typed; /* a TYPE line named it */
+	bool typed;   /* a TYPE line named it */
+	bool carried; /* kept by a POST that did not name it */
 	struct push_sample *s;
 	size_t ns, cap;
 };
@@ -363,6 +364,7 @@ static int keep_unnamed(struct push_group *g, const struct push_group *old, stru
 			return gw_err_set(err, GW_ENOMEM, "out of memory");
 		f->type = of->type;
 		f->typed = of->typed;
+		f->carried = true;
 		f->help = of->help ? gw_arena_strdup(&g->arena, of->help) : NULL;
 		for (size_t j = 0; j < of->ns; j++) {
 			struct push_sample s = {.suffix = of->s[j].suffix, .v = of->s[j].v, .n = of->s[j].n};
@@ -503,6 +505,13 @@ void gw_push_render(const struct gw_push_store *s, struct gw_expfmt *w)
 	free(names);
 	render_times(s, w, false);
 	render_times(s, w, true);
+}
+
+bool gw_push_family_pushed(const struct gw_push_store *s, const struct gw_push_key *k, const char *name)
+{
+	long at = group_index(s, k);
+	const struct push_family *f = at < 0 ? NULL : family_find(s->g[at], name);
+	return f && f->ns && !f->carried;
 }
 
 void gw_push_count(const struct gw_push_store *s, size_t *groups, size_t *samples)

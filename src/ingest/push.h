@@ -74,6 +74,9 @@ typedef int (*gw_push_sample_fn)(void *ctx, const struct gw_lpair *labels, size_
 int gw_push_group_each(const struct gw_push_store *s, const struct gw_push_key *k, gw_push_sample_fn fn,
 		       void *ctx);
 
+/* Whether group k's family NAME has samples from its last push (false: none, or a POST kept it as it was). */
+bool gw_push_family_pushed(const struct gw_push_store *s, const struct gw_push_key *k, const char *name);
+
 /* The number of groups and of samples in them (for the agent's own metrics and tests). */
 void gw_push_count(const struct gw_push_store *s, size_t *groups, size_t *samples);
 

@@ -40,6 +40,7 @@ static const struct {
 	{"idle", GWSIM_WL_IDLE},         {"training", GWSIM_WL_TRAINING}, {"train", GWSIM_WL_TRAINING},
 	{"inference", GWSIM_WL_INFERENCE}, {"serve", GWSIM_WL_INFERENCE}, {"leak", GWSIM_WL_LEAK},
 	{"thermal", GWSIM_WL_THERMAL},   {"powercap", GWSIM_WL_POWERCAP}, {"burn", GWSIM_WL_BURN},
+	{"offload", GWSIM_WL_OFFLOAD},
 };
 
 static const struct {
@@ -163,7 +164,7 @@ int gwsim_fleet_add(const char *model, const char *workload, unsigned int count,
 	enum gwsim_workload wl = GWSIM_WL_IDLE;
 	if (workload && *workload && gwsim_workload_parse(workload, &wl) != 0) {
 		snprintf(err, errlen,
-			 "unknown workload \"%s\" (known: idle, training, inference, leak, thermal, powercap, burn)",
+			 "unknown workload \"%s\" (known: idle, training, inference, leak, thermal, powercap, burn, offload)",
 			 workload);
 		return -1;
 	}

@@ -8,7 +8,7 @@
  *   retire-page sbe|dbe [ADDR] | remap-row corr|unc | remap-fail
  *   pcie-replay [N] | lost | throttle REASON SECONDS
  *   nvlink-error crc-flit|crc-data|replay|recovery [N [LINK]] | nvlink-down LINK
- *   spike util_gpu|util_mem|power_mw VALUE SECONDS
+ *   spike util_gpu|util_mem|power_mw VALUE SECONDS | power-limit WATTS
  *   fail FUNC CODE [SECONDS] | timeout FUNC DELAY_MS [SECONDS]
  */
 #include "sim.h"
@@ -284,6 +284,15 @@ static void apply(struct gwsim_gpu *g, const struct gwsim_fault *f)
 		g->d.forced_reasons = f->arg;
 		g->d.forced_until = f->at + f->duration;
 		break;
+	case GWSIM_F_POWER_LIMIT: {
+		unsigned long long mw = f->arg;
+		if (g->st.power_min_mw && mw < g->st.power_min_mw)
+			mw = g->st.power_min_mw;
+		if (g->st.power_max_mw && mw > g->st.power_max_mw)
+			mw = g->st.power_max_mw;
+		g->st.power_limit_mw = (unsigned int)mw;
+		break;
+	}
 	case GWSIM_F_SPIKE:
 		/* from the fault's own time, however late the clock got here */
 		g->d.spike_from[f->arg2] = f->at;
@@ -493,10 +502,17 @@ int gwsim_fault_parse(const char *text, int gpu, double at, char *err, size_t er
 		/* utilisation in %, power in mW (10 kW at most, as power_mw) */
 		if (count(of[f.arg2], w[2], 0, f.arg2 == GWSIM_SPIKE_POWER ? 1e7 : 100, &f.arg, err, errlen) != 0)
 			return -1;
+	} else if (strcasecmp(k, "power-limit") == 0) {
+		f.kind = GWSIM_F_POWER_LIMIT;
+		double watts;
+		if (n < 2 || gwsim_parse_num(w[1], &watts) != 0 || !(watts >= 1 && watts <= 10000))
+			return snprintf(err, errlen, "expected \"power-limit WATTS\" (1..10000, e.g. power-limit 500)"), -1;
+		f.arg = (unsigned long long)(watts * 1000.0 + 0.5);
 	} else {
 		return snprintf(err, errlen,
 				"unknown fault \"%s\" (known: xid, ecc-sbe, ecc-dbe, retire-page, remap-row, "
-				"remap-fail, pcie-replay, nvlink-error, nvlink-down, lost, throttle, spike, fail, timeout)", k), -1;
+				"remap-fail, pcie-replay, nvlink-error, nvlink-down, lost, throttle, spike, power-limit, "
+				"fail, timeout)", k), -1;
 	}
 	gwsim.faults[gwsim.nfaults++] = f;
 	return 0;

@@ -56,6 +56,12 @@ int gwsim_process_cgroup(unsigned int pid, char *buf, unsigned int len);
  * is too small. */
 int gwsim_device_info(unsigned int gpu, const char *key, char *buf, unsigned int len);
 
+/* The tokens the job on GPU gpu has processed since configure, by the
+ * simulator's throughput model (docs/SIMULATOR.md): what a training job
+ * would count and push. 0, or 1 when the GPU's workload makes no tokens
+ * (*tokens then stays 0); -1 for an unknown GPU. */
+int gwsim_tokens_total(unsigned int gpu, double *tokens);
+
 /* Inject a fault now on GPU index gpu, in the scenario's fault syntax
  * without the time: "xid 79", "ecc-sbe 3", "lost", "fail nvmlDeviceGetPowerUsage UNKNOWN 10" ...
  * -1 and a message in errbuf when the text is not understood. */

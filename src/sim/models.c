@@ -7,7 +7,11 @@
  * idle/load power and temperatures) and NVIDIA's public A100 80GB SXM data
  * sheet for the A100. Thermal constants (ambient, C/W) are fitted to each
  * capture's idle and load rows so the simulated die lands where the real one
- * did. What a board does not support is expressed here as data (fans = 0,
+ * did. The throughput model's tokens a second (a training step at full
+ * clocks) are those of an 8B-parameter model (6.1e10 FLOPs a token) at 45 %
+ * MFU of the board's dense BF16 peak (FP16 on the RTX 2080 SUPER); the
+ * memory-bound shares are guesses that grow as bandwidth per FLOP falls.
+ * What a board does not support is expressed here as data (fans = 0,
  * ecc = 0, serial "" ...) and the getters answer NOT_SUPPORTED from it.
  */
 #include "sim.h"
@@ -32,6 +36,7 @@ static const struct gwsim_model models[] = {
 	  .mem_total_mib = 143771, .mem_reserved_mib = 614, .bar1_total_mib = 262144, .bar1_used_mib = 1,
 	  .power_default_mw = 700000, .power_min_mw = 200000, .power_max_mw = 700000,
 	  .power_idle_mw = 77700, .power_full_mw = 760000,
+	  .tokens_per_s = 7300, .mem_bound = 0.25,
 	  .clk_max_sm = 1980, .clk_max_mem = 3201, .clk_max_video = 1545,
 	  .clk_idle_sm = 345, .clk_idle_mem = 3201, .clk_idle_video = 765,
 	  .clk_busy_video = 1545, .clk_busy_mem = 3201, .clk_app_sm = 1980, .clk_app_mem = 3201,
@@ -58,6 +63,7 @@ static const struct gwsim_model models[] = {
 	  .mem_total_mib = 81559, .mem_reserved_mib = 479, .bar1_total_mib = 131072, .bar1_used_mib = 1,
 	  .power_default_mw = 700000, .power_min_mw = 200000, .power_max_mw = 700000,
 	  .power_idle_mw = 69850, .power_full_mw = 770000,
+	  .tokens_per_s = 7300, .mem_bound = 0.30,
 	  .clk_max_sm = 1980, .clk_max_mem = 2619, .clk_max_video = 1545,
 	  .clk_idle_sm = 345, .clk_idle_mem = 2619, .clk_idle_video = 765,
 	  .clk_busy_video = 1545, .clk_busy_mem = 2619, .clk_app_sm = 1980, .clk_app_mem = 2619,
@@ -83,6 +89,7 @@ static const struct gwsim_model models[] = {
 	  .mem_total_mib = 81920, .mem_reserved_mib = 0, .bar1_total_mib = 131072, .bar1_used_mib = 1,
 	  .power_default_mw = 400000, .power_min_mw = 100000, .power_max_mw = 400000,
 	  .power_idle_mw = 62000, .power_full_mw = 440000,
+	  .tokens_per_s = 2300, .mem_bound = 0.30,
 	  .clk_max_sm = 1410, .clk_max_mem = 1593, .clk_max_video = 1290,
 	  .clk_idle_sm = 210, .clk_idle_mem = 1593, .clk_idle_video = 795,
 	  .clk_busy_video = 1290, .clk_busy_mem = 1593, .clk_app_sm = 1275, .clk_app_mem = 1593,
@@ -108,6 +115,7 @@ static const struct gwsim_model models[] = {
 	  .mem_total_mib = 46068, .mem_reserved_mib = 609, .bar1_total_mib = 65536, .bar1_used_mib = 1,
 	  .power_default_mw = 350000, .power_min_mw = 100000, .power_max_mw = 350000,
 	  .power_idle_mw = 33000, .power_full_mw = 390000,
+	  .tokens_per_s = 2700, .mem_bound = 0.35,
 	  .clk_max_sm = 2520, .clk_max_mem = 9001, .clk_max_video = 1965,
 	  .clk_idle_sm = 210, .clk_idle_mem = 405, .clk_idle_video = 1185,
 	  .clk_busy_video = 1965, .clk_busy_mem = 9001, .clk_app_sm = 2520, .clk_app_mem = 9001,
@@ -131,6 +139,7 @@ static const struct gwsim_model models[] = {
 	  .mem_total_mib = 16376, .mem_reserved_mib = 434, .bar1_total_mib = 16384, .bar1_used_mib = 1,
 	  .power_default_mw = 320000, .power_min_mw = 150000, .power_max_mw = 400000,
 	  .power_idle_mw = 26200, .power_full_mw = 340000,
+	  .tokens_per_s = 770, .mem_bound = 0.35,
 	  .clk_max_sm = 3165, .clk_max_mem = 11501, .clk_max_video = 2415,
 	  .clk_idle_sm = 210, .clk_idle_mem = 405, .clk_idle_video = 1185,
 	  .clk_busy_video = 2145, .clk_busy_mem = 11251, .clk_app_sm = 2610, .clk_app_mem = 11501,
@@ -154,6 +163,7 @@ static const struct gwsim_model models[] = {
 	  .mem_total_mib = 8192, .mem_reserved_mib = 400, .bar1_total_mib = 256, .bar1_used_mib = 3,
 	  .power_default_mw = 250000, .power_min_mw = 105000, .power_max_mw = 350000,
 	  .power_idle_mw = 37600, .power_full_mw = 270000,
+	  .tokens_per_s = 600, .mem_bound = 0.35,
 	  .clk_max_sm = 2145, .clk_max_mem = 7751, .clk_max_video = 1995,
 	  .clk_idle_sm = 300, .clk_idle_mem = 405, .clk_idle_video = 540,
 	  .clk_busy_video = 1920, .clk_busy_mem = 7500, .clk_app_sm = 1650, .clk_app_mem = 7751,

@@ -94,7 +94,7 @@ static void state(const struct gwsim_gpu *g, const struct gwsim_load *l, double 
 		double dyn = (st->power_full_mw - idle_mw) * l->power;
 		double c = 1.0;
 		if (idle_mw + dyn > limit && dyn > 0) {
-			c = sqrt((limit - idle_mw) / dyn);
+			c = cbrt((limit - idle_mw) / dyn);
 			n->reasons |= nvmlClocksEventReasonSwPowerCap;
 		}
 		if (temp >= st->temp_slowdown) {
@@ -121,7 +121,7 @@ static void state(const struct gwsim_gpu *g, const struct gwsim_load *l, double 
 		n->clk_mem = st->clk_busy_mem;
 		n->clk_video = st->clk_busy_video;
 		n->pstate = st->pstate_busy;
-		n->power_mw = idle_mw + dyn * cf * cf;
+		n->power_mw = idle_mw + dyn * cf * cf * cf; /* f x V^2, the voltage scaling with the clock */
 	}
 	n->util_gpu = floor(100.0 * l->gpu + 0.5);
 	n->util_mem = floor(100.0 * l->mem + 0.5);
@@ -196,6 +196,25 @@ static void record(struct gwsim_gpu *g, long long k, const struct gwsim_now *n)
 	g->d.ring_k = k;
 }
 
+/*
+ * The throughput model: tokens a second of the job on g in state n. A step's
+ * time is a compute part that runs at the SM clock and a memory-bound part
+ * (st->mem_bound of it at full clocks) that runs at the memory clock, so
+ * speed = 1 / ((1 - m) / f_sm + m / f_mem). Power falls with the square of
+ * the SM clock under a cap and throughput less than linearly, which is why
+ * a lower power limit buys tokens per joule at a cost in tokens a second.
+ */
+double gwsim_tokens_rate(const struct gwsim_gpu *g, const struct gwsim_now *n)
+{
+	const struct gwsim_static *st = &g->st;
+	if (n->load.work <= 0 || st->tokens_per_s <= 0 || !st->clk_max_sm || !n->clk_sm)
+		return 0;
+	double fs = (double)n->clk_sm / st->clk_max_sm;
+	double fm = st->clk_busy_mem && n->clk_mem ? (double)n->clk_mem / st->clk_busy_mem : 1.0;
+	double m = st->mem_bound;
+	return st->tokens_per_s * n->load.work / ((1.0 - m) / fs + m / (fm > 0 ? fm : 1.0));
+}
+
 static void integrate(struct gwsim_gpu *g, double t0, double t1)
 {
 	struct gwsim_dyn *d = &g->d;
@@ -209,6 +228,7 @@ static void integrate(struct gwsim_gpu *g, double t0, double t1)
 	state(g, &l, 0.5 * (t0 + t1), &n);
 	double p = n.power_mw;
 	d->energy_mj += p * dt;
+	d->tokens += gwsim_tokens_rate(g, &n) * dt;
 	double r = st->thermal_r * (g->wl == GWSIM_WL_THERMAL ? THERMAL_BAD : 1.0);
 	double a = 1.0 - exp(-dt / st->thermal_tau);
 	d->temp_c += (st->temp_ambient + r * p / 1000.0 - d->temp_c) * a;

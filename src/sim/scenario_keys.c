@@ -67,6 +67,7 @@ static const struct skey skeys[] = {
 	D("temp_ambient_c", temp_ambient, -50, 100), D("thermal_r_c_per_w", thermal_r, 0, 10),
 	D("thermal_tau_s", thermal_tau, 0.01, 3600), D("mem_temp_base_c", mem_temp_base, -50, 100),
 	D("mem_temp_r_c_per_w", mem_temp_r, 0, 10), B("has_mem_temp", has_mem_temp),
+	D("tokens_per_s", tokens_per_s, 0, 1e9), D("mem_bound", mem_bound, 0, 1),
 	U("fans", fans, 0, 32), U("fan_min_pct", fan_min_pct, 0, 100), U("nvlinks", nvlinks, 0, 18),
 	D("nvlink_gbps", nvlink_gbps, 0, 1000), U("nvlink_inactive", nvlink_inactive, 0, 18),
 	S("cpu_affinity", cpu_affinity), U("numa_node", numa_node, 0, 63),

@@ -64,6 +64,7 @@ enum gwsim_workload {
 	GWSIM_WL_THERMAL,
 	GWSIM_WL_POWERCAP,
 	GWSIM_WL_BURN, /* constant full load (gpu-burn), what the captures ran */
+	GWSIM_WL_OFFLOAD, /* training with its optimizer on the host: PCIe full, the GPU waiting on it */
 	GWSIM_WL__COUNT
 };
 
@@ -82,6 +83,7 @@ struct gwsim_load {
 	double nvlink;           /* bytes/s per direction, whole GPU */
 	double power;            /* dynamic power demand at max clock, 0..1 */
 	double mem_mib;          /* extra process memory the workload holds now */
+	double work;             /* share of the board's token rate the job is making (training steps), 0..1 */
 };
 
 /* ---- static description of one board ------------------------------------ */
@@ -103,6 +105,9 @@ struct gwsim_static {
 	unsigned int mem_total_mib, mem_reserved_mib, bar1_total_mib, bar1_used_mib;
 	unsigned int power_default_mw, power_min_mw, power_max_mw, power_limit_mw;
 	unsigned int power_idle_mw, power_full_mw; /* draw idle / at full load and max clock */
+	/* throughput model (physics.c): tokens a second of a training step at full clocks, and the
+	 * share of a step's time bound by memory bandwidth (scales with the memory clock, not the SM's) */
+	double tokens_per_s, mem_bound;
 	unsigned int clk_max_sm, clk_max_mem, clk_max_video;    /* MHz */
 	unsigned int clk_idle_sm, clk_idle_mem, clk_idle_video; /* MHz */
 	unsigned int clk_busy_video, clk_busy_mem;              /* MHz */
@@ -259,6 +264,7 @@ enum gwsim_fault_kind {
 	GWSIM_F_SPIKE,    /* a value (utilisation, power) overridden for a short window */
 	GWSIM_F_NVLINK,   /* NVLink errors: arg counts, arg2 says which (enum gwsim_nvlink_err) */
 	GWSIM_F_NVLINK_DOWN, /* NVLink arg goes down */
+	GWSIM_F_POWER_LIMIT, /* the enforced power limit becomes arg mW (nvidia-smi -pl), clamped to min..max */
 };
 
 /* The NVLink error counters a GWSIM_F_NVLINK fault adds to. */
@@ -309,6 +315,7 @@ struct gwsim_dyn {
 	double t;             /* virtual time integrated to */
 	double temp_c, mem_temp_c;
 	double energy_mj;
+	double tokens;        /* the job's work done on this GPU (throughput model), tokens */
 	double power_avg_mw;  /* 1 s moving average */
 	double clk_factor;    /* 0..1 of max SM clock allowed by power/thermal */
 	double viol_ns[6];    /* power, thermal, sync boost, sw therm, hw therm, hw brake */
@@ -503,6 +510,8 @@ nvmlReturn_t gwsim_field_nvlink_errors(const struct gwsim_gpu *g, nvmlFieldValue
 double gwsim_temp(const struct gwsim_gpu *g);
 double gwsim_mem_temp(const struct gwsim_gpu *g);
 double gwsim_power_usage(const struct gwsim_gpu *g);
+/* Tokens a second the job on g makes in state n (physics.c: the throughput model). */
+double gwsim_tokens_rate(const struct gwsim_gpu *g, const struct gwsim_now *n);
 
 /* physics.c */
 void gwsim_advance(struct gwsim_gpu *g, double t);

@@ -12,10 +12,15 @@
  *   leak      - moderate load while the process's memory creeps up;
  *   thermal   - full load on a board whose cooling is impaired (physics.c
  *               raises its thermal resistance), so it heats into slowdown;
- *   powercap  - full load under a lowered power limit;
- *   burn      - constant full load (gpu-burn, what the captures ran).
+ *   powercap  - full load under a lowered power limit (a training job with no
+ *               evaluation, checkpoints or all-reduce: every second makes tokens);
+ *   burn      - constant full load (gpu-burn, what the captures ran);
+ *   offload   - training with its optimizer states on the host (ZeRO-Offload):
+ *               parameters stream in and gradients out over PCIe near the
+ *               link's capacity while the GPU mostly waits on them.
  */
 #include "sim.h"
+#include "gwsim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -115,6 +120,7 @@ static void training(const struct gwsim_gpu *g, double t, struct gwsim_load *l)
 		l->pcie_rx = 20000 * jitter(g, t, 0.3, 13); /* next batch */
 		l->pcie_tx = 800;
 		l->power = 0.93 * jitter(g, t, 0.01, 14);
+		l->work = 1.0; /* the only part of a step that makes tokens (physics.c's throughput model) */
 	} else { /* all-reduce */
 		l->gpu = 0.97;
 		l->mem = 0.30;
@@ -151,6 +157,25 @@ static void inference(const struct gwsim_gpu *g, double t, struct gwsim_load *l)
 	l->power = 0.70 * u;
 }
 
+/* Payload bytes a second one direction of g's link at its current generation and width, in KB/s. */
+static double link_kbs(const struct gwsim_gpu *g)
+{
+	static const double lane[] = {0, 250e6, 500e6, 984.6e6, 1969e6, 3938e6, 7563e6, 15125e6, 15125e6};
+	unsigned int gen = g->st.pcie_gen < 8 ? g->st.pcie_gen : 8;
+	return lane[gen] * g->st.pcie_width / 1000.0;
+}
+
+static void offload(const struct gwsim_gpu *g, double t, struct gwsim_load *l)
+{
+	full(g, t, l, 0.40);
+	l->gpu = 0.38 * jitter(g, t, 0.15, 19);
+	l->sm = 0.30 * jitter(g, t, 0.15, 20);
+	l->tensor = 0.18;
+	l->mem = 0.15;
+	l->pcie_rx = 0.86 * link_kbs(g) * jitter(g, t, 0.04, 21); /* parameters in */
+	l->pcie_tx = 0.55 * link_kbs(g) * jitter(g, t, 0.08, 22); /* gradients out */
+}
+
 void gwsim_workload_eval(const struct gwsim_gpu *g, double t, struct gwsim_load *l)
 {
 	memset(l, 0, sizeof(*l));
@@ -176,6 +201,10 @@ void gwsim_workload_eval(const struct gwsim_gpu *g, double t, struct gwsim_load 
 		break;
 	case GWSIM_WL_POWERCAP:
 		full(g, t, l, 1.0);
+		l->work = 1.0;
+		break;
+	case GWSIM_WL_OFFLOAD:
+		offload(g, t, l);
 		break;
 	case GWSIM_WL__COUNT:
 		break;
@@ -244,9 +273,28 @@ void gwsim_workload_procs(struct gwsim_gpu *g)
 		/* fills the rest of the board in ~6 virtual hours, then "OOM-restarts" */
 		g->procs[g->nprocs - 1].leak_mib_s = total * 0.80 / (6 * 3600.0);
 		break;
+	case GWSIM_WL_OFFLOAD: /* DeepSpeed ZeRO-Offload: the GPU holds parameters and activations only */
+		snprintf(cg, sizeof(cg), "/user.slice/user-1000.slice/session-4.scope");
+		proc_add(g, pid, "python3", total * 0.45, cg);
+		break;
 	default:
 		snprintf(cg, sizeof(cg), "/user.slice/user-1000.slice/session-3.scope");
 		proc_add(g, pid, "./gpu_burn", total * 0.20, cg);
 		break;
 	}
+}
+
+GWSIM_EXPORT int gwsim_tokens_total(unsigned int gpu, double *tokens)
+{
+	pthread_mutex_lock(&gwsim.lock);
+	int rc = -1;
+	if (gpu < gwsim.ngpus && tokens) {
+		struct gwsim_gpu *g = &gwsim.gpus[gpu];
+		gwsim_advance(g, gwsim_now_t());
+		*tokens = g->d.tokens;
+		bool makes = (g->wl == GWSIM_WL_TRAINING || g->wl == GWSIM_WL_POWERCAP) && g->st.tokens_per_s > 0;
+		rc = makes ? 0 : 1;
+	}
+	pthread_mutex_unlock(&gwsim.lock);
+	return rc;
 }

@@ -8,6 +8,7 @@ src=$(cd "$(dirname "$0")/../../src" && pwd)
 declare -A may=(
 	[core]="core"
 	[model]="core model"
+	[chart]="core chart"
 	[nvml]="core nvml"
 	[fields]="core nvml fields"
 	[collect]="core nvml fields collect"
@@ -20,11 +21,11 @@ declare -A may=(
 	[ingest]="core model nvml fields export store ingest"
 	[api]="core model promql http api"
 	[rules]="core model store promql http export api rules"
-	[analysis]="core model store promql analysis"
+	[analysis]="core model chart store promql analysis"
 	[web]="web"
-	[agent]="core model analysis nvml fields collect export http store ingest promql api rules web health agent"
+	[agent]="core model chart analysis nvml fields collect export http store ingest promql api rules web health agent"
 	[ui]="core model nvml fields collect http ui"
-	[cmd]="core model analysis nvml fields collect export http store ingest promql api rules web health diag agent ui cmd"
+	[cmd]="core model chart analysis nvml fields collect export http store ingest promql api rules web health diag agent ui cmd"
 	[sim]="nvml"
 )
 

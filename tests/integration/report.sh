@@ -9,6 +9,8 @@ set -u
 BIN=${GW_BIN:?GW_BIN must point at the gpuwatch binary}
 . "$(dirname "$0")/../lib/common.sh"
 export TZ=UTC
+# --png under ASan: fontconfig's caches are not leaks of ours (ctest sets this too)
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(dirname "$0")/../lsan_fontconfig.supp:print_suppressions=0}
 
 # findings FILE: "kind gpus from to" per finding of a JSON report (gpus comma-separated, times HH:MM:SS).
 findings() {
@@ -21,11 +23,21 @@ for f in d["findings"]:
 }
 # has FILE PATTERN WHAT: a finding line matching the extended regex PATTERN.
 has() { grep -Eq "$2" "$1" || fail "$3: no finding matching '$2' in: $(tr '\n' ';' <"$1")"; }
+# expect_err CODE PATTERN ARGS...
+expect_err() {
+	local want=$1 pat=$2
+	shift 2
+	"$BIN" report "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ "$rc" = "$want" ] || fail "report $*: exit $rc, want $want ($(cat "$tmp/err"))"
+	grep -q -- "$pat" "$tmp/err" || fail "report $*: stderr lacks '$pat': $(cat "$tmp/err")"
+	[ -s "$tmp/out" ] && fail "report $*: wrote a report: $(head -2 "$tmp/out")"
+}
 
 # --- help -------------------------------------------------------------------------
 "$BIN" report --help >"$tmp/help" || fail "report --help exited $?"
 grep -q '^usage: gpuwatch report' "$tmp/help" || fail "report --help: $(head -1 "$tmp/help")"
-for opt in --storage.path --from --to --format --output --price-per-kwh --currency; do
+for opt in --storage.path --from --to --format --output --price-per-kwh --currency --png; do
 	grep -q -- "$opt" "$tmp/help" || fail "report --help does not describe $opt"
 done
 "$BIN" --help | grep -q '^  report ' || fail "gpuwatch --help does not list report"
@@ -125,6 +137,64 @@ grep -q '^<!doctype html>' "$tmp/job.html" || fail "-o x.html is not HTML"
 grep -Eiq '<script|<link|src=|url\(' "$tmp/job.html" && fail "html refers to something outside itself"
 python3 -c 'import sys, html.parser; html.parser.HTMLParser().feed(open(sys.argv[1]).read())' "$tmp/job.html" ||
 	fail "html does not parse"
+# the lines have the agent page's colours (web/src/app.js), GPU for GPU
+ROOT=${GW_TEST_DATA:-$(dirname "$0")/..}/..
+web=$(grep -o 'const COLORS = \[[^]]*\]' "$ROOT/web/src/app.js" | grep -o '#[0-9a-f]\{6\}' | head -6 | tr '\n' ' ')
+ours=$("$BIN" report --storage.path "$tmp/zoo" --format html | grep -o 'background:#[0-9a-f]\{6\}' | cut -d: -f2 | tr '\n' ' ')
+if [ -z "$web" ] || [ "$web" != "$ours" ]; then
+	fail "html line colours '$ours' are not the web page's '$web'"
+fi
+
+# --- --png DIR: the HTML's four charts as PNG files ----------------------------------------
+# cairo is optional to build; scripts/deps.sh installs it, so CI always has it.
+if grep -q 'this build: with PNG support' "$tmp/help"; then
+	pngdir=$tmp/png/charts # its parent is missing too
+	"$BIN" report --storage.path "$tmp/job" --png "$pngdir" --format json -o "$tmp/png.json" 2>"$tmp/png.err" ||
+		fail "report --png exited $?: $(cat "$tmp/png.err")"
+	[ "$(find "$pngdir" -type f | wc -l)" = 4 ] || fail "--png: want 4 files: $(ls "$pngdir" 2>&1)"
+	python3 - "$tmp/png.json" "$pngdir" >"$tmp/png.list" <<'PY' || fail "--png: JSON charts: $(cat "$tmp/png.list")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ids = [c["id"] for c in d["charts"]]
+assert ids == ["utilisation", "memory", "power", "temperature"], ids
+for c in d["charts"]:
+    assert c["file"] == sys.argv[2] + "/" + c["id"] + ".png", c
+    # four GPUs: one legend row over the 800 x 220 plot
+    assert (c["width"], c["height"]) == (800, 264), c
+    print(c["file"], c["width"], c["height"])
+PY
+	while read -r file w h; do
+		python3 "$ROOT/tests/lib/png_check.py" "$file" "$w" "$h" '#1565c0' '#c62828' '#2e7d32' '#ef6c00' ||
+			fail "--png: $file is not the chart it should be"
+	done <"$tmp/png.list"
+	# the PNGs come from the same description as the SVGs: one title each
+	for t in 'Utilisation (%)' 'Memory used (GiB)' 'Power (W)' 'Temperature (C)'; do
+		grep -qF "<h3>$t</h3>" "$tmp/job.html" || fail "html has no chart '$t' for its PNG"
+	done
+	"$BIN" report --storage.path "$tmp/job" --png "$pngdir" >"$tmp/png.txt" || fail "text report --png exited $?"
+	grep -q "^  Utilisation  *$pngdir/utilisation.png  800x264$" "$tmp/png.txt" ||
+		fail "text report does not list the PNGs: $(grep -A5 '^Charts' "$tmp/png.txt")"
+	"$BIN" report --storage.path "$tmp/job" --png "$pngdir" --format md | grep -qF "![Power (W)](<$pngdir/power.png>)" ||
+		fail "md report does not show the PNGs"
+	"$BIN" report --storage.path "$tmp/job" --png "$pngdir" --format html | grep -qF "As PNG files: $pngdir/utilisation.png," ||
+		fail "html report does not list the PNGs"
+	# unwritable: under a file, in a read-only directory, a cairo that cannot be loaded
+	: >"$tmp/afile"
+	expect_err 1 "--png $tmp/afile/charts: cannot create $tmp/afile/charts: Not a directory" --storage.path "$tmp/job" --png "$tmp/afile/charts"
+	expect_err 1 "--png $tmp/afile: not a directory" --storage.path "$tmp/job" --png "$tmp/afile"
+	mkdir -p "$tmp/taken/power.png" # a file that cannot be written, even by root
+	expect_err 1 "--png: cannot write $tmp/taken/power.png: Is a directory" --storage.path "$tmp/job" --png "$tmp/taken"
+	if [ "$(id -u)" != 0 ]; then
+		mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+		expect_err 1 "cannot create $tmp/ro/charts: Permission denied" --storage.path "$tmp/job" --png "$tmp/ro/charts"
+	fi
+	GPUWATCH_CAIRO_LIBRARY=/nonexistent/libcairo.so.2 expect_err 1 "cannot load /nonexistent/libcairo.so.2 (install libcairo2)" \
+		--storage.path "$tmp/job" --png "$tmp/png2"
+else
+	[ "${CI:-}" = true ] && fail "CI: this build has no PNG support; scripts/deps.sh installs libcairo2-dev for it"
+	expect_err 2 "--png: this gpuwatch was built without PNG support; install libcairo2-dev" --storage.path "$tmp/job" --png "$tmp/png"
+	echo "note: built without cairo: --png's error checked, its PNGs not"
+fi
 
 # through the query API of `serve` on the same store: the same report
 port=$(free_port)
@@ -261,16 +331,6 @@ done
 grep -q '"to":"2026-12-02T10:00:10.000Z"' "$tmp/dp.json" || fail "dmon --start/--interval range: $(head -c 200 "$tmp/dp.json")"
 
 # --- bad input: one clear line, non-zero exit ----------------------------------------------
-# expect_err CODE PATTERN ARGS...
-expect_err() {
-	local want=$1 pat=$2
-	shift 2
-	"$BIN" report "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	[ "$rc" = "$want" ] || fail "report $*: exit $rc, want $want ($(cat "$tmp/err"))"
-	grep -q -- "$pat" "$tmp/err" || fail "report $*: stderr lacks '$pat': $(cat "$tmp/err")"
-	[ -s "$tmp/out" ] && fail "report $*: wrote a report: $(head -2 "$tmp/out")"
-}
 expect_err 1 "no GPU samples in the range" --storage.path "$tmp/job" --from 2020-01-01T00:00:00Z --to 2020-01-02T00:00:00Z
 expect_err 2 "--from yesterday: not a time" --storage.path "$tmp/job" --from yesterday
 expect_err 2 "--from must be before --to" --storage.path "$tmp/job" --from 2026-07-03T11:00:00Z --to 2026-07-03T10:00:00Z
@@ -293,6 +353,15 @@ if [ "$(id -u)" != 0 ]; then
 	expect_err 1 "gpu_monitor.log: Permission denied" "$tmp/gpu_monitor.log"
 fi
 expect_err 1 "-o $tmp/no/such/dir/r.html" --storage.path "$tmp/job" -o "$tmp/no/such/dir/r.html"
+
+# --- pcie_bound: the offload workload streams near the link's capacity ------------------
+"$BIN" --sim 'clock=manual,2xH200:offload' sim record --start 2026-07-03T10:00:00Z --duration 30m --interval 5s \
+	--storage.path "$tmp/off" >/dev/null 2>&1 || fail "sim record offload"
+"$BIN" report --storage.path "$tmp/off" --from 2026-07-03T10:00:00Z --to 2026-07-03T10:30:00Z --format json \
+	>"$tmp/off.json" || fail "report offload exited $?"
+findings "$tmp/off.json" >"$tmp/off.f"
+has "$tmp/off.f" '^pcie_bound 0,1 10:00:00 10:30:00$' "offload workload (PCIe near capacity)"
+grep -q '^pcie_bound' "$tmp/zoo.f" && fail "pcie_bound outside the offload workload: $(grep '^pcie_bound' "$tmp/zoo.f")"
 
 [ "$fails" = 0 ] || exit 1
 echo ok

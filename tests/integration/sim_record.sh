@@ -86,9 +86,10 @@ times=$(rows "$d" 'DCGM_FI_DEV_GPU_TEMP' | cut -d, -f1 | sort -n | sed -n '1p;$p
 n=$("$BIN" export --storage.path "$d" --format csv --end $((start - 1)).999 | wc -l)
 m=$("$BIN" export --storage.path "$d" --format csv --start $end.001 | wc -l)
 [ "$n$m" = 11 ] || fail "samples outside the window: $((n - 1)) before, $((m - 1)) after"
-# Every series carries the agent's labels, and both families are stored.
+# Every series carries the agent's labels (the training job's tokens their
+# own job, as the job would push them), and both families are stored.
 all='__name__=~".+"'
-got=$(q "count({$all}) - count({$all,instance=\"node-a:9400\",job=\"simrec\"})")
+got=$(q "count({$all}) - count({$all,instance=\"node-a:9400\",job=\"simrec\"}) - count({__name__=~\"gpuwatch_training_.+\",instance=\"node-a:9400\",job=\"sim-training\"})")
 echo "$got" | grep -q '^{} => 0 @' || fail "series without instance and job labels: $got"
 for m in DCGM_FI_DEV_GPU_TEMP gpuwatch_temperature_gpu_celsius DCGM_FI_DEV_POWER_USAGE gpuwatch_power_draw_watts; do
 	q "$m" | grep -q 'gpu="1"' || fail "no $m stored"

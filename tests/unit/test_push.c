@@ -118,12 +118,20 @@ static void test_put_post_delete(void)
 	CHECK(strstr(b.data, "train_tokens_per_second{job=\"train\",rank=\"0\"} 900\n") != NULL);
 	CHECK(strstr(b.data, "train_steps_total{phase=\"fwd\",job=\"train\",rank=\"0\"} 42\n") != NULL);
 	CHECK(strstr(b.data, "step_seconds_sum{job=\"train\",rank=\"0\"} 172.2\n") != NULL);
+	/* which families came with that push (a counter kept by it is no new sample of it) */
+	struct gw_push_key k0;
+	CHECK_INT_EQ(gw_push_key_parse("/metrics/job/train/rank/0", &k0, &err), 0);
+	CHECK(gw_push_family_pushed(s, &k0, "train_tokens_per_second"));
+	CHECK(!gw_push_family_pushed(s, &k0, "train_steps_total"));
+	CHECK(!gw_push_family_pushed(s, &k0, "no_such_family"));
 	/* PUT replaces the whole group; the key's label order does not matter */
 	CHECK_INT_EQ(push(s, GW_PUSH_PUT, "/metrics/job/train/rank/0", "train_tokens_per_second 950\n",
 			  1700000003000, &err),
 		     0);
 	render(s, &b);
 	CHECK(strstr(b.data, "train_steps_total") == NULL);
+	CHECK(gw_push_family_pushed(s, &k0, "train_tokens_per_second"));
+	CHECK(!gw_push_family_pushed(s, &k0, "train_steps_total"));
 	CHECK(strstr(b.data, "train_tokens_per_second{job=\"train\",rank=\"0\"} 950\n") != NULL);
 	/* DELETE removes a group; deleting one that is not there is no error */
 	CHECK_INT_EQ(push(s, GW_PUSH_DELETE, "/metrics/job/train/rank/1", NULL, 0, &err), 0);

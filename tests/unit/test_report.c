@@ -518,6 +518,62 @@ static void test_jobs(void)
 	gw_memstore_free(m);
 }
 
+/* A series of NODE's GPU 0 holding v for 600 s. */
+static void add_on(struct gw_memstore *m, const char *node, const char *name, const char *job, double v)
+{
+	struct gw_lpair l[] = {{"__name__", name}, {"gpu", "0"}, {"instance", node}, {"hpc_job", job}};
+	long id = gw_memstore_series(m, l, job ? 4 : 3);
+	CHECK(id >= 0);
+	for (int64_t s = 0; s <= 600; s++)
+		CHECK_INT_EQ(gw_memstore_append(m, id, T0 + s * 1000, v), 0);
+}
+
+/* A job on GPU 0 of two nodes (as a Prometheus scraping both holds it): one job, a part per node. */
+static void test_jobs_nodes(void)
+{
+	struct gw_memstore *m = gw_memstore_new();
+	const char *node[] = {"a:9400", "b:9400", "c:9400"};
+	for (int i = 0; i < 3; i++) {
+		add_on(m, node[i], "gpuwatch_utilization_gpu_ratio", NULL, 0.25 * (i + 1));
+		add_on(m, node[i], "gpuwatch_power_draw_watts", NULL, 100.0 * (i + 1));
+		add_on(m, node[i], "gpuwatch_hpc_job_info", i < 2 ? "J" : "K", 1);
+	}
+	struct gw_report *r = build(m, T0, T0 + 600000);
+	CHECK_INT_EQ(r->njobs, 2);
+	const struct gw_report_job *j = &r->job[0];
+	CHECK_STR_EQ(j->id, "J");
+	CHECK_INT_EQ(j->ngpus, 2);
+	CHECK_INT_EQ(j->nnodes, 2);
+	CHECK_INT_EQ(r->job[1].nnodes, 1);
+	const struct gw_report_job_node *a = &j->node[0], *b = &j->node[1];
+	CHECK_STR_EQ(a->instance, "a:9400");
+	CHECK_STR_EQ(b->instance, "b:9400");
+	CHECK(a->ngpus == 1 && b->ngpus == 1 && a->gpus[0] != b->gpus[0]);
+	CHECK_DBL_NEAR(a->util_mean, 0.25, 1e-12);
+	CHECK_DBL_NEAR(b->util_mean, 0.5, 1e-12);
+	CHECK_DBL_NEAR(j->util_mean, 0.375, 1e-12);
+	CHECK_DBL_NEAR(a->energy_j * 2, b->energy_j, 1e-6);
+	CHECK_DBL_NEAR(a->energy_j + b->energy_j, j->energy_j, 1e-6);
+	CHECK_DBL_NEAR(a->gpu_seconds + b->gpu_seconds, j->gpu_seconds, 1e-9);
+	CHECK_DBL_NEAR(a->gpu_seconds, 600, 2);
+	struct gw_buf buf;
+	gw_buf_init(&buf, 1 << 22);
+	gw_report_render(r, GW_REPORT_JSON, &buf);
+	CHECK(strstr(buf.data, "\"nodes\":[{\"instance\":\"a:9400\",\"gpus\":[0],"));
+	CHECK(strstr(buf.data, "{\"instance\":\"b:9400\",\"gpus\":[0],"));
+	gw_buf_reset(&buf);
+	gw_report_render(r, GW_REPORT_TEXT, &buf);
+	CHECK(strstr(buf.data, "\n  J          2 nodes                0,0"));
+	CHECK(strstr(buf.data, "\n             a:9400                 0                     0.17      25.0"));
+	CHECK(strstr(buf.data, "\n  K          c:9400                 0  "));
+	gw_buf_reset(&buf);
+	gw_report_render(r, GW_REPORT_HTML, &buf);
+	CHECK(strstr(buf.data, "<tr><td>&nbsp;&nbsp;node b:9400</td><td>0</td>"));
+	gw_buf_release(&buf);
+	gw_report_free(r);
+	gw_memstore_free(m);
+}
+
 /* dcgm-exporter's series only: its names, units and labels (as a Prometheus scraping it stores them) */
 static void add_dcgm(struct gw_memstore *m, const char *name, int64_t seconds, val_fn f)
 {
@@ -598,6 +654,7 @@ int main(void)
 	RUN(test_hardware);
 	RUN(test_energy_and_render);
 	RUN(test_jobs);
+	RUN(test_jobs_nodes);
 	RUN(test_dcgm_names);
 	return harness_done();
 }

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 
 static struct gw_nvml *nv;
 static nvmlDevice_t dev;
@@ -221,12 +222,80 @@ static void test_gpm(void)
 	gw_nvml_close(nv);
 }
 
+/* Tokens and energy over `secs` of virtual time from now. */
+static void work_over(double secs, double *tokens, double *joules)
+{
+	int (*total)(unsigned int, double *);
+	*(void **)&total = dlsym(nv->lib, "gwsim_tokens_total");
+	CHECK(total != NULL);
+	double t0 = 0, t1 = 0;
+	unsigned long long e0 = 0, e1 = 0;
+	CHECK_INT_EQ(total(0, &t0), 0);
+	nv->nvmlDeviceGetTotalEnergyConsumption(dev, &e0);
+	advance(secs);
+	CHECK_INT_EQ(total(0, &t1), 0);
+	nv->nvmlDeviceGetTotalEnergyConsumption(dev, &e1);
+	*tokens = t1 - t0;
+	*joules = (double)(e1 - e0) / 1000.0;
+}
+
+/* The throughput model: tokens follow the SM clock a power limit allows, with the memory-bound share. */
+static void test_throughput_model(void)
+{
+	CHECK(open_sim("1xH200:powercap,clock=manual") == 0);
+	int (*inject)(unsigned int, const char *, char *, unsigned int);
+	*(void **)&inject = dlsym(nv->lib, "gwsim_inject");
+	char err[160];
+	CHECK_INT_EQ(inject(0, "power-limit 700", err, sizeof(err)), 0);
+	advance(30);
+	unsigned int limit = 0, sm = 0;
+	nv->nvmlDeviceGetEnforcedPowerLimit(dev, &limit);
+	CHECK_INT_EQ(limit, 700000);
+	nv->nvmlDeviceGetClockInfo(dev, NVML_CLOCK_SM, &sm);
+	double tok_hi, j_hi;
+	work_over(300, &tok_hi, &j_hi);
+	/* H200: 7,300 tokens/s at full clocks, a quarter of the step memory bound */
+	double want = 7300.0 / (0.75 / (sm / 1980.0) + 0.25);
+	CHECK(sm > 1800 && sm < 1980);
+	CHECK(tok_hi / 300 > want * 0.99 && tok_hi / 300 < want * 1.01);
+
+	CHECK_INT_EQ(inject(0, "power-limit 450", err, sizeof(err)), 0);
+	advance(30);
+	nv->nvmlDeviceGetEnforcedPowerLimit(dev, &limit);
+	CHECK_INT_EQ(limit, 450000);
+	double tok_lo, j_lo;
+	work_over(300, &tok_lo, &j_lo);
+	CHECK(tok_lo < tok_hi * 0.95);			/* slower ... */
+	CHECK(tok_lo / j_lo > tok_hi / j_hi * 1.10);	/* ... but more tokens a joule */
+	CHECK(j_lo / 300 < 455 && j_lo / 300 > 420); /* drawing about the limit */
+
+	CHECK_INT_EQ(inject(0, "power-limit 50", err, sizeof(err)), 0); /* clamped to the board's minimum */
+	advance(1);
+	nv->nvmlDeviceGetEnforcedPowerLimit(dev, &limit);
+	CHECK_INT_EQ(limit, 200000);
+	CHECK_INT_EQ(inject(0, "power-limit lots", err, sizeof(err)), -1);
+	CHECK(strstr(err, "power-limit WATTS") != NULL);
+	gw_nvml_close(nv);
+
+	/* an inference GPU makes no training tokens */
+	CHECK(open_sim("1xH200:inference,clock=manual") == 0);
+	int (*total)(unsigned int, double *);
+	*(void **)&total = dlsym(nv->lib, "gwsim_tokens_total");
+	double t = -1;
+	advance(60);
+	CHECK_INT_EQ(total(0, &t), 1);
+	CHECK(t == 0);
+	CHECK_INT_EQ(total(5, &t), -1);
+	gw_nvml_close(nv);
+}
+
 int main(void)
 {
 	RUN(test_energy_is_integral_of_power);
 	RUN(test_temperature_lags_power);
 	RUN(test_thermal_throttling);
 	RUN(test_power_cap);
+	RUN(test_throughput_model);
 	RUN(test_memory_is_sum_of_processes);
 	RUN(test_samples_ring);
 	RUN(test_gpm);

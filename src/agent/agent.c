@@ -324,6 +324,8 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 		return fail(err, rc, "cannot load the rules", NULL);
 	if ((rc = agent_rw_open(a, err)) != 0) /* after alerting: it sends with the external labels */
 		return fail(err, rc, "cannot start remote write", NULL);
+	if ((rc = agent_scrape_start(a, err)) != 0)
+		return fail(err, rc, "cannot start scraping", NULL);
 	return 0;
 }
 
@@ -448,6 +450,7 @@ void gw_agent_free(struct gw_agent *a)
 	agent_alerting_close(a); /* its evaluator reads and writes the store, and tells remote write */
 	agent_forecast_stop(a);	 /* it writes to the store */
 	agent_push_close(a);	 /* after the server: no push runs */
+	agent_scrape_stop(a->scrape); /* it writes to the store */
 	agent_health_stop(a);    /* it appends to the store and reads frames */
 	agent_policy_close(a);   /* the actions the watches queued run first */
 	agent_rw_close(a);       /* after every part that appends: they tell it */

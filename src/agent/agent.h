@@ -29,6 +29,7 @@
 #include "collect/sampler.h"
 #include "core/err.h"
 #include "http/webcfg.h"
+#include "ingest/scrape.h"
 #include "nvml/binding.h"
 
 #include <stdbool.h>
@@ -78,6 +79,9 @@ struct gw_agent_opts {
 	/* remote_write (remote_write.c; needs the history): defaults filled in at start */
 	struct gw_rw_opts *remote_writes; /* --remote-write.url and the options after each */
 	size_t nremote_writes;
+	/* --scrape: Prometheus endpoints beside the GPUs, stored in the history (scrape.c) */
+	const struct gw_scrape_target *scrapes;
+	size_t nscrapes;
 	gw_agent_log_fn log;
 };
 

@@ -2,7 +2,8 @@
  * agent_int.h - what the agent's parts share (not a public header):
  * agent.c (wiring, /health, the landing page, the route table),
  * expose.c (the counters file and /metrics), alerting.c, forecast.c,
- * push.c with train.c, health.c (the health watches), policy.c and status.c.
+ * push.c with train.c, health.c (the health watches), policy.c, scrape.c and
+ * status.c.
  */
 #ifndef GW_AGENT_AGENT_INT_H
 #define GW_AGENT_AGENT_INT_H
@@ -160,6 +161,7 @@ struct gw_agent {
 	struct agent_health health;
 	struct agent_policy policy;
 	struct agent_rw *rw; /* the remote writers; NULL without --remote-write.url */
+	struct agent_scrape *scrape; /* the --scrape targets; NULL without */
 	struct gw_http_route routes[14 + GW_API_NROUTES]; /* every part's; the server borrows them */
 	struct agent_status status;
 };
@@ -202,6 +204,12 @@ void agent_train_close(struct gw_agent *a);
 /* After push m to group k succeeded at now_ms: derive, store and log what the group's pushes give. */
 void agent_train_push(struct gw_agent *a, enum gw_push_method m, const struct gw_push_key *k, int64_t now_ms);
 void agent_train_render(struct gw_agent *a, struct gw_expfmt *w, int64_t now_ms);
+
+/* scrape.c */
+int agent_scrape_start(struct gw_agent *a, struct gw_err *err); /* after the history */
+void agent_scrape_stop(struct agent_scrape *s);                /* before the history closes; NULL: no-op */
+void agent_scrape_render(struct gw_agent *a, struct gw_expfmt *w);
+
 /* health.c */
 extern const struct gw_http_route agent_health_route; /* GET /api/v1/health */
 int agent_health_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */

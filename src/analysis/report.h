@@ -217,6 +217,21 @@ struct gw_report_train {
 	size_t nlim;
 };
 
+/* A counter of a scraped server, summed over its series: its mean rate over the time it was scraped. */
+struct gw_report_rate {
+	const char *name, *unit; /* "vllm:generation_tokens_total", "tokens/s" */
+	double per_s, increase;
+};
+
+/* An inference server the agent scraped (--scrape): a target with scrape_duration_seconds in the range. */
+struct gw_report_scrape {
+	const char *job, *instance;
+	double seconds;	 /* from its first scrape in the range to its last */
+	double up_ratio; /* mean of up; NaN: unknown */
+	struct gw_report_rate *rate;
+	size_t nrate;
+};
+
 struct gw_report {
 	int64_t from, to;    /* the range asked for, ms */
 	int64_t first, last; /* the samples found in it, ms */
@@ -236,6 +251,8 @@ struct gw_report {
 	size_t njobs;
 	struct gw_report_train *train;
 	size_t ntrain;
+	struct gw_report_scrape *scrape; /* scraped inference servers; none: nscrapes 0 */
+	size_t nscrapes;
 	struct gw_arena arena; /* everything above */
 };
 

@@ -173,6 +173,42 @@ static void job_row(struct gw_buf *b, const struct gw_report *r, const char *nam
 		      n->energy_j / 3.6e6);
 }
 
+/* The scraped inference servers, only when there are some. */
+static void inference(struct gw_buf *b, const struct gw_report *r)
+{
+	if (!r->nscrapes)
+		return;
+	gw_buf_printf(
+	    b,
+	    "<h2>Inference servers (%zu)</h2>\n<table><tr><th>job</th><th>instance</th><th>up %%</th>"
+	    "<th>counter</th><th>mean rate</th><th>in all</th></tr>\n",
+	    r->nscrapes);
+	for (size_t i = 0; i < r->nscrapes; i++) {
+		const struct gw_report_scrape *sc = &r->scrape[i];
+		for (size_t k = 0; k < (sc->nrate ? sc->nrate : 1); k++) {
+			gw_buf_puts(b, "<tr><td>");
+			esc(b, k ? "" : sc->job);
+			gw_buf_puts(b, "</td><td>");
+			esc(b, k ? "" : sc->instance);
+			if (k)
+				gw_buf_puts(b, "</td><td>");
+			else
+				gw_buf_printf(b, "</td><td class=\"num\">%.1f", sc->up_ratio * 100);
+			gw_buf_puts(b, "</td><td>");
+			if (sc->nrate) {
+				esc(b, sc->rate[k].name);
+				gw_buf_printf(b, "</td><td class=\"num\">%.4g ", sc->rate[k].per_s);
+				esc(b, sc->rate[k].unit);
+				gw_buf_printf(b, "</td><td class=\"num\">%.6g", sc->rate[k].increase);
+			} else {
+				gw_buf_puts(b, "</td><td></td><td>");
+			}
+			gw_buf_puts(b, "</td></tr>\n");
+		}
+	}
+	gw_buf_puts(b, "</table>\n");
+}
+
 int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 {
 	gw_buf_puts(
@@ -276,6 +312,7 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 		gw_buf_puts(b, "</table>\n");
 	}
 	gw_rpt_train_html(r, b);
+	inference(b, r);
 	gw_buf_puts(b, "<h2>Node</h2>\n");
 	stat_table(b, r->node);
 	gw_buf_puts(b, "</section></body></html>\n");

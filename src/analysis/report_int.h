@@ -49,6 +49,9 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b);
 /* The jobs of the range (after the GPUs are read): appends to r->job. */
 int gw_rpt_read_jobs(struct gw_report *r, const struct gw_querier *q, struct gw_err *err);
 
+/* The scraped targets of the range (report_scrape.c): appends to r->scrape. */
+int gw_rpt_read_scrapes(struct gw_report *r, const struct gw_querier *q, struct gw_err *err);
+
 /* Bucket values of a series on r's grid into *grid (allocated when NULL): means, or the OR of bit masks. */
 int gw_rpt_fill_grid(struct gw_report *r, const struct gw_series *s, double **grid, bool or_bits);
 

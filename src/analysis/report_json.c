@@ -287,6 +287,38 @@ static void job_fields(struct gw_buf *b, const struct gw_report *r, bool *first,
 		knum(b, first, "cost", n->energy_j / 3.6e6 * r->price_per_kwh);
 }
 
+/* The scraped inference servers: [{job, instance, seconds, up_ratio, rates: [...]}]. */
+static void inference(struct gw_buf *b, const struct gw_report *r)
+{
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->nscrapes; i++) {
+		const struct gw_report_scrape *sc = &r->scrape[i];
+		bool f = true;
+		gw_buf_puts(b, i ? ",{" : "{");
+		key(b, &f, "job");
+		str(b, sc->job);
+		key(b, &f, "instance");
+		str(b, sc->instance);
+		knum(b, &f, "seconds", sc->seconds);
+		knum(b, &f, "up_ratio", sc->up_ratio);
+		key(b, &f, "rates");
+		gw_buf_putc(b, '[');
+		for (size_t k = 0; k < sc->nrate; k++) {
+			bool fr = true;
+			gw_buf_puts(b, k ? ",{" : "{");
+			key(b, &fr, "metric");
+			str(b, sc->rate[k].name);
+			key(b, &fr, "unit");
+			str(b, sc->rate[k].unit);
+			knum(b, &fr, "per_second", sc->rate[k].per_s);
+			knum(b, &fr, "increase", sc->rate[k].increase);
+			gw_buf_putc(b, '}');
+		}
+		gw_buf_puts(b, "]}");
+	}
+	gw_buf_putc(b, ']');
+}
+
 int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 {
 	bool first = true;
@@ -353,6 +385,8 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 	gw_buf_putc(b, ']');
 	key(b, &first, "training");
 	gw_rpt_train_json(r, b);
+	key(b, &first, "inference");
+	inference(b, r);
 	knum(b, &first, "energy_joules", r->energy_j);
 	knum(b, &first, "energy_kwh", r->energy_j / 3.6e6);
 	if (r->price_per_kwh > 0) {

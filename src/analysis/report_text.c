@@ -214,6 +214,26 @@ static int png_files(struct gw_buf *b, const struct gw_report *r, bool md)
 	return 0;
 }
 
+/* The scraped inference servers, only when there are some. */
+static void inference(struct gw_buf *b, const struct gw_report *r, bool md)
+{
+	if (!r->nscrapes)
+		return;
+	gw_buf_printf(b, "\n%sInference servers (%zu, scraped by the agent)\n%s", md ? "## " : "",
+		      r->nscrapes, md ? "\n" : "");
+	for (size_t i = 0; i < r->nscrapes; i++) {
+		const struct gw_report_scrape *sc = &r->scrape[i];
+		char d[32];
+		gw_rpt_duration(sc->seconds, d, sizeof(d));
+		gw_buf_printf(b, md ? "- **%s** %s: up %.1f%% of %s\n" : "  %s  %s  up %.1f%% of %s\n",
+			      sc->job, sc->instance, sc->up_ratio * 100, d);
+		for (size_t k = 0; k < sc->nrate; k++)
+			gw_buf_printf(
+			    b, md ? "  - %s: %.4g %s (%.6g in all)\n" : "    %-40s %12.4g %s (%.6g in all)\n",
+			    sc->rate[k].name, sc->rate[k].per_s, sc->rate[k].unit, sc->rate[k].increase);
+	}
+}
+
 static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 {
 	gw_buf_printf(b, "%sgpuwatch report%s%s\n\n", md ? "# " : "", r->source[0] ? ": " : "", r->source);
@@ -270,6 +290,7 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 	    "temperature)\n",
 	    md ? "## " : "", r->ngpus, r->ngpus == 1 ? "" : "s");
 	stats_table(b, md, r->node);
+	inference(b, r, md);
 	return 0;
 }
 

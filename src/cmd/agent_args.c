@@ -65,6 +65,12 @@ static void usage(FILE *out)
 		"      --query.timeout D       longest a query may run, or wait to run (default 2m)\n"
 		"      --query.max-samples N   samples one query may hold in memory: loaded, plus a\n"
 		"                              range query's answer (default 50000000, as Prometheus)\n"
+		"      --scrape [JOB=]URL[@INTERVAL]   pull a Prometheus endpoint beside the GPUs (an\n"
+		"                              inference server's /metrics: Triton :8002, vLLM) into the\n"
+		"                              history with job=JOB (default \"scrape\") and\n"
+		"                              instance=HOST:PORT, plus up and scrape_duration_seconds;\n"
+		"                              every INTERVAL (default 15s; timeout the interval, at most\n"
+		"                              10s); repeatable; see docs/SCRAPE.md\n"
 		"Availability (what one client can take from the others):\n"
 		"      --web.max-connections N      open connections in all (default 1024; lowered to\n"
 		"                              fit the open-file limit)\n"
@@ -224,6 +230,35 @@ void agent_args_release(struct agent_args *o)
 	o->lists = NULL;
 	free(o->rws);
 	o->rws = NULL;
+	free(o->scrapes);
+	o->scrapes = NULL;
+}
+
+/* --scrape [JOB=]URL[@INTERVAL] (ingest/scrape.h), every 15 s unless it says. */
+static int scrape_add(struct agent_args *o, const char *val, int argc)
+{
+	if (!o->scrapes && !(o->scrapes = calloc((size_t)argc, sizeof(*o->scrapes)))) {
+		fprintf(stderr, "gpuwatch agent: out of memory\n");
+		return 2;
+	}
+	struct gw_err err;
+	gw_err_clear(&err);
+	struct gw_scrape_target *t = &o->scrapes[o->ao.nscrapes];
+	if (gw_scrape_target_parse(val, 15000, gw_promql_duration, t, &err) != 0) {
+		fprintf(stderr, "gpuwatch agent: --scrape %s: %s\n", val, err.msg);
+		return 2;
+	}
+	for (size_t i = 0; i < o->ao.nscrapes; i++)
+		if (strcmp(o->scrapes[i].job, t->job) == 0 && strcmp(o->scrapes[i].instance, t->instance) == 0) {
+			fprintf(stderr,
+				"gpuwatch agent: --scrape %s: job %s already scrapes %s (give each target its own "
+				"JOB=)\n",
+				val, t->job, t->instance);
+			return 2;
+		}
+	o->ao.scrapes = o->scrapes;
+	o->ao.nscrapes++;
+	return 0;
 }
 
 /*
@@ -378,7 +413,7 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--rules.alert.resend-delay") == 0 || strcmp(name, "--alertmanager.url") == 0 ||
 			     strcmp(name, "--alert.webhook") == 0 || strcmp(name, "--external-label") == 0 ||
 			     strcmp(name, "--web.external-url") == 0 || strcmp(name, "--memory.forecast-window") == 0 ||
-			     strcmp(name, "--policy") == 0 || rw_takes(name) ||
+			     strcmp(name, "--policy") == 0 || rw_takes(name) || strcmp(name, "--scrape") == 0 ||
 			     strcmp(name, "--kubernetes.pod-resources-socket") == 0 ||
 			     strcmp(name, "--pod-resources-kubelet-socket") == 0 ||
 			     strcmp(name, "--kubernetes.poll-interval") == 0;
@@ -509,6 +544,9 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			list_add(o, &o->ao.external_labels, &o->ao.nexternal_labels, val, argc);
 		} else if (strcmp(name, "--remote-write.url") == 0 || rw_flag(name)) {
 			if (rw_parse(o, rw_flag(name), val, argc))
+				return 2;
+		} else if (strcmp(name, "--scrape") == 0) {
+			if (scrape_add(o, val, argc))
 				return 2;
 		} else if (strcmp(name, "--web.external-url") == 0) {
 			o->ao.external_url = val;

@@ -16,7 +16,8 @@ struct agent_args {
 	struct gw_agent_opts ao; /* log is the command's to set */
 	/* the repeatable options' values (argv's strings), owned: agent_args_release */
 	const char **lists;
-	struct gw_rw_opts *rws; /* --remote-write.url's, owned: agent_args_release */
+	struct gw_rw_opts *rws;		  /* --remote-write.url's, owned: agent_args_release */
+	struct gw_scrape_target *scrapes; /* --scrape's, owned: agent_args_release */
 };
 
 void agent_args_release(struct agent_args *o);

@@ -388,6 +388,42 @@
 		document.getElementById("alerts").hidden = shown.length === 0;
 	}
 
+	/*
+	 * The inference servers the agent scrapes (--scrape, docs/SCRAPE.md):
+	 * each target with scrape_duration_seconds, whether it is up, and its
+	 * requests and tokens a second over the last minute.
+	 */
+	const SCRAPED = "scrape_duration_seconds";
+	const key = (m) => m.job + "\0" + m.instance;
+	/*
+	 * A second's increase of the scraped counters named by re, summed by target. One query
+	 * a name: rate() over several names at once would give series the same labels.
+	 */
+	async function perSecond(q, re) {
+		const names = (await q("group by (__name__) ({__name__=~" + promStr(re) + "} and on (job, instance) " + SCRAPED + ")"))
+			.map((s) => s.metric.__name__).slice(0, 8);
+		const sums = new Map();
+		for (const rows of await Promise.all(names.map((n) => q("sum by (job, instance) (rate(" + n + "[1m]))"))))
+			for (const s of rows)
+				sums.set(key(s.metric), (sums.get(key(s.metric)) || 0) + Number(s.value[1]));
+		return sums;
+	}
+	async function inference() {
+		const q = (expr) => api("/api/v1/query", instant(expr)).then((d) => d.result);
+		const [up, reqs, toks] = await Promise.all([q("up and on (job, instance) " + SCRAPED),
+			perSecond(q, ".*request.*_total|nv_inference_request_success"), perSecond(q, ".*token.*_total")]);
+		up.sort((a, b) => key(a.metric).localeCompare(key(b.metric)));
+		document.querySelector("#inference tbody").replaceChildren(...up.map((s) => {
+			const tr = el("tr");
+			tr.dataset.job = s.metric.job;
+			const isUp = s.value[1] === "1";
+			tr.append(el("td", "", s.metric.job), el("td", "", s.metric.instance), el("td", isUp ? "" : "down", isUp ? "up" : "down"),
+				el("td", "num", fmt(reqs.get(key(s.metric)), 1)), el("td", "num", fmt(toks.get(key(s.metric)), 0)));
+			return tr;
+		}));
+		document.getElementById("inference").hidden = up.length === 0;
+	}
+
 	async function loop() {
 		try {
 			await refreshHealth();
@@ -407,6 +443,11 @@
 				document.getElementById("alerts").hidden = true;
 		} catch (e) {
 			/* without a history there is no rules API: the tiles still work */
+		}
+		try {
+			await inference();
+		} catch (e) {
+			document.getElementById("inference").hidden = true; /* no history: nothing scraped */
 		}
 	}
 

@@ -356,6 +356,8 @@ static int tls_section(const struct ctx *c, yaml_node_t *m, struct gw_webcfg *cf
 
 static int users_section(const struct ctx *c, yaml_node_t *m, struct gw_webcfg *cfg)
 {
+	if (cfg->users)
+		return bad(c, m, "basic_auth_users appears twice");
 	if (m->type == YAML_SCALAR_NODE && !m->data.scalar.length)
 		return 0; /* "basic_auth_users:" with nothing under it */
 	if (m->type != YAML_MAPPING_NODE)

@@ -103,6 +103,8 @@ static void test_refusals(void)
 		{"tls_server_config: yes\n", "wants a mapping"},
 		{"basic_auth_users:\n  alice: hunter2\n", "line 2: basic_auth_users values must be bcrypt"},
 		{"basic_auth_users:\n  alice: '" HASH "'\n  alice: '" HASH "'\n", "appears twice"},
+		{"basic_auth_users:\n  alice: '" HASH "'\nbasic_auth_users:\n  bob: '" HASH "'\n",
+		 "line 4: basic_auth_users appears twice"},
 		{"basic_auth_users:\n  'a:b': '" HASH "'\n", "without ':'"},
 		{"http_server_config:\n  http2: false\n", "http_server_config is not supported"},
 		{"web:\n", "line 1: unknown key web"},

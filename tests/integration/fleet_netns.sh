@@ -9,7 +9,7 @@
 # receiver): every node's series arrive, equal to the agent's own history,
 # and a node whose link is cut for a while (`ip link set down` inside its
 # namespace) sends what it kept over the outage once the link returns, in
-# order and without a gap. `top --prometheus` and the web page's fleet mode
+# order and without a gap. `top --prometheus`, `top --remote` and the web page's fleet mode
 # show all three nodes; `report --job --url` over the central Prometheus
 # summarises a job that ran on two nodes, one row per node. Then the fleet
 # grows to FLEET_SCALE nodes (32 by default, 8 GPUs each): all of them up
@@ -291,25 +291,29 @@ if t[0] > down - 1 or t[-1] < up + 1 or len(inside) < 7 or max(gaps) > 1.5 or mi
 PY
 [ "$(pv "$P" "min_over_time(up{instance=\"$sub.2:9400\"}[20s])")" = 0 ] || fail "Prometheus never missed node b's scrape"
 
-# --- top --prometheus over the central Prometheus: all three nodes -----------------
-if command -v tmux >/dev/null; then
-	sock=$tmp/tmux.sock
-	tmux -S "$sock" new-session -d -s f -x 120 -y 60 "env LANG=C.UTF-8 TERM=tmux-256color $BIN top -w 1 \
-		--prometheus $P 2>$tmp/top.err; sleep 60"
-	s=""
+# --- top over the fleet: through the central Prometheus, and straight from the three agents ---
+# top_fleet TITLE ARGS...: top's title shows TITLE and every node's GPUs, each row under its node
+top_fleet() {
+	local title=$1 sock=$tmp/tmux.sock s=""
+	shift
+	tmux -S "$sock" new-session -d -s f -x 120 -y 60 "env LANG=C.UTF-8 TERM=tmux-256color $BIN top -w 1 $* 2>$tmp/top.err; sleep 60"
 	for _ in $(seq 100); do
 		s=$(tmux -S "$sock" capture-pane -p -t f:)
-		grep -q " 3 nodes  14 GPUs " <<<"$s" && [ "$(grep -cE "^gwf$id-[abc] +[0-9]+ (H100|L40S|H200) " <<<"$s")" = 14 ] && break
+		grep -q " 3 nodes  14 GPUs " <<<"$s" && [ "$(grep -cE "^(gwf$id-[abc]|$sub\.[123]:9400) +[0-9]+ (H100|L40S|H200) " <<<"$s")" = 14 ] && break
 		sleep 0.1
 	done
-	grep -q "via 127.0.0.1:$pport  3 nodes  14 GPUs  SIMULATED" <<<"$s" || fail "top's title: $(head -1 <<<"$s") $(cat "$tmp/top.err")"
+	grep -q "$title  3 nodes  14 GPUs  SIMULATED" <<<"$s" || fail "top $*: title $(head -1 <<<"$s") $(cat "$tmp/top.err")"
 	for i in 1 2 3; do
-		n=$(grep -cE "^${names[i - 1]} +[0-7] ${models[i - 1]} " <<<"$s")
-		[ "$n" = "${gpus[i - 1]}" ] || fail "top shows $n ${models[i - 1]}s of ${names[i - 1]}, want ${gpus[i - 1]}: $(grep -c "^${names[i - 1]} " <<<"$s") rows"
+		n=$(grep -cE "^(${names[i - 1]}|$sub\.$i:9400) +[0-7] ${models[i - 1]} " <<<"$s")
+		[ "$n" = "${gpus[i - 1]}" ] || fail "top $*: $n ${models[i - 1]}s of ${names[i - 1]}, want ${gpus[i - 1]}: $(grep -cE "^(${names[i - 1]}|$sub\.$i:9400) " <<<"$s") rows"
 	done
 	tmux -S "$sock" kill-server
+}
+if command -v tmux >/dev/null; then
+	top_fleet "via 127.0.0.1:$pport" --prometheus "$P"
+	top_fleet "remote" --remote "$sub.1:9400,$sub.2:9400,$sub.3:9400"
 else
-	echo "note: tmux not installed; top --prometheus not checked"
+	echo "note: tmux not installed; top over the fleet not checked"
 fi
 
 # --- the web page's fleet mode (?source=): the node picker lists every node --------

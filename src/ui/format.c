@@ -108,3 +108,18 @@ bool gw_ui_locale_utf8(void)
 	const char *cs = nl_langinfo(CODESET);
 	return cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
 }
+
+void gw_ui_span(double seconds, char *buf, size_t n)
+{
+	double s = seconds > 0 ? seconds : 0;
+	if (s < 120)
+		snprintf(buf, n, "%.0fs", s);
+	else if (s < 120 * 60)
+		snprintf(buf, n, "%.0fm", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, n, "%.0fh", s / 3600);
+	else if (s < 9999 * 86400.0)
+		snprintf(buf, n, "%.0fd", s / 86400);
+	else
+		snprintf(buf, n, ">27y");
+}

@@ -195,11 +195,11 @@ static int put_ttf(const struct gw_ui_view *v, const struct gw_ui_gpu *u, int y,
 	if (!v->ttf_col)
 		return 0;
 	if (u->ttf_s < 0) {
-		snprintf(buf, sizeof(buf), "%9s", "");
+		snprintf(buf, sizeof(buf), "%8s", "");
 		return gw_ui_put(y, x, buf, maxw);
 	}
 	gw_ui_span(u->ttf_s, span, sizeof(span));
-	snprintf(buf, sizeof(buf), " oom %-4s", span);
+	snprintf(buf, sizeof(buf), " oom %-3s", span);
 	bool soon = u->ttf_s < 3600;
 	if (soon)
 		gw_ui_attr(v, GW_CP_BAD, true);
@@ -209,14 +209,21 @@ static int put_ttf(const struct gw_ui_view *v, const struct gw_ui_gpu *u, int y,
 	return w;
 }
 
-/* The health verdict after the values: " FAIL memory,driver"; nothing where the source has none. */
+/*
+ * The health verdict after the values: " FAIL memory,driver", the systems
+ * as many whole as fit (the detail view has them all); nothing where the
+ * source has none.
+ */
 static int put_health(const struct gw_ui_view *v, const struct gw_ui_health *h, int y, int x, int maxw)
 {
 	char buf[96], sys[80];
 	if (!h->known || maxw <= 0)
 		return 0;
 	gw_ui_health_systems(h, sys, sizeof(sys));
-	snprintf(buf, sizeof(buf), " %s%s%s", gw_ui_health_word(h->status), sys[0] ? " " : "", sys);
+	int n = snprintf(buf, sizeof(buf), " %s", gw_ui_health_word(h->status));
+	char *save = NULL;
+	for (char *s = strtok_r(sys, ",", &save); s && n + 1 + (int)strlen(s) <= maxw; s = strtok_r(NULL, ",", &save))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%c%s", n > 5 ? ',' : ' ', s);
 	int pair = gw_ui_health_pair(h->status);
 	gw_ui_attr(v, pair, true);
 	int w = gw_ui_put(y, x, buf, maxw);

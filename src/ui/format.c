@@ -111,15 +111,15 @@ bool gw_ui_locale_utf8(void)
 
 void gw_ui_span(double seconds, char *buf, size_t n)
 {
+	static const struct {
+		double unit;
+		char sym;
+	} units[] = {{1, 's'}, {60, 'm'}, {3600, 'h'}, {86400, 'd'}};
 	double s = seconds > 0 ? seconds : 0;
-	if (s < 120)
-		snprintf(buf, n, "%.0fs", s);
-	else if (s < 120 * 60)
-		snprintf(buf, n, "%.0fm", s / 60);
-	else if (s < 48 * 3600)
-		snprintf(buf, n, "%.0fh", s / 3600);
-	else if (s < 9999 * 86400.0)
-		snprintf(buf, n, "%.0fd", s / 86400);
-	else
-		snprintf(buf, n, ">27y");
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (s / units[i].unit < 99.5) {
+			snprintf(buf, n, "%.0f%c", s / units[i].unit, units[i].sym);
+			return;
+		}
+	snprintf(buf, n, ">99d");
 }

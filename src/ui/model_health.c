@@ -141,20 +141,20 @@ static double forecast(struct gw_ui_watch *w, const struct gw_frame *f, unsigned
 				 (double)w->window_ms / 1000.0, w->scratch);
 }
 
-/* A verdict that changed for the worse is news for the event line. */
-static void health_event(struct gw_ui_model *m, unsigned int g, const struct gw_ui_health *old, int64_t t_ms)
+void gw_ui_model_health_news(struct gw_ui_model *m, unsigned int gpu, const char *where,
+			     const struct gw_ui_health *old, const struct gw_ui_health *now, int64_t t_ms)
 {
-	const struct gw_ui_health *h = &m->gpus[g].health;
-	if (h->status == GW_HEALTH_PASS || (old->known && old->status >= h->status))
+	if (!now->known || now->status == GW_HEALTH_PASS || (old->known && old->status >= now->status))
 		return;
-	char where[16], text[80];
-	snprintf(where, sizeof(where), "GPU %u", m->gpus[g].index);
-	snprintf(text, sizeof(text), "health %s%s%s%s", h->status == GW_HEALTH_FAIL ? "FAIL" : "WARN",
-		 h->ninc ? " " : "", h->ninc ? gw_health_system_name((enum gw_health_system)h->inc[0].system) : "",
-		 h->ninc ? ": " : "");
-	if (h->ninc)
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s", h->inc[0].tag);
-	gw_ui_model_add_event(m, t_ms, g, where, text);
+	char text[80], sys[64] = "";
+	if (now->ninc) /* incidents are worst first */
+		snprintf(sys, sizeof(sys), " %s: %s", gw_health_system_name((enum gw_health_system)now->inc[0].system),
+			 now->inc[0].tag);
+	for (int s = 0; !now->ninc && s < GW_HSYS__COUNT && !sys[0]; s++)
+		if (now->system[s] == now->status)
+			snprintf(sys, sizeof(sys), " %s", gw_health_system_name((enum gw_health_system)s));
+	snprintf(text, sizeof(text), "health %s%s", now->status == GW_HEALTH_FAIL ? "FAIL" : "WARN", sys);
+	gw_ui_model_add_event(m, t_ms, gpu, where, text);
 }
 
 int gw_ui_model_watch(struct gw_ui_model *m, const struct gw_frame *f)
@@ -169,10 +169,12 @@ int gw_ui_model_watch(struct gw_ui_model *m, const struct gw_frame *f)
 		struct gw_health_reading r;
 		struct gw_health_report rep;
 		struct gw_ui_health old = m->gpus[g].health;
+		char where[16];
 		gw_health_reading_from_frame(&w->map, f, g, &r);
 		gw_health_eval(&w->h, g, &r, &rep);
 		gw_ui_health_from_report(&m->gpus[g].health, &rep);
-		health_event(m, g, &old, f->t_ms);
+		snprintf(where, sizeof(where), "GPU %u", m->gpus[g].index);
+		gw_ui_model_health_news(m, g, where, &old, &m->gpus[g].health, f->t_ms);
 		if (step)
 			m->gpus[g].ttf_s = forecast(w, f, g);
 	}

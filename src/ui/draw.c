@@ -488,6 +488,11 @@ static const char *const help_lines[] = {
 	"  T / K      send SIGTERM / SIGKILL to the selected process (asks;",
 	"             never for processes of remote nodes)",
 	"  b          charts: braille / block characters (UTF-8 terminals)",
+	"",
+	"GPU rows",
+	"  PASS WARN FAIL  health watches' verdict and failing systems",
+	"                  (Enter: the incidents and what to do)",
+	"  oom 42m    memory full in 42 min at its trend (red within an hour)",
 };
 
 static void help(const struct gw_ui_view *v, int rows, int cols)

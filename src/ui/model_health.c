@@ -144,7 +144,7 @@ static double forecast(struct gw_ui_watch *w, const struct gw_frame *f, unsigned
 void gw_ui_model_health_news(struct gw_ui_model *m, unsigned int gpu, const char *where,
 			     const struct gw_ui_health *old, const struct gw_ui_health *now, int64_t t_ms)
 {
-	if (!now->known || now->status == GW_HEALTH_PASS || (old->known && old->status >= now->status))
+	if (!old->known || !now->known || now->status == GW_HEALTH_PASS || old->status >= now->status)
 		return;
 	char text[80], sys[64] = "";
 	if (now->ninc) /* incidents are worst first */

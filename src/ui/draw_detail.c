@@ -135,8 +135,9 @@ static void health(const struct gw_ui_view *v, const struct gw_ui_health *h, int
 	int n = snprintf(buf, sizeof(buf), "health %s", gw_ui_health_word(h->status));
 	for (unsigned int i = 0; i < h->ninc && n > 0 && (size_t)n < sizeof(buf); i++) {
 		const struct gw_ui_incident *in = &h->inc[i];
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "  %s: %s%s", gw_health_system_name((enum gw_health_system)in->system),
-			      in->tag, in->severity < h->status ? " (warn)" : "");
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "  %s: %s%s",
+			      gw_health_system_name((enum gw_health_system)in->system), in->tag,
+			      in->severity < h->status ? " (warn)" : "");
 	}
 	if (!h->ninc) { /* a source with verdicts only (Prometheus' gpuwatch_health_status) */
 		gw_ui_health_systems(h, sys, sizeof(sys));

@@ -145,7 +145,7 @@ struct gw_ui_watch {
 	struct gw_trend_ring *ring; /* one a GPU */
 	double *scratch;
 	int64_t window_ms, step_ms, last_ms;
-	size_t used_idx, free_idx; /* field table indexes; SIZE_MAX: absent */
+	long used_idx, free_idx; /* field table indexes; -1: absent */
 };
 
 struct gw_ui_model {

@@ -80,22 +80,13 @@ void gw_ui_health_from_report(struct gw_ui_health *h, const struct gw_health_rep
 	}
 }
 
-static size_t index_of(const char *name)
-{
-	const struct gw_field *f = gw_field_find(name);
-	for (size_t i = 0; f && i < gw_fields_count(); i++)
-		if (gw_field_at(i) == f)
-			return i;
-	return SIZE_MAX;
-}
-
 static int watch_open(struct gw_ui_model *m)
 {
 	struct gw_ui_watch *w = &m->watch;
 	w->window_ms = m->forecast_window_ms > 0 ? m->forecast_window_ms : FORECAST_WINDOW_MS;
 	w->step_ms = gw_trend_step_ms(w->window_ms, 0);
-	w->used_idx = index_of("memory.used");
-	w->free_idx = index_of("memory.free");
+	w->used_idx = gw_field_index(gw_field_find("memory.used"));
+	w->free_idx = gw_field_index(gw_field_find("memory.free"));
 	w->ring = calloc(m->ngpus ? m->ngpus : 1, sizeof(*w->ring));
 	w->scratch = malloc(gw_trend_scratch(GW_TREND_POINTS) * sizeof(double));
 	if (!w->ring || !w->scratch || gw_health_init(&w->h, m->ngpus, NULL) != 0) {
@@ -121,9 +112,9 @@ void gw_ui_model_watch_release(struct gw_ui_model *m)
 }
 
 /* A field's value in bytes; -1 when not available. */
-static double bytes(const struct gw_frame_gpu *fg, size_t k)
+static double bytes(const struct gw_frame_gpu *fg, long k)
 {
-	if (k == SIZE_MAX || fg->v[k].state != GW_V_OK || fg->v[k].kind == GW_VK_STR)
+	if (k < 0 || fg->v[k].state != GW_V_OK || fg->v[k].kind == GW_VK_STR)
 		return -1;
 	return fg->v[k].kind == GW_VK_INT ? (double)fg->v[k].i : fg->v[k].d;
 }
@@ -148,8 +139,8 @@ void gw_ui_model_health_news(struct gw_ui_model *m, unsigned int gpu, const char
 		return;
 	char text[80], sys[64] = "";
 	if (now->ninc) /* incidents are worst first */
-		snprintf(sys, sizeof(sys), " %s: %s", gw_health_system_name((enum gw_health_system)now->inc[0].system),
-			 now->inc[0].tag);
+		snprintf(sys, sizeof(sys), " %s: %s",
+			 gw_health_system_name((enum gw_health_system)now->inc[0].system), now->inc[0].tag);
 	for (int s = 0; !now->ninc && s < GW_HSYS__COUNT && !sys[0]; s++)
 		if (now->system[s] == now->status)
 			snprintf(sys, sizeof(sys), " %s", gw_health_system_name((enum gw_health_system)s));

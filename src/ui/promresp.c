@@ -363,7 +363,8 @@ static int incident(struct gw_ui_health *h, const json_t *in, size_t g, size_t i
 	const char *code = json_string_value(json_object_get(in, "code"));
 	const char *msg = json_string_value(json_object_get(in, "message"));
 	if (!json_is_object(in) || sev < 0 || !code || !msg)
-		return gw_err_set(err, GW_EPARSE, "gpus[%zu].incidents[%zu]: expected severity, code and message", g, i);
+		return gw_err_set(err, GW_EPARSE,
+				  "gpus[%zu].incidents[%zu]: expected severity, code and message", g, i);
 	if (sys < 0)
 		return 0;
 	if (h->system[sys] < sev)
@@ -384,8 +385,8 @@ static int health_gpu(struct gw_ui_rhealth_gpu *o, const json_t *e, size_t g, st
 	const char *uuid = json_string_value(json_object_get(e, "uuid"));
 	int st = status_of(json_object_get(e, "status"));
 	double x = json_number_value(idx);
-	if (!json_is_object(e) || !json_is_number(idx) || !(x >= 0 && x < 1e9) || x != (double)(unsigned int)x ||
-	    st < 0 || !json_is_array(inc))
+	if (!json_is_object(e) || !json_is_number(idx) || !(x >= 0 && x < 1e9) ||
+	    x != (double)(unsigned int)x || st < 0 || !json_is_array(inc))
 		return gw_err_set(err, GW_EPARSE, "gpus[%zu]: expected index, status and incidents", g);
 	memset(o, 0, sizeof(*o));
 	o->index = (unsigned int)x;
@@ -410,13 +411,15 @@ int gw_ui_health_parse(struct gw_ui_rhealth *out, const char *body, size_t len, 
 	if (rc)
 		return rc;
 	json_error_t je;
-	json_t *doc = json_loadb(body, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES, &je);
+	json_t *doc =
+	    json_loadb(body, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES, &je);
 	if (!doc)
 		return json_fail(&je, len, err);
 	const json_t *gpus = json_object_get(doc, "gpus");
 	if (!json_is_array(gpus)) {
 		rc = gw_err_set(err, GW_EPARSE, "not a health answer (no \"gpus\" array)");
-	} else if (!(out->gpus = calloc(json_array_size(gpus) ? json_array_size(gpus) : 1, sizeof(*out->gpus)))) {
+	} else if (!(out->gpus =
+			 calloc(json_array_size(gpus) ? json_array_size(gpus) : 1, sizeof(*out->gpus)))) {
 		rc = gw_err_set(err, GW_ENOMEM, "out of memory for %zu GPUs", json_array_size(gpus));
 	} else {
 		for (size_t g = 0; g < json_array_size(gpus) && rc == 0; g++)

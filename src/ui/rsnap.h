@@ -58,8 +58,9 @@ struct gw_ui_rgpu {
 	float *raw[GW_UI_RAW__COUNT];
 	bool free_valid;
 	double free_bytes; /* DCGM_FI_DEV_FB_FREE, for a total where the exporter has none */
-	struct gw_ui_health health; /* gpuwatch_health_status, then an agent's /api/v1/health; known: some came */
-	double ttf_s;		    /* gpuwatch_memory_time_to_full_seconds; -1: absent */
+	struct gw_ui_health
+	    health;   /* gpuwatch_health_status, then an agent's /api/v1/health; known: some came */
+	double ttf_s; /* gpuwatch_memory_time_to_full_seconds; -1: absent */
 };
 
 /* An agent's /api/v1/health answer (`gpuwatch health --json`), read by gw_ui_health_parse. */

@@ -306,7 +306,8 @@ static void test_time_to_full(void)
 	free(scratch);
 }
 
-/* The forecast's ring: points of the window only, the oldest dropped past GW_TREND_POINTS, a gap restarts it. */
+/* The forecast's ring: points of the window only, the oldest dropped past GW_TREND_POINTS, a gap restarts it.
+ */
 static void test_trend_ring(void)
 {
 	const double mib = 1048576.0;

@@ -395,8 +395,8 @@ static void test_health_text(void)
 	static const struct {
 		double s;
 		const char *want;
-	} spans[] = {{-3, "0s"}, {45.2, "45s"}, {99.4, "99s"}, {99.6, "2m"}, {3540, "59m"},
-		     {7200, "2h"}, {5 * 86400, "5d"}, {200 * 86400, ">99d"}};
+	} spans[] = {{-3, "0s"},    {45.2, "45s"}, {99.4, "99s"},     {99.6, "2m"},
+		     {3540, "59m"}, {7200, "2h"},  {5 * 86400, "5d"}, {200 * 86400, ">99d"}};
 	for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
 		gw_ui_span(spans[i].s, buf, sizeof(buf));
 		CHECK_STR_EQ(buf, spans[i].want);

@@ -360,15 +360,18 @@ static void test_text_malformed(void)
 	}
 }
 
-/* An agent's /api/v1/health answer: verdicts, incidents with their tags, each system's worst; bad ones refused. */
+/* An agent's /api/v1/health answer: verdicts, incidents with their tags, each system's worst; bad ones
+ * refused. */
 static void test_health_answer(void)
 {
 	static const char good[] =
-	    "{\"overall\":\"fail\",\"gpus\":[{\"index\":0,\"uuid\":\"GPU-a\",\"status\":\"pass\",\"incidents\":[]},"
+	    "{\"overall\":\"fail\",\"gpus\":[{\"index\":0,\"uuid\":\"GPU-a\",\"status\":\"pass\","
+	    "\"incidents\":[]},"
 	    "{\"index\":3,\"uuid\":\"GPU-b\",\"status\":\"fail\",\"incidents\":["
 	    "{\"system\":\"memory\",\"severity\":\"fail\",\"code\":\"DCGM_FR_VOLATILE_DBE_DETECTED\","
 	    "\"message\":\"2 uncorrectable; drain\",\"since\":\"2026-07-03T22:11:10Z\"},"
-	    "{\"system\":\"memory\",\"severity\":\"warn\",\"code\":\"DCGM_FR_PENDING_ROW_REMAP\",\"message\":\"m\"},"
+	    "{\"system\":\"memory\",\"severity\":\"warn\",\"code\":\"DCGM_FR_PENDING_ROW_REMAP\",\"message\":"
+	    "\"m\"},"
 	    "{\"system\":\"driver\",\"severity\":\"warn\",\"code\":\"DCGM_FR_CONTAINED_ERROR\","
 	    "\"message\":\"XID 94: a contained ECC error\"},"
 	    "{\"system\":\"future\",\"severity\":\"fail\",\"code\":\"X\",\"message\":\"m\"}]}]}";

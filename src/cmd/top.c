@@ -106,7 +106,7 @@ static void usage(FILE *out)
 	      "not answer stays listed as stale and is asked again every refresh. Charts\n"
 	      "start with the history the source keeps (none from an agent run with\n"
 	      "--no-history).\n\n"
-	      "Each GPU row ends with its health verdict (PASS, WARN or FAIL and the\n"
+	      "Each GPU row shows its health verdict (PASS, WARN or FAIL and the\n"
 	      "failing systems, as `gpuwatch health` gives them; Enter shows the\n"
 	      "incidents) and, while its memory grows, \"oom 42m\": the time until it is\n"
 	      "full at its trend (red under an hour). Remote views show what the agent\n"

@@ -11,6 +11,7 @@
 #include "agent/agent.h"
 #include "agent/history.h"
 #include "analysis/trainlive.h"
+#include "analysis/trend.h"
 #include "collect/cgroup.h"
 #include "collect/hpcjob.h"
 #include "collect/podres.h"
@@ -57,10 +58,8 @@ struct agent_alerting {
 };
 
 /* The OOM forecast (forecast.c): each GPU's recent memory use and the time until it fills. */
-#define FORECAST_POINTS 120
 struct agent_forecast_gpu {
-	double t[FORECAST_POINTS], y[FORECAST_POINTS]; /* a ring: seconds since the epoch, bytes used */
-	size_t head, n;
+	struct gw_trend_ring ring; /* seconds since the epoch, bytes used */
 	double seconds; /* time to full; -1: not growing. Guarded by mu */
 	bool stored;	/* the last step stored a value (so going absent stores a staleness marker) */
 	uint64_t ref;	/* its store series; 0: not yet */

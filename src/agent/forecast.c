@@ -1,7 +1,7 @@
 /*
  * forecast.c - the agent's OOM forecast: each GPU's memory use over the
  * last --memory.forecast-window (default 10 min), kept as up to
- * FORECAST_POINTS points, its Theil-Sen trend (analysis/trend.h: the
+ * GW_TREND_POINTS points, its Theil-Sen trend (analysis/trend.h: the
  * median of the pairwise slopes, which a few allocation spikes or frees
  * do not move), and the time until that trend reaches the GPU's usable
  * memory (used + free), exposed and stored as
@@ -49,27 +49,11 @@ static double update(struct agent_forecast *fc, unsigned int g, const struct gw_
 	const struct gw_frame_gpu *fg = &f->gpus[g];
 	double used = bytes(fg, fc->used_idx), free_ = bytes(fg, fc->free_idx);
 	if (fg->lost || fg->stalled || used < 0 || free_ < 0) {
-		p->n = 0; /* a gap: start again rather than join across it */
+		p->ring.n = 0; /* a gap: start again rather than join across it */
 		return -1;
 	}
-	size_t at = (p->head + p->n) % FORECAST_POINTS;
-	if (p->n == FORECAST_POINTS)
-		p->head = (p->head + 1) % FORECAST_POINTS;
-	else
-		p->n++;
-	p->t[at] = (double)f->t_ms / 1000.0;
-	p->y[at] = used;
-	/* the points of the window, oldest first, times relative to the newest */
-	double t[FORECAST_POINTS], y[FORECAST_POINTS], now = p->t[at];
-	size_t n = 0;
-	for (size_t i = 0; i < p->n; i++) {
-		size_t k = (p->head + i) % FORECAST_POINTS;
-		if ((now - p->t[k]) * 1000.0 <= (double)fc->window_ms) {
-			t[n] = p->t[k] - now;
-			y[n++] = p->y[k];
-		}
-	}
-	return gw_trend_time_to_full(t, y, n, (double)fc->window_ms / 1000.0, used + free_, fc->scratch);
+	return gw_trend_ring_add(&p->ring, (double)f->t_ms / 1000.0, used, used + free_,
+				 (double)fc->window_ms / 1000.0, fc->scratch);
 }
 
 static int store(struct gw_agent *a, struct gw_gpu *gpu, uint64_t *ref, int64_t t, double v)
@@ -142,19 +126,13 @@ int agent_forecast_start(struct gw_agent *a, struct gw_err *err)
 {
 	struct agent_forecast *fc = &a->forecast;
 	fc->window_ms = a->o.forecast_window_ms ? a->o.forecast_window_ms : 10 * 60 * 1000;
-	/* a trend of 120 points selects the median of 7,140 slopes (about
-	 * 0.1 ms): at most 10 a second a GPU, however short the window or fast
-	 * the sampling */
-	fc->step_ms = fc->window_ms / FORECAST_POINTS;
-	if (fc->step_ms < (int64_t)a->interval_ms)
-		fc->step_ms = a->interval_ms;
-	if (fc->step_ms < 100)
-		fc->step_ms = 100;
+	/* at most 10 trends a second a GPU, however short the window or fast the sampling */
+	fc->step_ms = gw_trend_step_ms(fc->window_ms, a->interval_ms);
 	fc->used_idx = gw_field_index(gw_field_find("memory.used"));
 	fc->free_idx = gw_field_index(gw_field_find("memory.free"));
 	fc->ngpus = a->ngpus;
 	fc->g = calloc(a->ngpus ? a->ngpus : 1, sizeof(*fc->g));
-	fc->scratch = malloc(gw_trend_scratch(FORECAST_POINTS) * sizeof(double));
+	fc->scratch = malloc(gw_trend_scratch(GW_TREND_POINTS) * sizeof(double));
 	if (!fc->g || !fc->scratch) {
 		free(fc->g);
 		free(fc->scratch);

@@ -110,3 +110,34 @@ double gw_trend_time_to_full(const double *t, const double *y, size_t n, double 
 		return -1;
 	return gw_trend_time_to(level, slope, capacity);
 }
+
+long long gw_trend_step_ms(long long window_ms, long long interval_ms)
+{
+	long long step = window_ms / GW_TREND_POINTS;
+	if (step < interval_ms)
+		step = interval_ms;
+	return step < 100 ? 100 : step;
+}
+
+double gw_trend_ring_add(struct gw_trend_ring *r, double t_s, double used, double capacity, double window_s,
+			 double *scratch)
+{
+	size_t at = (r->head + r->n) % GW_TREND_POINTS;
+	if (r->n == GW_TREND_POINTS)
+		r->head = (r->head + 1) % GW_TREND_POINTS;
+	else
+		r->n++;
+	r->t[at] = t_s;
+	r->y[at] = used;
+	/* the points of the window, oldest first, times relative to the newest */
+	double t[GW_TREND_POINTS], y[GW_TREND_POINTS];
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		size_t k = (r->head + i) % GW_TREND_POINTS;
+		if (t_s - r->t[k] <= window_s) {
+			t[n] = r->t[k] - t_s;
+			y[n++] = r->y[k];
+		}
+	}
+	return gw_trend_time_to_full(t, y, n, window_s, capacity, scratch);
+}

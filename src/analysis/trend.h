@@ -43,4 +43,28 @@ double gw_trend_time_to(double level, double slope, double capacity);
 double gw_trend_time_to_full(const double *t, const double *y, size_t n, double window_s, double capacity,
 			     double *scratch);
 
+/*
+ * The OOM forecast's points of one GPU, as the agent (agent/forecast.c)
+ * and top keep them: up to GW_TREND_POINTS (seconds, bytes used), one a
+ * step (gw_trend_step_ms), the oldest dropped first. A trend of 120 points
+ * selects the median of 7,140 slopes (about 0.1 ms).
+ */
+#define GW_TREND_POINTS 120
+struct gw_trend_ring {
+	double t[GW_TREND_POINTS], y[GW_TREND_POINTS];
+	size_t head, n;
+};
+
+/* Milliseconds between points for a window: window / points, at least interval_ms and 100. */
+long long gw_trend_step_ms(long long window_ms, long long interval_ms);
+
+/*
+ * Add a point (t_s seconds, used bytes) and return gw_trend_time_to_full
+ * over the points of the last window_s. A gap (no value) is the caller's
+ * to mark by setting n to 0, so a trend never joins across it. scratch:
+ * gw_trend_scratch(GW_TREND_POINTS) doubles.
+ */
+double gw_trend_ring_add(struct gw_trend_ring *r, double t_s, double used, double capacity, double window_s,
+			 double *scratch);
+
 #endif

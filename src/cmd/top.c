@@ -23,6 +23,7 @@
 #include "cmd/cmd.h"
 #include "collect/sampler.h"
 #include "core/err.h"
+#include "promql/ast.h"
 #include "ui/draw.h"
 #include "ui/format.h"
 #include "ui/remote.h"
@@ -62,6 +63,7 @@ struct top_opts {
 	int64_t window_ms;
 	bool ascii, nocolor;
 	bool prometheus;
+	int64_t forecast_window_ms; /* the local OOM forecast's trend window; 0: the model's default */
 	char *targets_buf; /* --remote's list, split in place; ours */
 	const char *targets[TARGETS_MAX];
 	unsigned int ntargets;
@@ -96,12 +98,20 @@ static void usage(FILE *out)
 	      "                          row marked with its node (port 9400 when left out)\n"
 	      "        --prometheus URL  every GPU a Prometheus server has (dcgm-exporter's\n"
 	      "                          or gpuwatch's series), grouped by node\n"
+	      "        --memory.forecast-window D  the OOM forecast's trend window, as the\n"
+	      "                          agent's (1s .. 7d) [default 10m]\n"
 	      "    -h, --help            this help\n\n"
 	      "Every refresh --remote reads each agent's /metrics and --prometheus asks\n"
 	      "Prometheus' HTTP API (/api/v1/query), with a 1 s timeout; a node that does\n"
 	      "not answer stays listed as stale and is asked again every refresh. Charts\n"
 	      "start with the history the source keeps (none from an agent run with\n"
 	      "--no-history).\n\n"
+	      "Each GPU row shows its health verdict (PASS, WARN or FAIL and the\n"
+	      "failing systems, as `gpuwatch health` gives them; Enter shows the\n"
+	      "incidents) and, while its memory grows, \"oom 42m\": the time until it is\n"
+	      "full at its trend (red under an hour). Remote views show what the agent\n"
+	      "computes (/api/v1/health, gpuwatch_memory_time_to_full_seconds) or\n"
+	      "Prometheus has (gpuwatch_health_status); nothing where the source has none.\n\n"
 	      "Keys: ? help, q quit, +/- refresh, w window, c layout, Enter detail,\n"
 	      "Tab processes, </> sort column, r reverse, / filter, T/K signal,\n"
 	      "b braille or block charts.\n",
@@ -233,6 +243,18 @@ static int opt_nocolor(struct top_opts *o, struct gw_ui_view *v, const char *opt
 	return 0;
 }
 
+static int opt_forecast(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val)
+{
+	(void)v;
+	int64_t ms;
+	if (gw_promql_duration(val, strlen(val), &ms) != 0 || ms < 1000 || ms > 7 * 86400000LL) {
+		fprintf(stderr, "gpuwatch top: %s wants a duration from 1s to 7d, got \"%s\"\n", opt, val);
+		return -1;
+	}
+	o->forecast_window_ms = ms;
+	return 0;
+}
+
 static int opt_remote(struct top_opts *o, struct gw_ui_view *v, const char *opt, const char *val)
 {
 	(void)v;
@@ -258,6 +280,7 @@ static const struct top_opt {
 	{NULL, "--no-color", NULL, opt_nocolor},
 	{NULL, "--remote", "HOST:PORT,...", opt_remote},
 	{NULL, "--prometheus", "URL", opt_prometheus},
+	{NULL, "--memory.forecast-window", "DURATION", opt_forecast},
 };
 
 /* The option a names, and where its value is: "--window=5" carries it, "-w 5" takes the next argument. */
@@ -661,6 +684,7 @@ int gw_cmd_top(int argc, char **argv, const struct gw_cli *cli)
 	struct gw_err err;
 	gw_err_clear(&err);
 	rc = gw_ui_model_init(&t.model, HIST_SAMPLES);
+	t.model.forecast_window_ms = o.forecast_window_ms;
 	if (rc == 0)
 		rc = o.ntargets ? open_remote(&t, &o, &err) : open_local(&t, &o, &err);
 	if (rc) {

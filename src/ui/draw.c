@@ -168,6 +168,69 @@ static void title(const struct gw_ui_view *v, int cols)
 	gw_ui_attr(v, GW_CP_TITLE, false);
 }
 
+int gw_ui_health_pair(unsigned int status)
+{
+	return status == GW_HEALTH_FAIL ? GW_CP_BAD : status == GW_HEALTH_WARN ? GW_CP_WARN : GW_CP_OK;
+}
+
+const char *gw_ui_health_word(unsigned int status)
+{
+	return status == GW_HEALTH_FAIL ? "FAIL" : status == GW_HEALTH_WARN ? "WARN" : "PASS";
+}
+
+void gw_ui_health_systems(const struct gw_ui_health *h, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int s = 0; s < GW_HSYS__COUNT && h->status != GW_HEALTH_PASS && len < n; s++)
+		if (h->system[s] == h->status)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "",
+						gw_health_system_name((enum gw_health_system)s));
+}
+
+/* The OOM forecast's slot beside memory: " oom 42m", red under an hour; blank without one. */
+static int put_ttf(const struct gw_ui_view *v, const struct gw_ui_gpu *u, int y, int x, int maxw)
+{
+	char buf[32], span[16];
+	if (!v->ttf_col)
+		return 0;
+	if (u->ttf_s < 0) {
+		snprintf(buf, sizeof(buf), "%8s", "");
+		return gw_ui_put(y, x, buf, maxw);
+	}
+	gw_ui_span(u->ttf_s, span, sizeof(span));
+	snprintf(buf, sizeof(buf), " oom %-3s", span);
+	bool soon = u->ttf_s < 3600;
+	if (soon)
+		gw_ui_attr(v, GW_CP_BAD, true);
+	int w = gw_ui_put(y, x, buf, maxw);
+	if (soon)
+		gw_ui_attr(v, GW_CP_BAD, false);
+	return w;
+}
+
+/*
+ * The health verdict after the values: " FAIL memory,driver", the systems
+ * as many whole as fit (the detail view has them all); nothing where the
+ * source has none.
+ */
+static int put_health(const struct gw_ui_view *v, const struct gw_ui_health *h, int y, int x, int maxw)
+{
+	char buf[96], sys[80];
+	if (!h->known || maxw <= 0)
+		return 0;
+	gw_ui_health_systems(h, sys, sizeof(sys));
+	int n = snprintf(buf, sizeof(buf), " %s", gw_ui_health_word(h->status));
+	char *save = NULL;
+	for (char *s = strtok_r(sys, ",", &save); s && n + 1 + (int)strlen(s) <= maxw; s = strtok_r(NULL, ",", &save))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%c%s", n > 5 ? ',' : ' ', s);
+	int pair = gw_ui_health_pair(h->status);
+	gw_ui_attr(v, pair, true);
+	int w = gw_ui_put(y, x, buf, maxw);
+	gw_ui_attr(v, pair, false);
+	return w;
+}
+
 static int level_pair(double frac)
 {
 	return frac >= 0.9 ? GW_CP_BAD : frac >= 0.75 ? GW_CP_WARN : GW_CP_OK;
@@ -230,6 +293,8 @@ static void gpu_row(struct gw_ui_view *v, unsigned int g, int y, int cols, bool 
 	bool tv = gw_ui_num(&u->cur[GW_UC_TEMP], &temp);
 	int avail = cols - x + 11; /* what the values have: the whole width for local GPUs */
 	int barw = avail >= 120 ? 16 : avail >= 100 ? 12 : 8;
+	if (v->ttf_col && avail < 100) /* the forecast's slot fits at 80 columns */
+		barw = 5;
 	bool bars = avail >= (u->node == GW_UI_NO_NODE ? 80 : 66);
 	snprintf(buf, sizeof(buf), " %4s", uv ? "" : "-");
 	if (uv)
@@ -243,6 +308,7 @@ static void gpu_row(struct gw_ui_view *v, unsigned int g, int y, int cols, bool 
 	x += gw_ui_put(y, x, buf, cols - x);
 	if (bars)
 		x += put_bar(v, y, x, mv ? used / total : 0, mv, barw, cols - x);
+	x += put_ttf(v, u, y, x, cols - x);
 	snprintf(buf, sizeof(buf), " %3.0fC", temp);
 	if (!tv)
 		snprintf(buf, sizeof(buf), "    -");
@@ -253,6 +319,7 @@ static void gpu_row(struct gw_ui_view *v, unsigned int g, int y, int cols, bool 
 	snprintf(b, sizeof(b), "%.0f", lim / 1000.0);
 	snprintf(buf, sizeof(buf), " %4s/%sW", pv ? a : "-", lv ? b : "-");
 	x += gw_ui_put(y, x, buf, cols - x);
+	x += put_health(v, &u->health, y, x, cols - x);
 	if (gw_ui_num(&u->cur[GW_UC_REASONS], &reasons)) {
 		char words[96];
 		int severe = gw_ui_reasons((uint64_t)reasons, words, sizeof(words));
@@ -421,6 +488,11 @@ static const char *const help_lines[] = {
 	"  T / K      send SIGTERM / SIGKILL to the selected process (asks;",
 	"             never for processes of remote nodes)",
 	"  b          charts: braille / block characters (UTF-8 terminals)",
+	"",
+	"GPU rows",
+	"  PASS WARN FAIL  health watches' verdict and failing systems",
+	"                  (Enter: the incidents and what to do)",
+	"  oom 42m    memory full in 42 min at its trend (red within an hour)",
 };
 
 static void help(const struct gw_ui_view *v, int rows, int cols)
@@ -477,6 +549,9 @@ void gw_ui_draw(struct gw_ui_view *v)
 		}
 		v->nodew = v->nodew > cap ? cap : v->nodew;
 	}
+	v->ttf_col = false;
+	for (unsigned int g = 0; g < v->m->ngpus; g++)
+		v->ttf_col |= v->m->gpus[g].ttf_s >= 0 && !v->m->gpus[g].lost && !v->m->gpus[g].placeholder;
 	title(v, cols);
 	gw_ui_view_procs(v);
 	int body = rows - 2; /* rows between title and bottom line */

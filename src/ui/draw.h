@@ -40,6 +40,7 @@ struct gw_ui_view {
 	size_t *pview, npview, pview_cap;
 	unsigned int gpu_top; /* first GPU row shown when they do not all fit */
 	int nodew;            /* remote: width of the node column */
+	bool ttf_col;         /* some GPU has an OOM forecast: rows keep a slot for it */
 };
 
 /* Colour pairs (call after start_color when colour is used). */

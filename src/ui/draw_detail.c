@@ -80,9 +80,18 @@ static void values(const struct gw_ui_view *v, const struct gw_ui_gpu *u, int to
 	gw_ui_val(&u->cur[GW_UC_TEMP], 1, 0, "C", b[4], 32);
 	gw_ui_val(&u->cur[GW_UC_POWER], 1000, 2, "", b[5], 32);
 	gw_ui_val(&u->cur[GW_UC_PLIMIT], 1000, 0, " W", b[6], 32);
-	snprintf(buf, sizeof(buf), "util %s  mem-util %s  memory %s / %s  temp %s  power %s / %s", b[0], b[1], b[2], b[3],
-		 b[4], b[5], b[6]);
-	gw_ui_put(top, 0, buf, cols);
+	snprintf(buf, sizeof(buf), "util %s  mem-util %s  memory %s / %s", b[0], b[1], b[2], b[3]);
+	int x = gw_ui_put(top, 0, buf, cols);
+	if (u->ttf_s >= 0) { /* the OOM forecast beside memory, red under an hour */
+		char span[16];
+		gw_ui_span(u->ttf_s, span, sizeof(span));
+		snprintf(buf, sizeof(buf), "  full in %s", span);
+		gw_ui_attr(v, u->ttf_s < 3600 ? GW_CP_BAD : GW_CP_WARN, true);
+		x += gw_ui_put(top, x, buf, cols - x);
+		gw_ui_attr(v, u->ttf_s < 3600 ? GW_CP_BAD : GW_CP_WARN, false);
+	}
+	snprintf(buf, sizeof(buf), "  temp %s  power %s / %s", b[4], b[5], b[6]);
+	gw_ui_put(top, x, buf, cols - x);
 	gw_ui_val(&u->cur[GW_UC_SMCLK], 1, 0, " MHz", b[0], 32);
 	gw_ui_val(&u->cur[GW_UC_MEMCLK], 1, 0, " MHz", b[1], 32);
 	gw_ui_val(&u->cur[GW_UC_PCIERX], 1000, 1, " MB/s", b[2], 32);
@@ -103,6 +112,48 @@ static void values(const struct gw_ui_view *v, const struct gw_ui_gpu *u, int to
 	gw_ui_put(top + 2, 0, buf, cols);
 	if (severe)
 		gw_ui_attr(v, GW_CP_BAD, false);
+}
+
+/* Lines health() draws in rows: the verdict, then an incident a line as room allows. */
+static int health_lines(const struct gw_ui_health *h, int rows)
+{
+	if (!h->known)
+		return 0;
+	int want = 1 + (int)h->ninc, spare = rows - 4 - 6; /* the values, and two charts at least */
+	if (spare < 1)
+		return rows - 4 >= 4 ? 1 : 0;
+	return want < spare ? want : spare;
+}
+
+/*
+ * "health FAIL  memory: DBE  memory: remap pending (warn)  driver: XID 94 (warn)",
+ * then each incident's message (what, then what to do) on a line of its own.
+ */
+static void health(const struct gw_ui_view *v, const struct gw_ui_health *h, int top, int lines, int cols)
+{
+	char buf[640], sys[80];
+	int n = snprintf(buf, sizeof(buf), "health %s", gw_ui_health_word(h->status));
+	for (unsigned int i = 0; i < h->ninc && n > 0 && (size_t)n < sizeof(buf); i++) {
+		const struct gw_ui_incident *in = &h->inc[i];
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "  %s: %s%s",
+			      gw_health_system_name((enum gw_health_system)in->system), in->tag,
+			      in->severity < h->status ? " (warn)" : "");
+	}
+	if (!h->ninc) { /* a source with verdicts only (Prometheus' gpuwatch_health_status) */
+		gw_ui_health_systems(h, sys, sizeof(sys));
+		if (sys[0])
+			snprintf(buf + n, sizeof(buf) - (size_t)n, "  %s", sys);
+	}
+	int pair = gw_ui_health_pair(h->status);
+	gw_ui_attr(v, pair, true);
+	gw_ui_put(top, 0, buf, cols);
+	gw_ui_attr(v, pair, false);
+	for (int i = 1; i < lines && (unsigned int)(i - 1) < h->ninc; i++) {
+		const struct gw_ui_incident *in = &h->inc[i - 1];
+		snprintf(buf, sizeof(buf), "  %s %-7s %s", gw_ui_health_word(in->severity),
+			 gw_health_system_name((enum gw_health_system)in->system), in->message);
+		gw_ui_put(top + i, 0, buf, cols);
+	}
 }
 
 void gw_ui_draw_detail(struct gw_ui_view *v, int top, int rows, int cols)
@@ -136,6 +187,10 @@ void gw_ui_draw_detail(struct gw_ui_view *v, int top, int rows, int cols)
 	if (rows >= 5)
 		values(v, u, top + 1, cols);
 	int used = rows >= 5 ? 4 : 1;
+	int hl = u->placeholder ? 0 : health_lines(&u->health, rows);
+	if (hl)
+		health(v, &u->health, top + used, hl, cols);
+	used += hl;
 	int left = rows - used;
 	/* four charts when each gets a label and two rows, else as many as fit */
 	int n = left / 3 >= GW_UM__COUNT ? GW_UM__COUNT : left / 3;

@@ -33,6 +33,15 @@ void gw_ui_chart_text(const struct gw_ui_view *v, char *buf, size_t n, const flo
 /* What a remote GPU's row says instead of values: "stale 12s  unreachable: ...", "" when live. */
 void gw_ui_stale_text(const struct gw_ui_view *v, const struct gw_ui_gpu *u, char *buf, size_t n);
 
+/* The colour pair of a health status. */
+int gw_ui_health_pair(unsigned int status);
+
+/* "PASS", "WARN", "FAIL". */
+const char *gw_ui_health_word(unsigned int status);
+
+/* The systems at the verdict's status, comma separated ("memory,driver"); "" for PASS. */
+void gw_ui_health_systems(const struct gw_ui_health *h, char *buf, size_t n);
+
 void gw_ui_draw_detail(struct gw_ui_view *v, int top, int rows, int cols);
 
 #endif

@@ -108,3 +108,18 @@ bool gw_ui_locale_utf8(void)
 	const char *cs = nl_langinfo(CODESET);
 	return cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
 }
+
+void gw_ui_span(double seconds, char *buf, size_t n)
+{
+	static const struct {
+		double unit;
+		char sym;
+	} units[] = {{1, 's'}, {60, 'm'}, {3600, 'h'}, {86400, 'd'}};
+	double s = seconds > 0 ? seconds : 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (s / units[i].unit < 99.5) {
+			snprintf(buf, n, "%.0f%c", s / units[i].unit, units[i].sym);
+			return;
+		}
+	snprintf(buf, n, ">99d");
+}

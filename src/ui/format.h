@@ -38,6 +38,9 @@ int gw_ui_reasons(uint64_t mask, char *buf, size_t n);
 /* Bytes as a short size: "512M", "31.6G", "140G". */
 void gw_ui_size(uint64_t bytes, char *buf, size_t n);
 
+/* Seconds as a short span, 3 characters at most (4 past 99 days): "45s", "59m", "47h", "12d", ">99d". */
+void gw_ui_span(double seconds, char *buf, size_t n);
+
 /* Whether the locale's character set is UTF-8 (call after setlocale). */
 bool gw_ui_locale_utf8(void);
 

@@ -58,6 +58,7 @@ int gw_ui_model_init(struct gw_ui_model *m, unsigned int hist_cap)
 
 void gw_ui_model_release(struct gw_ui_model *m)
 {
+	gw_ui_model_watch_release(m);
 	for (unsigned int g = 0; g < m->ngpus; g++)
 		for (int k = 0; k < GW_UM__COUNT; k++)
 			free(m->gpus[g].hist[k]);
@@ -93,6 +94,7 @@ static int size_gpus(struct gw_ui_model *m, const struct gw_frame *f)
 		const struct gw_gpu *id = f->gpus[g].gpu;
 		u->index = id->index;
 		u->node = GW_UI_NO_NODE;
+		u->ttf_s = -1;
 		snprintf(u->name, sizeof(u->name), "%s", id->name);
 		snprintf(u->bus_id, sizeof(u->bus_id), "%s", id->bus_id);
 		for (int k = 0; k < GW_UM__COUNT; k++) {
@@ -265,7 +267,8 @@ int gw_ui_model_update(struct gw_ui_model *m, const struct gw_frame *f, bool *ch
 	m->last_seq = f->seq;
 	m->last_t_ms = f->t_ms;
 	*changed = true;
-	return copy_procs(m, f);
+	int rc = gw_ui_model_watch(m, f);
+	return rc ? rc : copy_procs(m, f);
 }
 
 /*

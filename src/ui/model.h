@@ -12,13 +12,23 @@
  * for a window and a number of columns and get one value per column
  * (gw_ui_hist_series), so the window can change without resampling.
  *
+ * Health and the OOM forecast: each GPU carries a health verdict (the
+ * health watches' PASS / WARN / FAIL per system, with incidents where the
+ * source gives them) and its memory's time to full. Locally the model runs
+ * the health module's watches and the forecast's trend (analysis/trend.h)
+ * on the frames it is given (model_health.c); remote sources hand both in
+ * with their snapshots. A GPU whose source has no verdict shows none.
+ *
  * Ownership: the caller owns the struct gw_ui_model (init/release).
  * Threading: single-threaded (the UI thread); no NVML calls anywhere here.
  */
 #ifndef GW_UI_MODEL_H
 #define GW_UI_MODEL_H
 
+#include "analysis/trend.h"
 #include "collect/sampler.h"
+#include "health/health.h"
+#include "health/reading.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,6 +85,24 @@ struct gw_ui_node {
 	char note[160];  /* what it lacks though it answers ("no history ..."); "" */
 };
 
+#define GW_UI_INCIDENTS_MAX 6 /* incidents kept per GPU, worst first */
+
+struct gw_ui_incident {
+	uint8_t severity; /* enum gw_health_status: WARN or FAIL */
+	uint8_t system;	  /* enum gw_health_system */
+	char tag[24];	  /* a word or two: "DBE", "XID 79", "remap pending" */
+	char message[GW_HEALTH_MSG_MAX];
+};
+
+/* A GPU's health verdict as `gpuwatch health` gives it. */
+struct gw_ui_health {
+	bool known;			/* false: the source gave none (show nothing, not PASS) */
+	uint8_t status;			/* enum gw_health_status, the worst of system[] */
+	uint8_t system[GW_HSYS__COUNT]; /* enum gw_health_status per watch */
+	unsigned int ninc;		/* 0 where the source gives verdicts only (Prometheus) */
+	struct gw_ui_incident inc[GW_UI_INCIDENTS_MAX];
+};
+
 struct gw_ui_gpu {
 	unsigned int index; /* NVML index */
 	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
@@ -85,6 +113,8 @@ struct gw_ui_gpu {
 	uint64_t xid_total, sbe, dbe;
 	unsigned int last_xid; /* 0: none */
 	float *hist[GW_UM__COUNT]; /* rings, model->hist_cap each */
+	struct gw_ui_health health;
+	double ttf_s; /* seconds until memory is full at its trend; < 0: not growing or not known */
 	/* remote GPUs only */
 	unsigned int node;  /* index into the model's nodes; GW_UI_NO_NODE for a local GPU */
 	bool stale;         /* values are the last known, not fresh (node down, GPU not in the answer) */
@@ -105,6 +135,17 @@ struct gw_ui_proc {
 	char owner[96]; /* "pod:<uid>", "job:<id>", "ctr:<12 hex>" or "" */
 	char cmd[GW_PROC_NAME_MAX];
 	char node[GW_UI_NODE_NAME_MAX]; /* remote processes: their node; "" here */
+};
+
+/* The local watches: the health module's and the OOM forecast's, over the frames (model_health.c). */
+struct gw_ui_watch {
+	bool open;
+	struct gw_health h;
+	struct gw_health_map map;
+	struct gw_trend_ring *ring; /* one a GPU */
+	double *scratch;
+	int64_t window_ms, step_ms, last_ms;
+	long used_idx, free_idx; /* field table indexes; -1: absent */
 };
 
 struct gw_ui_model {
@@ -128,6 +169,9 @@ struct gw_ui_model {
 	bool remote;
 	struct gw_ui_node *nodes;
 	unsigned int nnodes, nodes_cap;
+	/* local: the health watches and the forecast */
+	struct gw_ui_watch watch;
+	int64_t forecast_window_ms; /* the forecast's trend window; set before the first update (0: 10 min) */
 };
 
 /* hist_cap: samples kept per metric (e.g. 3600: an hour at 1 s). */
@@ -151,6 +195,16 @@ int gw_ui_model_update(struct gw_ui_model *m, const struct gw_frame *f, bool *ch
  */
 struct gw_ui_rsnap;
 int gw_ui_model_update_remote(struct gw_ui_model *m, const struct gw_ui_rsnap *s);
+
+/*
+ * The tag of an incident: "XID 79" for an XID (its message begins so),
+ * else a word or two for its DCGM code ("DBE" for a volatile double-bit
+ * error), else the code less its DCGM_FR_ prefix.
+ */
+void gw_ui_health_tag(const char *code, const char *message, char *buf, size_t n);
+
+/* Set h's verdict (status and incidents) from a health report. */
+void gw_ui_health_from_report(struct gw_ui_health *h, const struct gw_health_report *r);
 
 /* Forget the history (after the sampling interval changed, say). */
 void gw_ui_model_clear_history(struct gw_ui_model *m);

@@ -82,6 +82,8 @@ static void copy_values(struct gw_ui_model *m, struct gw_ui_gpu *u, const struct
 	}
 	if (g->lost && !u->lost)
 		gw_ui_model_add_event(m, t_ms, UINT32_MAX, where, "GPU lost (fell off the bus)");
+	if (u->seen_ms) /* not the verdict a GPU is first seen with */
+		gw_ui_model_health_news(m, UINT32_MAX, where, &u->health, &g->health, t_ms);
 	u->index = g->index;
 	snprintf(u->name, sizeof(u->name), "%s", g->name);
 	snprintf(u->bus_id, sizeof(u->bus_id), "%s", g->bus_id);
@@ -90,6 +92,8 @@ static void copy_values(struct gw_ui_model *m, struct gw_ui_gpu *u, const struct
 	memcpy(u->prof, g->prof, sizeof(u->prof));
 	u->lost = g->lost;
 	u->last_xid = g->last_xid;
+	u->health = g->health;
+	u->ttf_s = g->ttf_s;
 	u->stale = false;
 	u->placeholder = false;
 	u->seen_ms = t_ms;
@@ -155,6 +159,7 @@ static int arrange(struct gw_ui_model *m, const struct gw_ui_rsnap *s, struct gw
 				return GW_ENOMEM;
 			}
 			u->placeholder = u->stale = true;
+			u->ttf_s = -1;
 			u->node = nd;
 			src[n++] = -1;
 		}

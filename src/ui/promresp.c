@@ -3,10 +3,12 @@
  * depth caps, read by jansson, checked on the way.
  */
 #include "ui/promresp.h"
+#include "ui/rsnap.h"
 
 #include <jansson.h>
 #include <locale.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -333,4 +335,105 @@ const char *gw_ui_promresp_label(const struct gw_ui_promresp *r, const struct gw
 				 const char *name)
 {
 	return json_string_value(json_object_get(s->labels, name));
+}
+
+/* A verdict word ("pass", "warn", "fail") as enum gw_health_status; -1 for any other. */
+static int status_of(const json_t *v)
+{
+	const char *w = json_string_value(v);
+	for (int st = GW_HEALTH_PASS; w && st <= GW_HEALTH_FAIL; st++)
+		if (strcmp(w, gw_health_status_name((enum gw_health_status)st)) == 0)
+			return st;
+	return -1;
+}
+
+static int system_of(const json_t *v)
+{
+	const char *w = json_string_value(v);
+	for (int s = 0; w && s < GW_HSYS__COUNT; s++)
+		if (strcmp(w, gw_health_system_name((enum gw_health_system)s)) == 0)
+			return s;
+	return -1;
+}
+
+/* One incident of gpus[g]; systems gpuwatch does not know are skipped (a newer agent's). */
+static int incident(struct gw_ui_health *h, const json_t *in, size_t g, size_t i, struct gw_err *err)
+{
+	int sev = status_of(json_object_get(in, "severity")), sys = system_of(json_object_get(in, "system"));
+	const char *code = json_string_value(json_object_get(in, "code"));
+	const char *msg = json_string_value(json_object_get(in, "message"));
+	if (!json_is_object(in) || sev < 0 || !code || !msg)
+		return gw_err_set(err, GW_EPARSE,
+				  "gpus[%zu].incidents[%zu]: expected severity, code and message", g, i);
+	if (sys < 0)
+		return 0;
+	if (h->system[sys] < sev)
+		h->system[sys] = (uint8_t)sev;
+	if (h->ninc == GW_UI_INCIDENTS_MAX)
+		return 0;
+	struct gw_ui_incident *o = &h->inc[h->ninc++];
+	o->severity = (uint8_t)sev;
+	o->system = (uint8_t)sys;
+	gw_ui_health_tag(code, msg, o->tag, sizeof(o->tag));
+	snprintf(o->message, sizeof(o->message), "%s", msg);
+	return 0;
+}
+
+static int health_gpu(struct gw_ui_rhealth_gpu *o, const json_t *e, size_t g, struct gw_err *err)
+{
+	const json_t *idx = json_object_get(e, "index"), *inc = json_object_get(e, "incidents");
+	const char *uuid = json_string_value(json_object_get(e, "uuid"));
+	int st = status_of(json_object_get(e, "status"));
+	double x = json_number_value(idx);
+	if (!json_is_object(e) || !json_is_number(idx) || !(x >= 0 && x < 1e9) ||
+	    x != (double)(unsigned int)x || st < 0 || !json_is_array(inc))
+		return gw_err_set(err, GW_EPARSE, "gpus[%zu]: expected index, status and incidents", g);
+	memset(o, 0, sizeof(*o));
+	o->index = (unsigned int)x;
+	snprintf(o->uuid, sizeof(o->uuid), "%s", uuid ? uuid : "");
+	o->h.known = true;
+	o->h.status = (uint8_t)st;
+	for (size_t i = 0; i < json_array_size(inc); i++) {
+		int rc = incident(&o->h, json_array_get(inc, i), g, i, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int gw_ui_health_parse(struct gw_ui_rhealth *out, const char *body, size_t len, struct gw_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (len > GW_UI_PROMRESP_SIZE_MAX)
+		return gw_err_set(err, GW_ERANGE, "JSON text of %zu bytes is over the limit of %u", len,
+				  GW_UI_PROMRESP_SIZE_MAX);
+	int rc = check_depth(body, len, err);
+	if (rc)
+		return rc;
+	json_error_t je;
+	json_t *doc =
+	    json_loadb(body, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES, &je);
+	if (!doc)
+		return json_fail(&je, len, err);
+	const json_t *gpus = json_object_get(doc, "gpus");
+	if (!json_is_array(gpus)) {
+		rc = gw_err_set(err, GW_EPARSE, "not a health answer (no \"gpus\" array)");
+	} else if (!(out->gpus =
+			 calloc(json_array_size(gpus) ? json_array_size(gpus) : 1, sizeof(*out->gpus)))) {
+		rc = gw_err_set(err, GW_ENOMEM, "out of memory for %zu GPUs", json_array_size(gpus));
+	} else {
+		for (size_t g = 0; g < json_array_size(gpus) && rc == 0; g++)
+			if ((rc = health_gpu(&out->gpus[g], json_array_get(gpus, g), g, err)) == 0)
+				out->n++;
+	}
+	json_decref(doc);
+	if (rc)
+		gw_ui_rhealth_release(out);
+	return rc;
+}
+
+void gw_ui_rhealth_release(struct gw_ui_rhealth *h)
+{
+	free(h->gpus);
+	memset(h, 0, sizeof(*h));
 }

@@ -6,7 +6,11 @@
  * An agent (--remote) is read from its /metrics every refresh: served with
  * or without a history store, with the processes and gpuwatch_build_info
  * (the store keeps GPU series only), rendered once per sample however many
- * ask. Its history store is asked once, for the charts' start.
+ * ask. Its history store is asked once, for the charts' start, and its
+ * /api/v1/health every refresh beside /metrics: the incidents behind the
+ * gpuwatch_health_status verdicts /metrics carries. The last good health
+ * answer stands until the next one (a late one does not blank the
+ * incidents); an agent without the route keeps the verdicts of /metrics.
  */
 #include "ui/remote.h"
 
@@ -28,9 +32,10 @@
 #define AGENT_PORT "9400"    /* the agent's default, dcgm-exporter's too */
 #define PROMETHEUS_PORT "9090"
 
-enum req_kind { REQ_NOW, REQ_HIST, REQ__COUNT };
+enum req_kind { REQ_NOW, REQ_HIST, REQ_HEALTH, REQ__COUNT };
 
 struct request {
+	enum req_kind kind;
 	CURL *easy;
 	struct gw_buf body;
 	bool busy; /* in the multi handle */
@@ -41,6 +46,7 @@ struct request {
 	int err;
 	char why[160];
 	struct gw_ui_promresp resp; /* the answer, when it came and was good */
+	struct gw_ui_rhealth health; /* REQ_HEALTH's answer, read */
 };
 
 struct source {
@@ -50,6 +56,8 @@ struct source {
 	/* --prometheus: the nodes shown so far, so one that vanishes stays listed, stale */
 	struct gw_ui_rnode *known;
 	unsigned int nknown;
+	/* --remote: the agent's last good /api/v1/health answer (n 0: none) */
+	struct gw_ui_rhealth health;
 };
 
 struct gw_ui_remote {
@@ -158,10 +166,14 @@ int gw_ui_remote_new(struct gw_ui_remote **out, const struct gw_ui_remote_opts *
 	if (rc == 0 && !(r->multi = r->curl.curl_multi_init()))
 		rc = gw_err_set(err, GW_ENOMEM, "curl_multi_init failed");
 	for (unsigned int i = 0; i < r->nsrc && rc == 0; i++) {
+		for (int k = 0; k < REQ__COUNT; k++)
+			src[i].req[k].kind = (enum req_kind)k;
 		src[i].req[REQ_NOW].text = !o->prometheus;
 		rc = request_init(r, &src[i].req[REQ_NOW], r->timeout_ms, err);
 		if (rc == 0) /* the history is bigger and asked once */
 			rc = request_init(r, &src[i].req[REQ_HIST], 2 * r->timeout_ms, err);
+		if (rc == 0 && !o->prometheus)
+			rc = request_init(r, &src[i].req[REQ_HEALTH], r->timeout_ms, err);
 	}
 	if (rc == 0)
 		rc = escape_queries(r, err);
@@ -178,7 +190,9 @@ static void start(struct gw_ui_remote *r, struct source *s, enum req_kind k)
 {
 	struct request *q = &s->req[k];
 	char url[4096];
-	if (k == REQ_NOW && q->text)
+	if (k == REQ_HEALTH)
+		snprintf(url, sizeof(url), "%s/api/v1/health", s->url);
+	else if (k == REQ_NOW && q->text)
 		snprintf(url, sizeof(url), "%s/metrics", s->url);
 	else if (k == REQ_NOW)
 		snprintf(url, sizeof(url), "%s/api/v1/query?query=%s", s->url, r->query);
@@ -230,6 +244,7 @@ static void finished(struct gw_ui_remote *r, struct request *q, CURLcode rc)
 	q->http = 0;
 	q->why[0] = '\0';
 	gw_ui_promresp_release(&q->resp);
+	gw_ui_rhealth_release(&q->health);
 	if (rc != CURLE_OK) {
 		describe(r, q, rc, q->timeout_ms);
 		return;
@@ -240,6 +255,10 @@ static void finished(struct gw_ui_remote *r, struct request *q, CURLcode rc)
 	struct gw_err e;
 	gw_err_clear(&e);
 	const char *body = q->body.data ? q->body.data : "";
+	if (q->kind == REQ_HEALTH) {
+		q->err = code != 200 ? GW_EIO : gw_ui_health_parse(&q->health, body, q->body.len, &e);
+		return;
+	}
 	int prc = code != 200 && q->text ? GW_EIO /* an error page is no exposition */
 		  : q->text		 ? gw_ui_promresp_parse_text(&q->resp, body, q->body.len, gw_now_ms(),
 								   gw_ui_rmap_wanted, &e)
@@ -274,6 +293,19 @@ static void collect(struct gw_ui_remote *r)
 	}
 }
 
+/* A health answer that came replaces the kept one; a failed one (an agent without the route) drops it. */
+static void keep_health(struct source *s)
+{
+	struct request *q = &s->req[REQ_HEALTH];
+	if (!q->done)
+		return;
+	gw_ui_rhealth_release(&s->health);
+	if (!q->err) {
+		s->health = q->health;
+		memset(&q->health, 0, sizeof(q->health));
+	}
+}
+
 /* A source's nodes into the snapshot: answered, failed, or still pending. */
 static void add_source(struct gw_ui_remote *r, struct gw_ui_rbuild *b, struct source *s)
 {
@@ -293,8 +325,11 @@ static void add_source(struct gw_ui_remote *r, struct gw_ui_rbuild *b, struct so
 	unsigned int first = b->s->nnodes;
 	if (now->done && !now->err) {
 		gw_ui_rbuild_answer(b, &now->resp, node);
-		if (!r->prometheus)
+		if (!r->prometheus) {
+			keep_health(s);
+			gw_ui_rbuild_health(b, &s->health, node);
 			return;
+		}
 		/* nodes seen before but absent now: their exporter is down or gone */
 		for (unsigned int k = 0; k < s->nknown; k++) {
 			bool found = false;
@@ -366,6 +401,7 @@ static void publish(struct gw_ui_remote *r, int64_t t_ms)
 			if (q->done) {
 				q->done = false;
 				gw_ui_promresp_release(&q->resp);
+				gw_ui_rhealth_release(&q->health);
 			}
 		}
 	if (!s)
@@ -422,6 +458,8 @@ static void *worker(void *arg)
 			for (unsigned int i = 0; i < r->nsrc; i++) {
 				if (!r->src[i].req[REQ_NOW].busy)
 					start(r, &r->src[i], REQ_NOW);
+				if (!r->prometheus && !r->src[i].req[REQ_HEALTH].busy)
+					start(r, &r->src[i], REQ_HEALTH);
 				if (first && r->hist_n)
 					start(r, &r->src[i], REQ_HIST);
 			}
@@ -508,7 +546,9 @@ void gw_ui_remote_free(struct gw_ui_remote *r)
 				r->curl.curl_easy_cleanup(q->easy);
 			gw_buf_release(&q->body);
 			gw_ui_promresp_release(&q->resp);
+			gw_ui_rhealth_release(&q->health);
 		}
+		gw_ui_rhealth_release(&r->src[i].health);
 		free(r->src[i].known);
 	}
 	if (r->query)

@@ -22,6 +22,8 @@ enum rkind {
 	RK_PMEM, /* per-process memory, bytes */
 	RK_PSM,  /* per-process SM utilisation, a fraction */
 	RK_BUILD, /* gpuwatch_build_info: the node's simulated label */
+	RK_HEALTH, /* gpuwatch_health_status{system}: 0 pass, 1 warn, 2 fail */
+	RK_TTF,    /* gpuwatch_memory_time_to_full_seconds */
 };
 
 /*
@@ -70,6 +72,8 @@ static const struct rmetric {
 	{"gpuwatch_process_memory_used_bytes", RK_PMEM, 0, 1, 0, -1},
 	{"gpuwatch_process_sm_utilization_ratio", RK_PSM, 0, 1, 0, -1},
 	{"gpuwatch_build_info", RK_BUILD, 0, 1, 0, -1},
+	{"gpuwatch_health_status", RK_HEALTH, 0, 1, 0, -1},
+	{"gpuwatch_memory_time_to_full_seconds", RK_TTF, 0, 1, 0, -1},
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
 
@@ -225,7 +229,38 @@ static struct gw_ui_rgpu *gpu_of(struct gw_ui_rbuild *b, const struct gw_ui_prom
 	}
 	for (int p = 0; p < GW_UP__COUNT; p++)
 		u->prof[p].state = GW_V_NA;
+	u->ttf_s = -1;
 	return u;
+}
+
+/* One system's verdict from gpuwatch_health_status; the GPU's is the worst. */
+static void health_sample(struct gw_ui_rgpu *u, const struct gw_ui_promresp *r, const struct gw_ui_series *se,
+			  double v)
+{
+	const char *sys = gw_ui_promresp_label(r, se, "system");
+	if (!sys || !(v >= 0 && v <= GW_HEALTH_FAIL))
+		return;
+	for (int s = 0; s < GW_HSYS__COUNT; s++)
+		if (strcmp(gw_health_system_name((enum gw_health_system)s), sys) == 0) {
+			u->health.known = true;
+			u->health.system[s] = (uint8_t)v;
+			if (u->health.status < (uint8_t)v)
+				u->health.status = (uint8_t)v;
+		}
+}
+
+void gw_ui_rbuild_health(struct gw_ui_rbuild *b, const struct gw_ui_rhealth *h, int node)
+{
+	struct gw_ui_rsnap *s = b->s;
+	for (unsigned int i = 0; i < h->n; i++) {
+		const struct gw_ui_rhealth_gpu *hg = &h->gpus[i];
+		for (unsigned int g = 0; g < s->ngpus; g++) {
+			struct gw_ui_rgpu *u = &s->gpus[g];
+			bool same = u->uuid[0] && hg->uuid[0] ? strcmp(u->uuid, hg->uuid) == 0 : u->index == hg->index;
+			if (u->node == (unsigned int)node && same)
+				u->health = hg->h;
+		}
+	}
 }
 
 /* Names and bus id from whichever labels the exporter uses. */
@@ -330,6 +365,8 @@ static void add_sample(struct gw_ui_rbuild *b, const struct gw_ui_promresp *r, c
 		break;
 	case RK_XID: u->last_xid = v > 0 && v < 1e9 ? (unsigned int)v : 0; break;
 	case RK_LOST: u->lost = v != 0; break;
+	case RK_HEALTH: health_sample(u, r, se, v); break;
+	case RK_TTF: u->ttf_s = v >= 0 ? v : -1; break;
 	default: break;
 	}
 }

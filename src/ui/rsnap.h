@@ -58,7 +58,33 @@ struct gw_ui_rgpu {
 	float *raw[GW_UI_RAW__COUNT];
 	bool free_valid;
 	double free_bytes; /* DCGM_FI_DEV_FB_FREE, for a total where the exporter has none */
+	struct gw_ui_health
+	    health;   /* gpuwatch_health_status, then an agent's /api/v1/health; known: some came */
+	double ttf_s; /* gpuwatch_memory_time_to_full_seconds; -1: absent */
 };
+
+/* An agent's /api/v1/health answer (`gpuwatch health --json`), read by gw_ui_health_parse. */
+struct gw_ui_rhealth_gpu {
+	unsigned int index;
+	char uuid[80];
+	struct gw_ui_health h;
+};
+
+struct gw_ui_rhealth {
+	struct gw_ui_rhealth_gpu *gpus;
+	unsigned int n;
+};
+
+/*
+ * Read an /api/v1/health answer: {"overall", "gpus": [{"index", "uuid",
+ * "status", "incidents": [{"system", "severity", "code", "message"}]}]},
+ * held to promresp.h's size and depth caps and checked member by member.
+ * Each system's verdict is the worst of its incidents'. Returns 0,
+ * GW_EPARSE (with where), GW_ERANGE or GW_ENOMEM; release with
+ * gw_ui_rhealth_release.
+ */
+int gw_ui_health_parse(struct gw_ui_rhealth *out, const char *body, size_t len, struct gw_err *err);
+void gw_ui_rhealth_release(struct gw_ui_rhealth *h);
 
 struct gw_ui_rsnap {
 	int64_t t_ms; /* when the refresh started (this machine's clock) */
@@ -101,6 +127,9 @@ int gw_ui_rbuild_node(struct gw_ui_rbuild *b, const char *name, const char *key)
  * by their instance label (or Hostname), added as found.
  */
 int gw_ui_rbuild_answer(struct gw_ui_rbuild *b, const struct gw_ui_promresp *r, int node);
+
+/* Verdicts of an agent's /api/v1/health into the node's GPUs (matched by UUID, else index). */
+void gw_ui_rbuild_health(struct gw_ui_rbuild *b, const struct gw_ui_rhealth *h, int node);
 
 /* Add a range answer on the grid t0 + k * step, k < n (set on the first call). */
 int gw_ui_rbuild_history(struct gw_ui_rbuild *b, const struct gw_ui_promresp *r, int node, int64_t t0,

@@ -24,7 +24,7 @@ declare -A may=(
 	[analysis]="core model chart store promql analysis"
 	[web]="web"
 	[agent]="core model chart analysis nvml fields collect export http store ingest promql api rules web health agent"
-	[ui]="core model nvml fields collect http ui"
+	[ui]="core model analysis nvml fields collect http health ui"
 	[cmd]="core model chart analysis nvml fields collect export http store ingest promql api rules web health diag agent ui cmd"
 	[sim]="nvml"
 )

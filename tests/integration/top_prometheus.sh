@@ -4,7 +4,9 @@
 # loopback: the scraped GPUs with the pinned values, named by the agent's
 # Hostname label; SIMULATED as the agent's gpuwatch_build_info says; charts that start with Prometheus' history; the
 # per-process series with their node, never signalled; the node stale when
-# its exporter dies; the server's own failure when Prometheus goes.
+# its exporter dies; the server's own failure when Prometheus goes; the
+# agent's health verdicts (gpuwatch_health_status) on its GPUs, and none
+# (not a PASS) on those of an exporter without that series.
 . "$(dirname "$0")/../lib/common.sh"
 command -v prometheus >/dev/null && command -v tmux >/dev/null && command -v curl >/dev/null ||
 	{ echo "skip: prometheus, tmux or curl not installed (scripts/deps.sh test installs them)"; exit 77; }
@@ -27,7 +29,25 @@ pids+=("$apid")
 wait_http "http://127.0.0.1:$aport/health" 10 || fail "agent did not start: $(tail -3 "$tmp/agent.err")"
 host=$(curl -s "http://127.0.0.1:$aport/metrics" | sed -n 's/^DCGM_FI_DEV_GPU_UTIL{.*Hostname="\([^"]*\)".*/\1/p' | head -1)
 [ -n "$host" ] || fail "no Hostname label in the agent's /metrics"
-start_prometheus "$pport" "127.0.0.1:$aport" || fail "prometheus not ready: $(tail -5 "$tmp/prom.log")"
+# a dcgm-exporter stand-in: GPU series, no gpuwatch_health_status
+xport=$(free_port)
+python3 - "$xport" <<'PY' &
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+L = 'gpu="0",UUID="GPU-plain",modelName="NVIDIA H100 80GB HBM3",Hostname="plain-exporter"'
+BODY = "".join("%s{%s} %s\n" % (n, L, v) for n, v in [("DCGM_FI_DEV_GPU_UTIL", 7), ("DCGM_FI_DEV_FB_USED", 1024),
+    ("DCGM_FI_DEV_FB_FREE", 80000), ("DCGM_FI_DEV_GPU_TEMP", 33), ("DCGM_FI_DEV_POWER_USAGE", 80.5)]).encode()
+class H(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.send_header("Content-Length", str(len(BODY))); self.end_headers()
+        self.wfile.write(BODY)
+    def log_message(self, *a): pass
+HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+pids+=($!)
+wait_http "http://127.0.0.1:$xport/metrics" 5 || fail "the plain exporter did not start"
+# two targets in start_prometheus' one YAML list
+start_prometheus "$pport" "127.0.0.1:$aport', '127.0.0.1:$xport" || fail "prometheus not ready: $(tail -5 "$tmp/prom.log")"
 ppid_=$prom_pid
 n=0
 for _ in $(seq 100); do # until Prometheus holds several seconds of history
@@ -46,9 +66,15 @@ H=$(sed 's/[.[\*^$]/\\&/g' <<<"$host")
 # --- the scraped GPUs, named by the Hostname label, with the pinned values ------
 wait_for p "^$H +1 H200" 10 || fail "top --prometheus did not show the GPUs: $(cat "$tmp/p.err")"
 s=$(cap p)
-grep -q "gpuwatch top  via 127.0.0.1:$pport  1 node  2 GPUs  SIMULATED " <<<"$s" || fail "title: $(head -1 <<<"$s")"
+grep -q "gpuwatch top  via 127.0.0.1:$pport  2 nodes  3 GPUs  SIMULATED 1 of 2 nodes " <<<"$s" || fail "title: $(head -1 <<<"$s")"
 grep -Eq "^$H +0 H200 +42%.* 97\.7G/140G .* 61C +612/700W" <<<"$s" || fail "GPU 0: $(sed -n 2p <<<"$s")"
 grep -Eq "^$H +1 H200 +97%.* 117G/140G .* 77C +690/700W" <<<"$s" || fail "GPU 1: $(sed -n 4p <<<"$s")"
+# health: the agent's verdicts; the plain exporter has none, and gets none
+wait_for p "^$H +1 H200 .*/700W PASS" 5 || fail "no health verdict from gpuwatch_health_status"
+s=$(cap p)
+grep -Eq "^$H +0 H200 .*/700W PASS" <<<"$s" || fail "GPU 0 without its verdict: $(grep -E "^$H +0 " <<<"$s")"
+grep -Eq '^plain-exporter +0 H100 80G +7%.* 33C' <<<"$s" || fail "plain exporter's GPU: $(grep plain <<<"$s")"
+grep -E '^plain-exporter +0 ' <<<"$s" | grep -Eq 'PASS|WARN|FAIL' && fail "a verdict on a GPU whose exporter has none"
 # the chart starts from Prometheus' history: several cells at once, not one sample
 cells=$(sed -n 3p <<<"$s" | LC_ALL=C grep -o $'\xe2[\xa0-\xa3].' | wc -l)
 [ "$cells" -ge 3 ] || fail "chart without Prometheus' history ($cells cells): $(sed -n 3p <<<"$s")"

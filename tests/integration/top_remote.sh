@@ -8,7 +8,10 @@
 # while the other keeps updating and keys keep working, that it comes back
 # live when restarted on the same port, that q quits at once with a peer
 # hanging, an agent run with --no-history (GPUs and processes, and why the
-# charts start empty), and the error when libcurl cannot be loaded.
+# charts start empty), the error when libcurl cannot be loaded, and the
+# agents' health verdicts (a double-bit ECC error fails its GPU only, the
+# incidents from /api/v1/health in the detail view) and OOM forecast (a
+# leak has a time to full, an idle GPU none).
 . "$(dirname "$0")/../lib/common.sh"
 command -v tmux >/dev/null && command -v curl >/dev/null && command -v python3 >/dev/null ||
 	{ echo "skip: tmux, curl or python3 not installed"; exit 77; }
@@ -141,6 +144,44 @@ grep -q 'HTTP 404' <<<"$s" && fail "no-history agent shown as a bare HTTP 404"
 keys c Enter
 cap c | sed -n 2p | grep -q "GPU 0  NVIDIA H200  .*  SIMULATED  no history" || fail "detail: $(cap c | sed -n 2p)"
 keys c q
+
+# --- health and the OOM forecast as the agents compute them -----------------------------
+cat >"$tmp/dbe.scn" <<'SCN'
+[sim]
+seed = 3
+clock = real
+fleet = 4xH200:training
+[gpu 1]
+fault = 2s ecc-dbe
+SCN
+pf=$(free_port) pl=$(free_port)
+"$GW_BIN" --sim "$tmp/dbe.scn" agent -a "127.0.0.1:$pf" --no-history 2>>"$tmp/f.err" &
+pids+=($!)
+"$GW_BIN" --sim 1xH100:leak,speed=100,1xH100:idle agent -a "127.0.0.1:$pl" -c 100 --memory.forecast-window 4s \
+	--no-history 2>>"$tmp/l.err" &
+pids+=($!)
+wait_http "http://127.0.0.1:$pf/health" 10 || fail "fault agent did not start: $(tail -3 "$tmp/f.err")"
+wait_http "http://127.0.0.1:$pl/health" 10 || fail "leak agent did not start: $(tail -3 "$tmp/l.err")"
+F="127\.0\.0\.1:$pf" L="127\.0\.0\.1:$pl"
+T new-session -d -s h -x 80 -y 24 "env LANG=C.UTF-8 TERM=tmux-256color $GW_BIN top --remote 127.0.0.1:$pf,127.0.0.1:$pl \
+	2>$tmp/h.err; echo \$? >$tmp/h.rc; sleep 60"
+T set-option -t h window-size manual >/dev/null 2>&1
+wait_for h "^$F +1 H200 .*/700W FAIL memory" 15 || fail "remote GPU 1 not FAIL memory after a double-bit error"
+wait_for h "^$L +0 H100 80G .* oom [0-9]{1,2}[sm] .* PASS" 10 || fail "no time to full on the leaking remote GPU"
+s=$(cap h)
+for g in 0 2 3; do
+	grep -Eq "^$F +$g H200 .*/700W PASS" <<<"$s" || fail "remote GPU $g not PASS: $(grep -E "^$F +$g " <<<"$s")"
+done
+grep -Eq "^$L +1 H100 80G .* PASS" <<<"$s" || fail "idle remote GPU: $(grep -E "^$L +1 " <<<"$s")"
+grep -E "^$L +1 H100" <<<"$s" | grep -q oom && fail "a time to full on the idle remote GPU"
+# the detail view has the incidents from the agent's /api/v1/health
+keys h Down Enter
+s=$(cap h)
+grep -q '^health FAIL  memory: DBE  memory: remap pending (warn)  driver: XID 94 (warn)' <<<"$s" ||
+	fail "remote detail without the verdict: $(grep health <<<"$s")"
+grep -Eq '^  FAIL memory +[0-9]+ uncorrectable \(double-bit\) ECC errors' <<<"$s" ||
+	fail "remote detail without the incident's message: $(grep -A3 '^health' <<<"$s")"
+keys h q
 
 # --- no libcurl: a clear error naming the library, exit 1 ----------------------------
 T new-session -d -s n -x 100 -y 10 "env GPUWATCH_CURL_LIBRARY=$tmp/none/libcurl.so.4 $GW_BIN top --remote 127.0.0.1:$pa \

@@ -3,7 +3,10 @@
 # types, capture-pane reads what a person would see. Checks the values of a
 # pinned scenario, moving charts, sorting, filtering, help, detail view,
 # resize to 40x10 and back, braille and block charts, ASCII and NO_COLOR, a lost GPU, every way out
-# restoring the terminal, and the no-driver message (the same as smi's).
+# restoring the terminal, the no-driver message (the same as smi's), the
+# health verdicts (a double-bit ECC error fails its GPU only, with the
+# incidents in the detail view) and the OOM forecast (a leak has one, red
+# under an hour; an idle GPU none) at 80 columns.
 . "$(dirname "$0")/../lib/common.sh"
 command -v tmux >/dev/null || { echo "skip: tmux not installed"; exit 77; }
 : "${GW_BIN:?}" "${GW_TEST_DATA:?}"
@@ -149,6 +152,53 @@ wait_for e '^ 1 H200 +LOST' 8 || fail "lost GPU 1 not marked"
 cap e | grep -Eq '^ 0 H200 +[0-9]+%' || fail "GPU 0 stopped showing values after GPU 1 was lost"
 wait_for e 'events:.*GPU 1 GPU lost' 3 || fail "no event for the loss"
 keys e q
+
+# --- health: a double-bit ECC error on GPU 1 fails it (memory), the others pass ------
+cat >"$tmp/dbe.scn" <<'SCN'
+[sim]
+seed = 3
+clock = real
+fleet = 4xH200:training
+[gpu 1]
+fault = 2s ecc-dbe
+SCN
+start h 80x24 LANG=C.UTF-8 -- --sim "$tmp/dbe.scn" top
+wait_for h '^ 0 H200 .* PASS' 8 || fail "no health verdict on GPU 0"
+# the volatile ECC counters are slow fields, read every 10 s
+wait_for h '^ 1 H200 .*/700W FAIL memory' 15 || fail "GPU 1 not FAIL memory after a double-bit error"
+s=$(cap h)
+for g in 0 2 3; do
+	grep -Eq "^ $g H200 .*/700W PASS" <<<"$s" || fail "GPU $g not PASS: $(grep -E "^ $g H200" <<<"$s")"
+done
+grep -q 'events:.*GPU 1 health FAIL memory: DBE' <<<"$s" || fail "no event for GPU 1's failure: $(grep events: <<<"$s")"
+cap h -e | grep -E ' 1 H200 ' | grep -Eq $'\e\\[[0-9;]*31m FAIL' || fail "FAIL not in red"
+keys h Down Enter
+s=$(cap h)
+grep -q '^health FAIL  memory: DBE  memory: remap pending (warn)  driver: XID 94 (warn)' <<<"$s" ||
+	fail "detail without the verdict and its systems: $(grep health <<<"$s")"
+grep -Eq '^  FAIL memory +[0-9]+ uncorrectable \(double-bit\) ECC errors since the driver loaded;' <<<"$s" ||
+	fail "detail without the DBE incident's message: $(grep -A3 '^health' <<<"$s")"
+keys h Escape Up Enter
+cap h | grep -q '^health PASS$' || fail "GPU 0's detail: $(cap h | grep health)"
+keys h q
+
+# --- OOM forecast: a leak gets a time to full beside memory, red under an hour; idle none
+# (at speed 100 the leak fills the H100 in about 3 minutes; a 4 s window of 0.2 s points)
+start k 80x24 LANG=C.UTF-8 -- --sim 1xH100:leak,speed=100,1xH100:idle top -d 0.2 --memory.forecast-window 4s
+wait_for k '^ 0 H100 80G .*G/79\.6G.* oom [0-9]{1,2}[sm] .* PASS' 10 || fail "no time to full on the leaking GPU"
+s=$(cap k)
+grep -E '^ 1 H100' <<<"$s" | grep -q oom && fail "a time to full on the idle GPU: $(grep -E '^ 1 H100' <<<"$s")"
+grep -Eq '^ 1 H100 80G .* 0M/79\.6G.* PASS' <<<"$s" || fail "idle GPU row: $(grep -E '^ 1 H100' <<<"$s")"
+cap k -e | grep -E ' 0 H100 ' | grep -Eq $'\e\\[[0-9;]*31m oom' || fail "a time to full under an hour not in red"
+keys k Enter
+cap k | grep -Eq '^util .* memory [0-9]+ / 81559 MiB  full in [0-9]{1,2}[sm]  temp' || fail "detail: $(cap k | sed -n 3p)"
+keys k Escape Down Enter
+cap k | grep -q 'full in' && fail "idle GPU's detail has a time to full"
+keys k q
+"$GW_BIN" top --memory.forecast-window 1x </dev/null >/dev/null 2>"$tmp/opt.err"; rc=$?
+if [ "$rc" != 2 ] || ! grep -q 'gpuwatch top: --memory.forecast-window wants a duration from 1s to 7d, got "1x"' "$tmp/opt.err"; then
+	fail "bad --memory.forecast-window: exit $rc, $(cat "$tmp/opt.err")"
+fi
 
 # --- no driver: the same message and exit code as smi ----------------------------
 nolib="$tmp/none/libnvidia-ml.so.1"

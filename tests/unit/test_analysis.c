@@ -306,6 +306,32 @@ static void test_time_to_full(void)
 	free(scratch);
 }
 
+/* The forecast's ring: points of the window only, the oldest dropped past GW_TREND_POINTS, a gap restarts it.
+ */
+static void test_trend_ring(void)
+{
+	const double mib = 1048576.0;
+	double *scratch = malloc(gw_trend_scratch(GW_TREND_POINTS) * sizeof(double));
+	struct gw_trend_ring *r = calloc(1, sizeof(*r));
+	double got = 0;
+	/* 100 s flat, then 3 MiB/s: a 60 s window sees only the growth */
+	for (int i = 0; i <= 200; i++) {
+		double t = 1000 + i, y = (30000 + (i > 100 ? 3.0 * (i - 100) : 0)) * mib;
+		got = gw_trend_ring_add(r, t, y, 80000 * mib, 60, scratch);
+		if (i == 100)
+			CHECK_DBL_NEAR(got, -1, 0); /* flat so far */
+	}
+	CHECK_INT_EQ(r->n, GW_TREND_POINTS);
+	CHECK_DBL_NEAR(got, (80000.0 - 30300) / 3, 1e-6);
+	r->n = 0; /* a gap */
+	CHECK_DBL_NEAR(gw_trend_ring_add(r, 2000, 30000 * mib, 80000 * mib, 60, scratch), -1, 0);
+	CHECK_INT_EQ(gw_trend_step_ms(600000, 1000), 5000);
+	CHECK_INT_EQ(gw_trend_step_ms(4000, 1000), 1000);
+	CHECK_INT_EQ(gw_trend_step_ms(4000, 0), 100);
+	free(r);
+	free(scratch);
+}
+
 static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -355,6 +381,7 @@ int main(void)
 	RUN(test_memplan_bad);
 	RUN(test_theil_sen);
 	RUN(test_time_to_full);
+	RUN(test_trend_ring);
 	RUN(test_theil_sen_median);
 	return harness_done();
 }

@@ -341,6 +341,68 @@ static void test_format(void)
 	CHECK_STR_EQ(buf, "512M");
 }
 
+/* The health watches and the OOM forecast run on the frames, as `gpuwatch health` and the agent run them. */
+static void test_health_and_forecast(void)
+{
+	struct fake z;
+	struct gw_ui_model m;
+	fake_init(&z);
+	CHECK_INT_EQ(gw_ui_model_init(&m, 64), 0);
+	m.forecast_window_ms = 10000; /* a point a 100 ms step at most; ticks here are 1 s */
+	for (unsigned int g = 0; g < NG; g++) {
+		set_int(z.fg[g].v, "ecc.errors.uncorrected.volatile.total", 0);
+		set_int(z.fg[g].v, "memory.free", 75LL << 30);
+	}
+	tick(&m, &z, 1000, 0);
+	for (unsigned int g = 0; g < NG; g++) {
+		CHECK(m.gpus[g].health.known);
+		CHECK_INT_EQ(m.gpus[g].health.status, GW_HEALTH_PASS);
+		CHECK(m.gpus[g].ttf_s < 0);
+	}
+	CHECK_INT_EQ(m.nevents, 0);
+	/* GPU 0 leaks 1 GiB a second; GPU 1 has a double-bit error */
+	set_int(z.fg[1].v, "ecc.errors.uncorrected.volatile.total", 2);
+	for (int k = 1; k <= 8; k++) {
+		set_int(z.fg[0].v, "memory.used", (25LL + k) << 30);
+		set_int(z.fg[0].v, "memory.free", (75LL - k) << 30);
+		tick(&m, &z, 1000 + k * 1000, 0);
+	}
+	const struct gw_ui_health *h = &m.gpus[1].health;
+	CHECK_INT_EQ(h->status, GW_HEALTH_FAIL);
+	CHECK_INT_EQ(h->system[GW_HSYS_MEMORY], GW_HEALTH_FAIL);
+	CHECK_INT_EQ(h->system[GW_HSYS_PCIE], GW_HEALTH_PASS);
+	CHECK(h->ninc >= 1 && strcmp(h->inc[0].tag, "DBE") == 0 && strstr(h->inc[0].message, "double-bit"));
+	CHECK_INT_EQ(m.gpus[0].health.status, GW_HEALTH_PASS);
+	const struct gw_ui_event *e = gw_ui_model_event(&m, 0);
+	CHECK(e && strcmp(e->text, "health FAIL memory: DBE") == 0 && e->gpu == 1);
+	/* 67 GiB free at 1 GiB a second */
+	CHECK_DBL_NEAR(m.gpus[0].ttf_s, 67, 0.5);
+	CHECK(m.gpus[1].ttf_s < 0);
+	gw_ui_model_release(&m);
+	fake_free(&z);
+}
+
+/* Incident tags, remote answers of /api/v1/health and the forecast's spans. */
+static void test_health_text(void)
+{
+	char buf[32];
+	gw_ui_health_tag("DCGM_FR_VOLATILE_DBE_DETECTED", "1 uncorrectable ...", buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "DBE");
+	gw_ui_health_tag("DCGM_FR_XID_ERROR", "XID 31: a GPU memory page fault", buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "XID 31");
+	gw_ui_health_tag("DCGM_FR_SOMETHING_NEW", "what", buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "SOMETHING_NEW");
+	static const struct {
+		double s;
+		const char *want;
+	} spans[] = {{-3, "0s"},    {45.2, "45s"}, {99.4, "99s"},     {99.6, "2m"},
+		     {3540, "59m"}, {7200, "2h"},  {5 * 86400, "5d"}, {200 * 86400, ">99d"}};
+	for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+		gw_ui_span(spans[i].s, buf, sizeof(buf));
+		CHECK_STR_EQ(buf, spans[i].want);
+	}
+}
+
 int main(void)
 {
 	RUN(test_values_and_history);
@@ -349,5 +411,7 @@ int main(void)
 	RUN(test_events);
 	RUN(test_procs);
 	RUN(test_format);
+	RUN(test_health_and_forecast);
+	RUN(test_health_text);
 	return harness_done();
 }

@@ -9,6 +9,7 @@
 #include "harness.h"
 
 #include "ui/promresp.h"
+#include "ui/rsnap.h"
 
 #include <locale.h>
 #include <math.h>
@@ -359,6 +360,61 @@ static void test_text_malformed(void)
 	}
 }
 
+/* An agent's /api/v1/health answer: verdicts, incidents with their tags, each system's worst; bad ones
+ * refused. */
+static void test_health_answer(void)
+{
+	static const char good[] =
+	    "{\"overall\":\"fail\",\"gpus\":[{\"index\":0,\"uuid\":\"GPU-a\",\"status\":\"pass\","
+	    "\"incidents\":[]},"
+	    "{\"index\":3,\"uuid\":\"GPU-b\",\"status\":\"fail\",\"incidents\":["
+	    "{\"system\":\"memory\",\"severity\":\"fail\",\"code\":\"DCGM_FR_VOLATILE_DBE_DETECTED\","
+	    "\"message\":\"2 uncorrectable; drain\",\"since\":\"2026-07-03T22:11:10Z\"},"
+	    "{\"system\":\"memory\",\"severity\":\"warn\",\"code\":\"DCGM_FR_PENDING_ROW_REMAP\",\"message\":"
+	    "\"m\"},"
+	    "{\"system\":\"driver\",\"severity\":\"warn\",\"code\":\"DCGM_FR_CONTAINED_ERROR\","
+	    "\"message\":\"XID 94: a contained ECC error\"},"
+	    "{\"system\":\"future\",\"severity\":\"fail\",\"code\":\"X\",\"message\":\"m\"}]}]}";
+	struct gw_ui_rhealth h;
+	struct gw_err err;
+	gw_err_clear(&err);
+	CHECK_INT_EQ(gw_ui_health_parse(&h, good, strlen(good), &err), 0);
+	CHECK_INT_EQ(h.n, 2);
+	if (h.n == 2) {
+		CHECK(h.gpus[0].h.known && h.gpus[0].h.status == 0 && h.gpus[0].h.ninc == 0);
+		const struct gw_ui_health *b = &h.gpus[1].h;
+		CHECK_INT_EQ(h.gpus[1].index, 3);
+		CHECK_STR_EQ(h.gpus[1].uuid, "GPU-b");
+		CHECK_INT_EQ(b->status, 2);
+		CHECK_INT_EQ(b->ninc, 3); /* a system this top does not know is left out */
+		CHECK_INT_EQ(b->system[GW_HSYS_MEMORY], 2);
+		CHECK_INT_EQ(b->system[GW_HSYS_DRIVER], 1);
+		CHECK_INT_EQ(b->system[GW_HSYS_PCIE], 0);
+		CHECK_STR_EQ(b->inc[0].tag, "DBE");
+		CHECK_STR_EQ(b->inc[2].tag, "XID 94");
+		CHECK_STR_EQ(b->inc[0].message, "2 uncorrectable; drain");
+	}
+	gw_ui_rhealth_release(&h);
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+	    {"{\"overall\":\"pass\"}", "not a health answer (no \"gpus\" array)"},
+	    {"{\"gpus\":[{\"index\":-1,\"status\":\"pass\",\"incidents\":[]}]}",
+	     "gpus[0]: expected index, status and incidents"},
+	    {"{\"gpus\":[{\"index\":0,\"status\":\"good\",\"incidents\":[]}]}",
+	     "gpus[0]: expected index, status and incidents"},
+	    {"{\"gpus\":[{\"index\":0,\"status\":\"pass\",\"incidents\":[{\"system\":\"pcie\"}]}]}",
+	     "gpus[0].incidents[0]: expected severity, code and message"},
+	    {"{\"gpus\":[", "JSON ends early at byte 9 (truncated?): ']' expected near end of file"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		gw_err_clear(&err);
+		CHECK_INT_EQ(gw_ui_health_parse(&h, bad[i].text, strlen(bad[i].text), &err), GW_EPARSE);
+		CHECK_STR_EQ(err.msg, bad[i].msg);
+		CHECK(h.gpus == NULL && h.n == 0);
+	}
+}
+
 int main(void)
 {
 	RUN(test_values);
@@ -371,5 +427,6 @@ int main(void)
 	RUN(test_text);
 	RUN(test_text_malformed);
 	RUN(test_text_keep);
+	RUN(test_health_answer);
 	return harness_done();
 }

@@ -20,6 +20,7 @@
 #ifndef GW_ANALYSIS_REPORT_H
 #define GW_ANALYSIS_REPORT_H
 
+#include "analysis/anomaly.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -180,6 +181,13 @@ struct gw_report_job {
 	int64_t first, last;  /* ms */
 };
 
+/* An anomaly of one GPU's grid (anomaly.h's tests; docs/ANOMALIES.md). */
+struct gw_report_anomaly {
+	size_t gpu;		       /* index into gw_report.gpu */
+	enum gw_report_stat_id metric;
+	struct gw_anom_finding f; /* times in seconds since the epoch, values in stored units */
+};
+
 struct gw_report {
 	int64_t from, to;    /* the range asked for, ms */
 	int64_t first, last; /* the samples found in it, ms */
@@ -196,6 +204,9 @@ struct gw_report {
 	size_t nfind;
 	struct gw_report_job *job;
 	size_t njobs;
+	struct gw_report_anomaly *anom; /* GPU order, then metric, then time */
+	size_t nanom;
+	struct gw_anom_params anom_params; /* the window and sensitivity they were found with */
 	struct gw_arena arena; /* everything above */
 };
 

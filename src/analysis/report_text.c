@@ -5,6 +5,8 @@
  */
 #include "analysis/report_int.h"
 
+#include "analysis/anomaly_report.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,6 +87,25 @@ static void span(struct gw_buf *b, int64_t from, int64_t to)
 	gw_buf_printf(b, "%s .. %s UTC", f, strncmp(f, t, 11) == 0 ? t + 11 : t);
 }
 
+/* The anomalies section: each with its GPU, metric and kind, time range and evidence (score included). */
+static void anomalies(const struct gw_report *r, struct gw_buf *b, bool md)
+{
+	gw_buf_printf(b, "%sAnomalies (%zu; window %.0f s, sensitivity %.1f)\n%s", md ? "## " : "", r->nanom,
+		      r->anom_params.window_s, r->anom_params.sensitivity, md ? "\n" : "");
+	if (!r->nanom)
+		gw_buf_puts(b, md ? "None: every metric kept to its own recent behaviour.\n" : "  none\n");
+	for (size_t i = 0; i < r->nanom; i++) {
+		const struct gw_report_anomaly *a = &r->anom[i];
+		char ev[256];
+		gw_anom_evidence(r, a, ev, sizeof(ev));
+		gw_buf_printf(b, md ? "%zu. **%s %s** on GPU %s, " : "  %zu. %s %s  GPU %s  ", i + 1,
+			      gw_report_stat_info[a->metric].words, gw_anom_kind_name(a->f.kind), r->gpu[a->gpu].index);
+		span(b, (int64_t)(a->f.t_start * 1000), (int64_t)(a->f.t_end * 1000));
+		gw_buf_printf(b, md ? ", score %.1f  \n   %s\n" : "  score %.1f\n     %s\n", a->f.score, ev);
+	}
+	gw_buf_putc(b, '\n');
+}
+
 static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 {
 	gw_buf_printf(b, "%sgpuwatch report%s%s\n\n", md ? "# " : "", r->source[0] ? ": " : "", r->source);
@@ -112,6 +133,7 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 			      f->evidence, f->advice);
 	}
 	gw_buf_putc(b, '\n');
+	anomalies(r, b, md);
 
 	for (size_t i = 0; i < r->ngpus; i++) {
 		const struct gw_report_gpu *g = &r->gpu[i];

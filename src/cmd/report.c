@@ -453,10 +453,12 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 		struct gw_buf b;
 		gw_buf_init(&b, (size_t)1 << 30);
 		if (a->anomalies) {
-			size_t count = 0;
-			if (gw_anom_report(r, a->sens, fmt == GW_REPORT_JSON, &b, &count) != 0) {
+			/* the report found them with the default sensitivity */
+			if (a->sens > 0 && gw_anom_find(r, a->sens) != 0) {
 				fprintf(stderr, "gpuwatch anomalies: out of memory\n");
 				rc = 1;
+			} else {
+				gw_anom_report(r, fmt == GW_REPORT_JSON, &b);
 			}
 		} else {
 			gw_report_render(r, fmt, &b);

@@ -42,6 +42,31 @@ PY
 "$BIN" anomalies --storage.path "$tmp/c" --from $start --to $end >"$tmp/c.txt" || fail "clean: exit $?"
 grep -q '^  none$' "$tmp/c.txt" || fail "clean run has anomalies: $(cat "$tmp/c.txt")"
 
+# the same findings as a section of `gpuwatch report`, in every format
+"$BIN" report --storage.path "$tmp/f" --from $start --to $end --format json >"$tmp/r.json" || fail "report json: exit $?"
+python3 - "$tmp/r.json" "$tmp/f.json" <<'PY' || fail "report's anomalies section: $(cat "$tmp/r.json")"
+import json, sys
+sec = json.load(open(sys.argv[1]))["anomalies"]
+cli = json.load(open(sys.argv[2]))["anomalies"]
+assert sec["sensitivity"] == 6 and sec["window_seconds"] == 3600, sec
+# the command's findings, one for one, with times in RFC 3339 and the evidence in words
+assert [(x["gpu"], x["metric"], x["kind"]) for x in sec["found"]] == [(int(x["gpu"]), x["metric"], x["kind"]) for x in cli]
+spike = [x for x in sec["found"] if x["metric"] == "power_watts" and x["kind"] == "spike"][0]
+assert spike["from"].startswith("2026-07-01T03:0") and spike["score"] >= 6, spike
+assert spike["evidence"].startswith("1100 W against a baseline of "), spike
+PY
+for fmt in text md html; do
+	"$BIN" report --storage.path "$tmp/f" --from $start --to $end --format $fmt >"$tmp/r.$fmt" || fail "report $fmt: exit $?"
+done
+grep -Eq '^  [0-9]+\. power spike  GPU 0  2026-07-01 03:0.* score [0-9.]+$' "$tmp/r.text" ||
+	fail "report text: no power spike line: $(grep -A8 '^Anomalies' "$tmp/r.text")"
+grep -A1 ' power spike  GPU 0 ' "$tmp/r.text" | grep -q '^     1100 W against a baseline of' || fail "report text: no evidence line"
+grep -q '^## Anomalies ([1-9][0-9]*; window 3600 s' "$tmp/r.md" || fail "report md: no anomalies heading"
+grep -q '\*\*power spike\*\* on GPU 1, 2026-07-01 03:0' "$tmp/r.md" || fail "report md: no power spike on GPU 1"
+grep -q '<div class="tile anomaly"><span class="kind">power spike</span> on GPU 0' "$tmp/r.html" || fail "report html: no power spike tile"
+"$BIN" report --storage.path "$tmp/c" --from $start --to $end >"$tmp/rc.text" || fail "clean report: exit $?"
+grep -A1 '^Anomalies (0; window 3600 s' "$tmp/rc.text" | grep -q '^  none$' || fail "clean report: no 'none' line: $(cat "$tmp/rc.text")"
+
 "$BIN" anomalies --help | grep -q 'usage: gpuwatch anomalies' || fail "--help"
 "$BIN" anomalies --storage.path "$tmp/f" --format html 2>"$tmp/err"
 [ $? = 2 ] && grep -q 'format html: not a format' "$tmp/err" || fail "bad --format: $(cat "$tmp/err")"

@@ -15,28 +15,35 @@
 #include <string.h>
 #include <time.h>
 
-static const enum gw_report_stat_id anom_metrics[] = {GW_RS_UTIL, GW_RS_MEM, GW_RS_TEMP, GW_RS_POWER,
-						      GW_RS_SM_CLOCK};
-#define ANOM_NMETRICS (sizeof(anom_metrics) / sizeof(anom_metrics[0]))
+const enum gw_report_stat_id gw_anom_metrics[GW_ANOM_NMETRICS] = {GW_RS_UTIL, GW_RS_MEM, GW_RS_TEMP, GW_RS_POWER,
+								  GW_RS_SM_CLOCK};
 #define ANOM_CAP 64 /* findings kept per GPU and metric */
 
-/* The smallest change that matters, in stored units: noise below it is not news. */
-static double metric_floor(const struct gw_report_gpu *g, enum gw_report_stat_id id)
+double gw_anom_floor(enum gw_report_stat_id id, double mem_total, double power_limit)
 {
 	switch (id) {
 	case GW_RS_UTIL:
 		return 0.05;
 	case GW_RS_MEM:
-		return g->mem_total > 0 ? 0.01 * g->mem_total : 268435456.0;
+		return mem_total > 0 ? 0.01 * mem_total : 268435456.0;
 	case GW_RS_TEMP:
 		return 2;
 	case GW_RS_POWER:
-		return g->power_limit > 0 && 0.03 * g->power_limit > 10 ? 0.03 * g->power_limit : 10;
+		return power_limit > 0 && 0.03 * power_limit > 10 ? 0.03 * power_limit : 10;
 	case GW_RS_SM_CLOCK:
 		return 50e6;
 	default:
 		return 0;
 	}
+}
+
+void gw_anom_params_window(struct gw_anom_params *p, double window_s)
+{
+	gw_anom_params_default(p);
+	p->window_s = window_s;
+	p->short_s = window_s / 12;
+	p->step_s = window_s / 60;
+	p->memory_s = 6 * window_s;
 }
 
 /* Parameters for a range of span_s: the defaults, the window shrunk to a quarter of short ranges. */
@@ -99,10 +106,10 @@ int gw_anom_find(struct gw_report *r, double sensitivity)
 	int rc = t && v && f ? 0 : GW_ENOMEM;
 	for (size_t gi = 0; gi < r->ngpus && !rc; gi++) {
 		const struct gw_report_gpu *g = &r->gpu[gi];
-		for (size_t mi = 0; mi < ANOM_NMETRICS && !rc; mi++) {
-			enum gw_report_stat_id id = anom_metrics[mi];
+		for (size_t mi = 0; mi < GW_ANOM_NMETRICS && !rc; mi++) {
+			enum gw_report_stat_id id = gw_anom_metrics[mi];
 			size_t m = grid_points(r, g->grid[id], t, v), nf = 0;
-			p->floor = metric_floor(g, id);
+			p->floor = gw_anom_floor(id, g->mem_total, g->power_limit);
 			rc = gw_anom_detect(t, v, m, p, f, ANOM_CAP, &nf);
 			for (size_t i = 0; !rc && i < nf && i < ANOM_CAP; i++)
 				rc = keep(r, gi, id, &f[i]);

@@ -15,6 +15,20 @@
 
 #include <stdbool.h>
 
+/* The metrics the tests run over (the report's ids: utilisation, memory, temperature, power, SM clock). */
+#define GW_ANOM_NMETRICS 5
+extern const enum gw_report_stat_id gw_anom_metrics[GW_ANOM_NMETRICS];
+
+/*
+ * The smallest change of metric id that matters, in its stored unit (a
+ * floor under one robust deviation): mem_total in bytes and power_limit in
+ * W, 0 when unknown.
+ */
+double gw_anom_floor(enum gw_report_stat_id id, double mem_total, double power_limit);
+
+/* The defaults scaled to a baseline of window_s: short_s a twelfth, step_s a sixtieth, memory_s six windows. */
+void gw_anom_params_window(struct gw_anom_params *p, double window_s);
+
 /*
  * Runs the tests over r's grids into r->anom, replacing what was there
  * (gw_report_build runs it with the defaults). sensitivity: robust

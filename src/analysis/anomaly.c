@@ -27,6 +27,8 @@ const char *gw_anom_kind_name(enum gw_anom_kind k)
 		return "shift";
 	case GW_ANOM_DRIFT:
 		return "drift";
+	case GW_ANOM_MISMATCH:
+		return "mismatch";
 	}
 	return "?";
 }

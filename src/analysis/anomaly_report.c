@@ -19,6 +19,14 @@ const enum gw_report_stat_id gw_anom_metrics[GW_ANOM_NMETRICS] = {GW_RS_UTIL, GW
 								  GW_RS_SM_CLOCK};
 #define ANOM_CAP 64 /* findings kept per GPU and metric */
 
+/* The joint tests: y against x, and how far apart two x must lie for a slope between them. */
+static const struct {
+	enum gw_report_stat_id y, x;
+	double x_tol;
+} joints[] = {
+    {GW_RS_POWER, GW_RS_UTIL, 0.1}, /* power drawn without the work to show for it, or the reverse */
+};
+
 double gw_anom_floor(enum gw_report_stat_id id, double mem_total, double power_limit)
 {
 	switch (id) {
@@ -80,8 +88,25 @@ static size_t grid_points(const struct gw_report *r, const double *grid, double 
 	return m;
 }
 
-/* Appends f (GPU gi, metric id) to r->anom, growing it in the arena. */
-static int keep(struct gw_report *r, size_t gi, enum gw_report_stat_id id, const struct gw_anom_finding *f)
+/* The times where both grids have a value, as (t, x, y); returns the count. */
+static size_t joint_points(const struct gw_report *r, const double *gx, const double *gy, double *t, double *x,
+			   double *y)
+{
+	size_t m = 0;
+	for (size_t k = 0; gx && gy && k < r->ngrid; k++) {
+		if (isnan(gx[k]) || isnan(gy[k]))
+			continue;
+		t[m] = (double)(r->from + (int64_t)k * r->step) / 1000.0;
+		x[m] = gx[k];
+		y[m] = gy[k];
+		m++;
+	}
+	return m;
+}
+
+/* Appends f (GPU gi, metric id, judged against other) to r->anom, growing it in the arena. */
+static int keep(struct gw_report *r, size_t gi, enum gw_report_stat_id id, enum gw_report_stat_id other,
+		const struct gw_anom_finding *f)
 {
 	if (r->nanom % 16 == 0) {
 		struct gw_report_anomaly *a = gw_arena_alloc(&r->arena, (r->nanom + 16) * sizeof(*a));
@@ -91,7 +116,7 @@ static int keep(struct gw_report *r, size_t gi, enum gw_report_stat_id id, const
 			memcpy(a, r->anom, r->nanom * sizeof(*a));
 		r->anom = a;
 	}
-	r->anom[r->nanom++] = (struct gw_report_anomaly){.gpu = gi, .metric = id, .f = *f};
+	r->anom[r->nanom++] = (struct gw_report_anomaly){.gpu = gi, .metric = id, .other = other, .f = *f};
 	return 0;
 }
 
@@ -102,8 +127,9 @@ int gw_anom_find(struct gw_report *r, double sensitivity)
 	r->anom = NULL;
 	r->nanom = 0;
 	double *t = malloc((r->ngrid + 1) * sizeof(double)), *v = malloc((r->ngrid + 1) * sizeof(double));
+	double *x = malloc((r->ngrid + 1) * sizeof(double));
 	struct gw_anom_finding *f = malloc(ANOM_CAP * sizeof(*f));
-	int rc = t && v && f ? 0 : GW_ENOMEM;
+	int rc = t && v && x && f ? 0 : GW_ENOMEM;
 	for (size_t gi = 0; gi < r->ngpus && !rc; gi++) {
 		const struct gw_report_gpu *g = &r->gpu[gi];
 		for (size_t mi = 0; mi < GW_ANOM_NMETRICS && !rc; mi++) {
@@ -112,11 +138,19 @@ int gw_anom_find(struct gw_report *r, double sensitivity)
 			p->floor = gw_anom_floor(id, g->mem_total, g->power_limit);
 			rc = gw_anom_detect(t, v, m, p, f, ANOM_CAP, &nf);
 			for (size_t i = 0; !rc && i < nf && i < ANOM_CAP; i++)
-				rc = keep(r, gi, id, &f[i]);
+				rc = keep(r, gi, id, id, &f[i]);
+		}
+		for (size_t j = 0; j < sizeof(joints) / sizeof(joints[0]) && !rc; j++) {
+			size_t m = joint_points(r, g->grid[joints[j].x], g->grid[joints[j].y], t, x, v), nf = 0;
+			p->floor = gw_anom_floor(joints[j].y, g->mem_total, g->power_limit);
+			rc = gw_anom_detect_joint(t, x, v, m, joints[j].x_tol, p, f, ANOM_CAP, &nf);
+			for (size_t i = 0; !rc && i < nf && i < ANOM_CAP; i++)
+				rc = keep(r, gi, joints[j].y, joints[j].x, &f[i]);
 		}
 	}
 	p->floor = 0; /* each metric had its own */
 	free(t);
+	free(x);
 	free(v);
 	free(f);
 	return rc;
@@ -128,7 +162,12 @@ void gw_anom_evidence(const struct gw_report *r, const struct gw_report_anomaly 
 	const struct gw_anom_finding *f = &a->f;
 	double k = in->scale;
 	int n;
-	if (f->kind == GW_ANOM_DRIFT)
+	if (f->kind == GW_ANOM_MISMATCH) {
+		const struct gw_report_stat_info *xi = &gw_report_stat_info[a->other];
+		n = snprintf(out, len, "%.4g %s at %s %.4g %s, where the last %.0f s give %.4g %s", f->value * k,
+			     in->unit, xi->words, f->other * xi->scale, xi->unit, r->anom_params.window_s,
+			     f->baseline * k, in->unit);
+	} else if (f->kind == GW_ANOM_DRIFT)
 		n = snprintf(out, len, "%+.4g %s over %.0f s from %.4g %s", f->value * k, in->unit,
 			     r->anom_params.window_s, f->baseline * k, in->unit);
 	else
@@ -161,6 +200,9 @@ static void put_finding(struct gw_buf *b, const struct gw_report *r, const struc
 		    first ? "" : ",", g->index, g->uuid, key, gw_anom_kind_name(f->kind));
 		gw_buf_printf(b, "\"start\": %.3f, \"end\": %.3f, \"peak\": %.3f, ", f->t_start, f->t_end,
 			      f->t_peak);
+		if (f->kind == GW_ANOM_MISMATCH)
+			gw_buf_printf(b, "\"against\": \"%s\", \"against_value\": %.6g, ",
+				      gw_report_stat_info[a->other].key, f->other);
 		gw_buf_printf(b, "\"value\": %.6g, \"baseline\": %.6g, \"scale\": %.6g, \"score\": %.2f}",
 			      f->value, f->baseline, f->scale, f->score);
 		return;

@@ -185,7 +185,8 @@ struct gw_report_job {
 struct gw_report_anomaly {
 	size_t gpu;		       /* index into gw_report.gpu */
 	enum gw_report_stat_id metric;
-	struct gw_anom_finding f; /* times in seconds since the epoch, values in stored units */
+	enum gw_report_stat_id other; /* a mismatch: the metric it was judged against (f.other its value) */
+	struct gw_anom_finding f;     /* times in seconds since the epoch, values in stored units */
 };
 
 struct gw_report {

@@ -199,6 +199,11 @@ static void anomaly(struct gw_buf *b, const struct gw_report *r, const struct gw
 	ktime(b, &first, "from", (int64_t)(f->t_start * 1000));
 	ktime(b, &first, "to", (int64_t)(f->t_end * 1000));
 	ktime(b, &first, "peak", (int64_t)(f->t_peak * 1000));
+	if (f->kind == GW_ANOM_MISMATCH) {
+		key(b, &first, "against");
+		str(b, gw_report_stat_info[a->other].key);
+		knum(b, &first, "against_value", f->other);
+	}
 	knum(b, &first, "value", f->value);
 	knum(b, &first, "baseline", f->baseline);
 	knum(b, &first, "scale", f->scale);

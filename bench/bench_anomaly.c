@@ -39,7 +39,8 @@ static double rnd(unsigned long long *s)
 }
 
 /* A training-like series of n grid points of grid_s: level, noise, a dip every 600 s. */
-static void fill(double *t, double *v, size_t n, double grid_s, double level, double noise, unsigned long long seed)
+static void fill(double *t, double *v, size_t n, double grid_s, double level, double noise,
+		 unsigned long long seed)
 {
 	for (size_t i = 0; i < n; i++) {
 		double ts = (double)i * grid_s;
@@ -65,7 +66,8 @@ int main(int argc, char **argv)
 			evals = atoi(argv[i + 1]);
 	}
 	if (gpus < 1 || evals < 1 || !(window >= 2) || !(interval > 0)) {
-		fprintf(stderr, "bench_anomaly: --gpus, --evals over 0, --window 2 s or more, --interval over 0\n");
+		fprintf(stderr,
+			"bench_anomaly: --gpus, --evals over 0, --window 2 s or more, --interval over 0\n");
 		return 2;
 	}
 	double grid = window / 360 > interval ? window / 360 : interval;
@@ -91,7 +93,8 @@ int main(int argc, char **argv)
 			sum += gw_anom_score_now(t + s * n, v + s * n, n, &p);
 		}
 	double per = (cpu_s() - c0) / evals;
-	printf("gpus %d, series %zu, window %.0f s, grid %.3g s, %zu points a series\n", gpus, ns, window, grid, n);
+	printf("gpus %d, series %zu, window %.0f s, grid %.3g s, %zu points a series\n", gpus, ns, window,
+	       grid, n);
 	printf("one evaluation: %.2f ms CPU; at one a grid point: %.3f %% of a core (scores summed %.3g)\n",
 	       per * 1e3, 100 * per / grid, sum);
 	free(t);

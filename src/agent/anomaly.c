@@ -42,8 +42,8 @@
 #define API_WINDOW_MS 86400000LL /* /api/v1/anomalies by default: a day, as the command */
 
 /* The field each metric is read from (the report's ids, gw_anom_metrics' order). */
-static const char *const metric_field[GW_ANOM_NMETRICS] = {"utilization.gpu", "memory.used", "temperature.gpu",
-							   "power.draw", "clocks.current.sm"};
+static const char *const metric_field[GW_ANOM_NMETRICS] = {
+    "utilization.gpu", "memory.used", "temperature.gpu", "power.draw", "clocks.current.sm"};
 
 static long field_index(const char *name)
 {
@@ -98,20 +98,18 @@ static double score(struct agent_anom *an, const struct agent_anom_series *s, do
 	return gw_anom_score_now(an->t, an->v, s->n, &p);
 }
 
-static void store(struct gw_agent *a, unsigned int g, unsigned int m, struct agent_anom_series *s, int64_t t_ms)
+static void store(struct gw_agent *a, unsigned int g, unsigned int m, struct agent_anom_series *s,
+		  int64_t t_ms)
 {
 	struct agent_history *h = &a->history;
 	const struct gw_gpu *gpu = &a->gpus[g];
 	char idx[16];
 	snprintf(idx, sizeof(idx), "%u", gpu->index);
-	struct gw_lpair l[] = {{GW_METRIC_NAME, FAMILY},
-			       {"gpu", idx},
-			       {"uuid", gpu->uuid},
-			       {"pci_bus_id", gpu->bus_id},
-			       {"model", gpu->name},
-			       {"metric", gw_report_stat_info[gw_anom_metrics[m]].key},
-			       {"instance", h->instance},
-			       {"job", h->job}};
+	struct gw_lpair l[] = {
+	    {GW_METRIC_NAME, FAMILY},  {"gpu", idx},
+	    {"uuid", gpu->uuid},       {"pci_bus_id", gpu->bus_id},
+	    {"model", gpu->name},      {"metric", gw_report_stat_info[gw_anom_metrics[m]].key},
+	    {"instance", h->instance}, {"job", h->job}};
 	if (!s->ref && gw_tsdb_series(h->db, l, sizeof(l) / sizeof(l[0]), &s->ref) != 0) {
 		s->ref = 0;
 		return;
@@ -144,8 +142,9 @@ static void evaluate(struct gw_agent *a, const struct gw_frame *f, int64_t t_ms)
 		const struct gw_frame_gpu *fg = g < f->ngpus ? &f->gpus[g] : NULL;
 		double mem = fg ? value(fg, an->mem_total) : NAN, lim = fg ? value(fg, an->power_limit) : NAN;
 		for (unsigned int m = 0; m < GW_ANOM_NMETRICS; m++)
-			sc[m] = score(an, &an->s[g * GW_ANOM_NMETRICS + m],
-				      gw_anom_floor(gw_anom_metrics[m], isnan(mem) ? 0 : mem, isnan(lim) ? 0 : lim));
+			sc[m] = score(
+			    an, &an->s[g * GW_ANOM_NMETRICS + m],
+			    gw_anom_floor(gw_anom_metrics[m], isnan(mem) ? 0 : mem, isnan(lim) ? 0 : lim));
 		pthread_mutex_lock(&an->mu);
 		for (unsigned int m = 0; m < GW_ANOM_NMETRICS; m++) {
 			struct agent_anom_series *s = &an->s[g * GW_ANOM_NMETRICS + m];
@@ -316,11 +315,14 @@ void agent_anom_render(struct gw_agent *a, struct gw_expfmt *w)
 			if (s < 0)
 				continue;
 			if (!opened)
-				gw_expfmt_family(w, FAMILY,
-						 "How far the metric's latest value lies from its own recent behaviour, in "
-						 "robust deviations (the strongest of the spike, shift and drift tests): 0 "
-						 "normal, 6 or more an anomaly; absent until a window of baseline.",
-						 GW_METRIC_GAUGE);
+				gw_expfmt_family(
+				    w, FAMILY,
+				    "How far the metric's latest value lies from its own recent behaviour, "
+				    "in "
+				    "robust deviations (the strongest of the spike, shift and drift tests): "
+				    "0 "
+				    "normal, 6 or more an anomaly; absent until a window of baseline.",
+				    GW_METRIC_GAUGE);
 			opened = true;
 			char idx[16];
 			snprintf(idx, sizeof(idx), "%u", a->gpus[g].index);
@@ -362,13 +364,16 @@ static int range_of(const struct gw_http_request *req, int64_t now, int64_t *fro
 		return snprintf(msg, len, "give since or window, not both"), -1;
 	if (since) {
 		if (gw_api_parse_time(since, from) != 0)
-			return snprintf(msg, len, "since=%.64s: not a time (RFC 3339 or Unix seconds)", since), -1;
+			return snprintf(msg, len, "since=%.64s: not a time (RFC 3339 or Unix seconds)",
+					since),
+			       -1;
 		if (*from >= now)
 			return snprintf(msg, len, "since=%.64s: not in the past", since), -1;
 		return 0;
 	}
 	if (window && (gw_api_parse_duration(window, &ms) != 0 || ms <= 0 || ms > 366 * 86400000LL))
-		return snprintf(msg, len, "window=%.64s: not a duration from 1ms to 366d (\"1h\", \"3600\")", window),
+		return snprintf(msg, len, "window=%.64s: not a duration from 1ms to 366d (\"1h\", \"3600\")",
+				window),
 		       -1;
 	*from = now - ms;
 	return 0;
@@ -403,5 +408,5 @@ static void h_anomalies(void *ctx, const struct gw_http_request *req, struct gw_
 	gw_report_free(r);
 }
 
-const struct gw_http_route agent_anom_route = {"/api/v1/anomalies", GW_HTTP_GET | GW_HTTP_POOLED, false, h_anomalies,
-					       NULL};
+const struct gw_http_route agent_anom_route = {"/api/v1/anomalies", GW_HTTP_GET | GW_HTTP_POOLED, false,
+					       h_anomalies, NULL};

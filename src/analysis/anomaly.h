@@ -91,6 +91,7 @@ double gw_anom_score_now(const double *t, const double *v, size_t n, const struc
  * line's y there, other x there.
  */
 int gw_anom_detect_joint(const double *t, const double *x, const double *y, size_t n, double x_tol,
-			 const struct gw_anom_params *p, struct gw_anom_finding *out, size_t cap, size_t *found);
+			 const struct gw_anom_params *p, struct gw_anom_finding *out, size_t cap,
+			 size_t *found);
 
 #endif

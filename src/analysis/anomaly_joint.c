@@ -33,8 +33,8 @@ struct joint_ctx {
 	size_t n;
 	double x_tol;
 	const struct gw_anom_params *p;
-	double *s;   /* MAX_REF * (MAX_REF - 1) / 2: slopes */
-	double *r;   /* n: the baseline's y sorted, then residuals */
+	double *s; /* MAX_REF * (MAX_REF - 1) / 2: slopes */
+	double *r; /* n: the baseline's y sorted, then residuals */
 };
 
 static int cmp_dbl(const void *a, const void *b)
@@ -117,7 +117,8 @@ static struct line fit(struct joint_ctx *c, size_t ra, size_t rb)
 static bool seen(const struct joint_ctx *c, const struct line *l, size_t i)
 {
 	for (size_t j = l->ra; j < l->rb; j++)
-		if (fabs(c->x[j] - c->x[i]) <= c->x_tol / 2 && fabs(c->y[j] - c->y[i]) <= SEEN_SCALES * l->scale)
+		if (fabs(c->x[j] - c->x[i]) <= c->x_tol / 2 &&
+		    fabs(c->y[j] - c->y[i]) <= SEEN_SCALES * l->scale)
 			return true;
 	return false;
 }
@@ -185,7 +186,8 @@ static void emit(struct gw_anom_finding *out, size_t cap, size_t *found, const s
 }
 
 int gw_anom_detect_joint(const double *t, const double *x, const double *y, size_t n, double x_tol,
-			 const struct gw_anom_params *p, struct gw_anom_finding *out, size_t cap, size_t *found)
+			 const struct gw_anom_params *p, struct gw_anom_finding *out, size_t cap,
+			 size_t *found)
 {
 	*found = 0;
 	if (!(p->sensitivity > 0) || !(p->step_s > 0) || !(p->window_s >= 2 * p->step_s) || !(x_tol > 0))

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-const enum gw_report_stat_id gw_anom_metrics[GW_ANOM_NMETRICS] = {GW_RS_UTIL, GW_RS_MEM, GW_RS_TEMP, GW_RS_POWER,
-								  GW_RS_SM_CLOCK};
+const enum gw_report_stat_id gw_anom_metrics[GW_ANOM_NMETRICS] = {GW_RS_UTIL, GW_RS_MEM, GW_RS_TEMP,
+								  GW_RS_POWER, GW_RS_SM_CLOCK};
 #define ANOM_CAP 64 /* findings kept per GPU and metric */
 
 /* The joint tests: y against x, and how far apart two x must lie for a slope between them. */
@@ -89,8 +89,8 @@ static size_t grid_points(const struct gw_report *r, const double *grid, double 
 }
 
 /* The times where both grids have a value, as (t, x, y); returns the count. */
-static size_t joint_points(const struct gw_report *r, const double *gx, const double *gy, double *t, double *x,
-			   double *y)
+static size_t joint_points(const struct gw_report *r, const double *gx, const double *gy, double *t,
+			   double *x, double *y)
 {
 	size_t m = 0;
 	for (size_t k = 0; gx && gy && k < r->ngrid; k++) {
@@ -141,7 +141,8 @@ int gw_anom_find(struct gw_report *r, double sensitivity)
 				rc = keep(r, gi, id, id, &f[i]);
 		}
 		for (size_t j = 0; j < sizeof(joints) / sizeof(joints[0]) && !rc; j++) {
-			size_t m = joint_points(r, g->grid[joints[j].x], g->grid[joints[j].y], t, x, v), nf = 0;
+			size_t m = joint_points(r, g->grid[joints[j].x], g->grid[joints[j].y], t, x, v),
+			       nf = 0;
 			p->floor = gw_anom_floor(joints[j].y, g->mem_total, g->power_limit);
 			rc = gw_anom_detect_joint(t, x, v, m, joints[j].x_tol, p, f, ANOM_CAP, &nf);
 			for (size_t i = 0; !rc && i < nf && i < ANOM_CAP; i++)
@@ -164,9 +165,9 @@ void gw_anom_evidence(const struct gw_report *r, const struct gw_report_anomaly 
 	int n;
 	if (f->kind == GW_ANOM_MISMATCH) {
 		const struct gw_report_stat_info *xi = &gw_report_stat_info[a->other];
-		n = snprintf(out, len, "%.4g %s at %s %.4g %s, where the last %.0f s give %.4g %s", f->value * k,
-			     in->unit, xi->words, f->other * xi->scale, xi->unit, r->anom_params.window_s,
-			     f->baseline * k, in->unit);
+		n = snprintf(out, len, "%.4g %s at %s %.4g %s, where the last %.0f s give %.4g %s",
+			     f->value * k, in->unit, xi->words, f->other * xi->scale, xi->unit,
+			     r->anom_params.window_s, f->baseline * k, in->unit);
 	} else if (f->kind == GW_ANOM_DRIFT)
 		n = snprintf(out, len, "%+.4g %s over %.0f s from %.4g %s", f->value * k, in->unit,
 			     r->anom_params.window_s, f->baseline * k, in->unit);
@@ -174,8 +175,8 @@ void gw_anom_evidence(const struct gw_report *r, const struct gw_report_anomaly 
 		n = snprintf(out, len, "%.4g %s against a baseline of %.4g %s", f->value * k, in->unit,
 			     f->baseline * k, in->unit);
 	if (n >= 0 && (size_t)n < len)
-		snprintf(out + n, len - (size_t)n, " (%.1f robust deviations of %.3g %s)", f->score, f->scale * k,
-			 in->unit);
+		snprintf(out + n, len - (size_t)n, " (%.1f robust deviations of %.3g %s)", f->score,
+			 f->scale * k, in->unit);
 }
 
 static void put_time(struct gw_buf *b, double t)
@@ -188,8 +189,8 @@ static void put_time(struct gw_buf *b, double t)
 	gw_buf_puts(b, when);
 }
 
-static void put_finding(struct gw_buf *b, const struct gw_report *r, const struct gw_report_anomaly *a, bool json,
-			bool first)
+static void put_finding(struct gw_buf *b, const struct gw_report *r, const struct gw_report_anomaly *a,
+			bool json, bool first)
 {
 	const struct gw_report_gpu *g = &r->gpu[a->gpu];
 	const struct gw_anom_finding *f = &a->f;
@@ -224,7 +225,8 @@ void gw_anom_report(const struct gw_report *r, bool json, struct gw_buf *b)
 		gw_buf_printf(b, "{\"window_s\": %.0f, \"sensitivity\": %.2f, \"anomalies\": [", p->window_s,
 			      p->sensitivity);
 	else
-		gw_buf_printf(b, "Anomalies (window %.0f s, sensitivity %.1f):\n", p->window_s, p->sensitivity);
+		gw_buf_printf(b, "Anomalies (window %.0f s, sensitivity %.1f):\n", p->window_s,
+			      p->sensitivity);
 	for (size_t i = 0; i < r->nanom; i++)
 		put_finding(b, r, &r->anom[i], json, i == 0);
 	if (json)

@@ -26,7 +26,7 @@ extern const enum gw_report_stat_id gw_anom_metrics[GW_ANOM_NMETRICS];
  */
 double gw_anom_floor(enum gw_report_stat_id id, double mem_total, double power_limit);
 
-/* The defaults scaled to a baseline of window_s: short_s a twelfth, step_s a sixtieth, memory_s six windows. */
+/* The defaults scaled to a window_s baseline: short_s a twelfth, step_s a sixtieth, memory 6 windows. */
 void gw_anom_params_window(struct gw_anom_params *p, double window_s);
 
 /*
@@ -36,7 +36,7 @@ void gw_anom_params_window(struct gw_anom_params *p, double window_s);
  */
 int gw_anom_find(struct gw_report *r, double sensitivity);
 
-/* What a finding saw, for a reader: "1100 W against a baseline of 642.9 W (20.7 robust deviations of 21 W)". */
+/* What a finding saw: "1100 W against a baseline of 642.9 W (20.7 robust deviations of 21 W)". */
 void gw_anom_evidence(const struct gw_report *r, const struct gw_report_anomaly *a, char *out, size_t len);
 
 /* Appends r's anomalies to b as `gpuwatch anomalies` writes them (JSON when json). */

@@ -181,10 +181,11 @@ static void energy(struct gw_buf *b, const struct gw_report *r, double j)
 /* The anomalies section, a tile each: GPU, metric, kind, time range, evidence with its score. */
 static void anomalies(const struct gw_report *r, struct gw_buf *b)
 {
-	gw_buf_printf(b, "<h2>Anomalies (%zu)</h2>\n<p class=\"muted\">window %.0f s, sensitivity %.1f</p>\n", r->nanom,
-		      r->anom_params.window_s, r->anom_params.sensitivity);
+	gw_buf_printf(b, "<h2>Anomalies (%zu)</h2>\n<p class=\"muted\">window %.0f s, sensitivity %.1f</p>\n",
+		      r->nanom, r->anom_params.window_s, r->anom_params.sensitivity);
 	if (!r->nanom)
-		gw_buf_puts(b, "<p class=\"muted\">None: every metric kept to its own recent behaviour.</p>\n");
+		gw_buf_puts(b,
+			    "<p class=\"muted\">None: every metric kept to its own recent behaviour.</p>\n");
 	for (size_t i = 0; i < r->nanom; i++) {
 		const struct gw_report_anomaly *a = &r->anom[i];
 		char ev[256];

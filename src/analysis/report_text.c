@@ -99,7 +99,8 @@ static void anomalies(const struct gw_report *r, struct gw_buf *b, bool md)
 		char ev[256];
 		gw_anom_evidence(r, a, ev, sizeof(ev));
 		gw_buf_printf(b, md ? "%zu. **%s %s** on GPU %s, " : "  %zu. %s %s  GPU %s  ", i + 1,
-			      gw_report_stat_info[a->metric].words, gw_anom_kind_name(a->f.kind), r->gpu[a->gpu].index);
+			      gw_report_stat_info[a->metric].words, gw_anom_kind_name(a->f.kind),
+			      r->gpu[a->gpu].index);
 		span(b, (int64_t)(a->f.t_start * 1000), (int64_t)(a->f.t_end * 1000));
 		gw_buf_printf(b, md ? ", score %.1f  \n   %s\n" : "  score %.1f\n     %s\n", a->f.score, ev);
 	}

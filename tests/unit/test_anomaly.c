@@ -189,7 +189,8 @@ static void test_bad_input(void)
 	CHECK_STR_EQ(gw_anom_kind_name(GW_ANOM_DRIFT), "drift");
 }
 
-/* Eight hours of 60 s grid means: utilisation 0.95, every tenth point a stall at 0.3; power 100 W + 600 W x. */
+/* Eight hours of 60 s grid means: utilisation 0.95, every tenth point a stall at 0.3; power 100 W + 600 W x.
+ */
 #define NJ 480
 static void joint_series(double *t, double *x, double *y, unsigned seed)
 {

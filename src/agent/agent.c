@@ -314,7 +314,7 @@ int gw_agent_new(struct gw_agent **out, struct gw_nvml *nv, struct gw_webcfg *we
 	a->interval_ms = a->o.so.interval_ms ? a->o.so.interval_ms : 1000;
 	a->o.log("info", "msg=sampling gpus=%u", a->ngpus);
 	if ((rc = start_history(a, err)) != 0 || (rc = agent_forecast_start(a, err)) != 0 ||
-	    (rc = agent_push_open(a, err)) != 0)
+	    (rc = agent_anom_start(a, err)) != 0 || (rc = agent_push_open(a, err)) != 0)
 		return rc;
 	if ((rc = agent_policy_open(a, err)) != 0)
 		return fail(err, rc, "cannot load the policies", NULL);
@@ -350,7 +350,7 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 	const struct gw_agent_opts *o = &a->o;
 	struct gw_http_route *all = a->routes;
 	_Static_assert(sizeof(a->routes) / sizeof(a->routes[0]) >=
-			   NOWN + GW_API_NROUTES + 3 + AGENT_ALERTING_NROUTES,
+			   NOWN + GW_API_NROUTES + 4 + AGENT_ALERTING_NROUTES,
 		       "room for every route");
 	size_t nroutes = 0;
 	for (size_t i = 0; i < NOWN; i++)
@@ -371,6 +371,10 @@ int gw_agent_serve(struct gw_agent *a, struct gw_err *err)
 				all[nroutes].methods |= GW_HTTP_POOLED;
 			nroutes++;
 		}
+	if (a->history.db) { /* the anomalies of the agent's own store */
+		all[nroutes] = agent_anom_route;
+		all[nroutes++].ctx = a;
+	}
 	if (a->history.db && o->enable_import)
 		all[nroutes++] = import_route;
 	if (a->push.open) {
@@ -449,6 +453,7 @@ void gw_agent_free(struct gw_agent *a)
 	agent_rw_stop(a);        /* reads the store, sends with the external labels alerting holds */
 	agent_alerting_close(a); /* its evaluator reads and writes the store, and tells remote write */
 	agent_forecast_stop(a);	 /* it writes to the store */
+	agent_anom_stop(a);	 /* so does it */
 	agent_push_close(a);	 /* after the server: no push runs */
 	agent_scrape_stop(a->scrape); /* it writes to the store */
 	agent_health_stop(a);    /* it appends to the store and reads frames */

@@ -75,6 +75,7 @@ struct gw_agent_opts {
 	int64_t rule_interval_ms; /* --rules.evaluation-interval; 0: 15 s */
 	int64_t outage_tolerance_ms, for_grace_ms, resend_delay_ms; /* 0: 1 h, 10 m, 1 m */
 	int64_t forecast_window_ms; /* --memory.forecast-window: the OOM forecast's trend; 0: 10 min */
+	int64_t anomaly_window_ms;  /* --anomaly.window: the live anomaly scores' baseline; 0: 1 h, -1: off */
 	const char *policy_file; /* --policy: health policies (health/policy.h); NULL: none */
 	/* remote_write (remote_write.c; needs the history): defaults filled in at start */
 	struct gw_rw_opts *remote_writes; /* --remote-write.url and the options after each */

@@ -1,7 +1,7 @@
 /*
  * agent_int.h - what the agent's parts share (not a public header):
  * agent.c (wiring, /health, the landing page, the route table),
- * expose.c (the counters file and /metrics), alerting.c, forecast.c,
+ * expose.c (the counters file and /metrics), alerting.c, forecast.c, anomaly.c,
  * push.c with train.c, health.c (the health watches), policy.c, scrape.c and
  * status.c.
  */
@@ -10,6 +10,7 @@
 
 #include "agent/agent.h"
 #include "agent/history.h"
+#include "analysis/anomaly_report.h"
 #include "analysis/trainlive.h"
 #include "analysis/trend.h"
 #include "collect/cgroup.h"
@@ -86,6 +87,36 @@ struct agent_train {
 	struct gw_train_gpu *gpus; /* the agent's, as trainlive.h reads them */
 };
 
+/* The live anomaly scores (anomaly.c): each GPU's metrics as a ring of grid means. */
+struct agent_anom_series {
+	double *t, *v;	/* a ring of cap points: seconds since the epoch, the metric's base unit */
+	size_t head, n;
+	double sum;	/* the grid point being averaged: its frames' sum and count */
+	unsigned int cnt;
+	double score;	/* held (see anomaly.c); -1: still training (absent). Guarded by mu */
+	double peak_t;	/* when the held score was reached, s */
+	uint64_t ref;	/* its store series; 0: not yet */
+};
+
+struct agent_anom {
+	bool running, stop;
+	pthread_t thread;
+	pthread_mutex_t mu; /* guards stop, the scores and the counters */
+	pthread_cond_t cv;
+	struct gw_anom_params p;
+	int64_t grid_ms;   /* a point: the mean of the frames in one grid slot */
+	int64_t slot;      /* the slot being averaged (frame time / grid_ms) */
+	uint64_t seq;      /* the last frame taken */
+	size_t cap;        /* points a series keeps: memory_s of them */
+	long field[GW_ANOM_NMETRICS]; /* the field table's index of each metric, -1: none */
+	long mem_total, power_limit;  /* for the floors */
+	unsigned int ngpus;
+	struct agent_anom_series *s; /* [gpu * GW_ANOM_NMETRICS + metric] */
+	double *t, *v;		     /* one series in time order, on the thread */
+	uint64_t evals;		     /* evaluations (a point of every series each) */
+	double cpu_s;		     /* the thread's CPU time in them */
+};
+
 /* Pushed groups (push.c, --web.enable-push). */
 struct agent_push {
 	bool open;
@@ -156,6 +187,7 @@ struct gw_agent {
 	struct gw_http *_Atomic http;  /* for its gpuwatch_http_* / gpuwatch_query_* families; NULL before it starts */
 	struct agent_alerting alerting;
 	struct agent_forecast forecast;
+	struct agent_anom anom;
 	struct agent_push push;
 	struct agent_health health;
 	struct agent_policy policy;
@@ -190,6 +222,12 @@ void agent_alerting_render(struct gw_agent *a, struct gw_expfmt *w);
 int agent_forecast_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */
 void agent_forecast_stop(struct gw_agent *a);			  /* before the history closes */
 void agent_forecast_render(struct gw_agent *a, struct gw_expfmt *w);
+
+/* anomaly.c */
+extern const struct gw_http_route agent_anom_route; /* GET /api/v1/anomalies (with history), ctx: the agent */
+int agent_anom_start(struct gw_agent *a, struct gw_err *err); /* after the sampler and the history */
+void agent_anom_stop(struct gw_agent *a);			/* before the history closes */
+void agent_anom_render(struct gw_agent *a, struct gw_expfmt *w);
 
 /* push.c */
 extern const struct gw_http_route agent_push_route; /* ctx: the agent */

@@ -21,6 +21,7 @@ static void render_extra(void *arg, struct gw_expfmt *w)
 	agent_history_render(&a->history, w);
 	agent_alerting_render(a, w);
 	agent_forecast_render(a, w);
+	agent_anom_render(a, w);
 	agent_push_render(a, w);
 	agent_scrape_render(a, w);
 	agent_health_render(a, w);

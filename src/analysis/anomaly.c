@@ -10,6 +10,7 @@
 #include "core/sort.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #define MAD_TO_SIGMA 1.4826
@@ -27,6 +28,8 @@ const char *gw_anom_kind_name(enum gw_anom_kind k)
 		return "shift";
 	case GW_ANOM_DRIFT:
 		return "drift";
+	case GW_ANOM_MISMATCH:
+		return "mismatch";
 	}
 	return "?";
 }
@@ -257,8 +260,9 @@ static struct anom_scores bucket_scores(struct anom_ctx *c, size_t b)
 	return s;
 }
 
+/* last_only: only the last bucket is judged, so only its baseline's rolling medians are needed. */
 static int ctx_init(struct anom_ctx *c, const double *t, const double *v, size_t n,
-		    const struct gw_anom_params *p)
+		    const struct gw_anom_params *p, bool last_only)
 {
 	*c = (struct anom_ctx){.t = t, .v = v, .n = n, .p = p};
 	if (!(p->sensitivity > 0) || !(p->step_s > 0) || !(p->window_s >= 2 * p->step_s) ||
@@ -298,7 +302,10 @@ static int ctx_init(struct anom_ctx *c, const double *t, const double *v, size_t
 		c->bm[b] = i > c->bfirst[b] ? median_of(v, c->bfirst[b], i, c->sorted) : 0;
 	}
 	c->bfirst[c->nb] = n;
-	for (size_t b = 0; b < c->nb; b++) {
+	size_t from = last_only && c->nb > nbw ? c->nb - nbw : 0;
+	for (size_t b = 0; b < from; b++)
+		c->rm_ok[b] = 0;
+	for (size_t b = from; b < c->nb; b++) {
 		size_t a1 = c->bfirst[b + 1];
 		c->rm_ok[b] = 0;
 		if (a1 == c->bfirst[b])
@@ -361,7 +368,7 @@ int gw_anom_detect(const double *t, const double *v, size_t n, const struct gw_a
 {
 	*found = 0;
 	struct anom_ctx c;
-	int rc = ctx_init(&c, t, v, n, p);
+	int rc = ctx_init(&c, t, v, n, p, false);
 	if (rc != 0 || n == 0) {
 		ctx_free(&c);
 		return rc;
@@ -406,7 +413,7 @@ double gw_anom_score_now(const double *t, const double *v, size_t n, const struc
 {
 	struct anom_ctx c;
 	double best = 0;
-	if (ctx_init(&c, t, v, n, p) == 0 && n > 0) {
+	if (ctx_init(&c, t, v, n, p, true) == 0 && n > 0) {
 		size_t b = c.nb - 1;
 		struct anom_scores s = bucket_scores(&c, b);
 		double last_spike =

@@ -29,9 +29,9 @@
 
 #include <stddef.h>
 
-enum gw_anom_kind { GW_ANOM_SPIKE, GW_ANOM_SHIFT, GW_ANOM_DRIFT };
+enum gw_anom_kind { GW_ANOM_SPIKE, GW_ANOM_SHIFT, GW_ANOM_DRIFT, GW_ANOM_MISMATCH };
 
-/* "spike", "shift" or "drift". */
+/* "spike", "shift", "drift" or "mismatch". */
 const char *gw_anom_kind_name(enum gw_anom_kind k);
 
 struct gw_anom_params {
@@ -53,6 +53,7 @@ struct gw_anom_finding {
 	double baseline;	/* the baseline's median */
 	double scale;		/* one robust deviation */
 	double score;		/* highest score, in robust deviations */
+	double other;		/* mismatch: the other metric's value at the peak (x) */
 };
 
 /*
@@ -71,5 +72,26 @@ int gw_anom_detect(const double *t, const double *v, size_t n, const struct gw_a
  * new level for a bucket, that level is in the baseline's range.
  */
 double gw_anom_score_now(const double *t, const double *v, size_t n, const struct gw_anom_params *p);
+
+/*
+ * The joint test, "mismatch": y (power) against x (utilisation) at the
+ * same times. Each bucket's baseline (the last window_s of pairs) gives a
+ * robust line y = a + b x: b the median of the slopes between pairs whose
+ * x differ by x_tol or more (at least 10 such pairs, else no judgement),
+ * a the median of y - b x, the scale 1.4826 MAD of the residuals (at
+ * least p->floor). A point scores its residual in robust deviations when
+ * its y lies inside the baseline's own range (0.5 % to 99.5 %): a value
+ * that is normal for the metric alone but not for the other's value (a
+ * GPU drawing full power at 0 % utilisation, or half power at full
+ * utilisation) and the points around it score for step_s at least (a
+ * grid mean that mixes a stall with work, or a short phase of the
+ * workload, lands off the line for a moment); values outside the range
+ * are the one-metric tests' to report.
+ * Findings as gw_anom_detect's: value is y at the peak, baseline the
+ * line's y there, other x there.
+ */
+int gw_anom_detect_joint(const double *t, const double *x, const double *y, size_t n, double x_tol,
+			 const struct gw_anom_params *p, struct gw_anom_finding *out, size_t cap,
+			 size_t *found);
 
 #endif

@@ -20,6 +20,7 @@
 #ifndef GW_ANALYSIS_REPORT_H
 #define GW_ANALYSIS_REPORT_H
 
+#include "analysis/anomaly.h"
 #include "chart/chart.h"
 #include "core/arena.h"
 #include "core/buf.h"
@@ -232,6 +233,14 @@ struct gw_report_scrape {
 	size_t nrate;
 };
 
+/* An anomaly of one GPU's grid (anomaly.h's tests; docs/ANOMALIES.md). */
+struct gw_report_anomaly {
+	size_t gpu;		       /* index into gw_report.gpu */
+	enum gw_report_stat_id metric;
+	enum gw_report_stat_id other; /* a mismatch: the metric it was judged against (f.other its value) */
+	struct gw_anom_finding f;     /* times in seconds since the epoch, values in stored units */
+};
+
 struct gw_report {
 	int64_t from, to;    /* the range asked for, ms */
 	int64_t first, last; /* the samples found in it, ms */
@@ -253,6 +262,9 @@ struct gw_report {
 	size_t ntrain;
 	struct gw_report_scrape *scrape; /* scraped inference servers; none: nscrapes 0 */
 	size_t nscrapes;
+	struct gw_report_anomaly *anom; /* GPU order, then metric, then time */
+	size_t nanom;
+	struct gw_anom_params anom_params; /* the window and sensitivity they were found with */
 	struct gw_arena arena; /* everything above */
 };
 

@@ -8,6 +8,8 @@
  */
 #include "analysis/report_int.h"
 
+#include "analysis/anomaly_report.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -209,6 +211,29 @@ static void inference(struct gw_buf *b, const struct gw_report *r)
 	gw_buf_puts(b, "</table>\n");
 }
 
+/* The anomalies section, a tile each: GPU, metric, kind, time range, evidence with its score. */
+static void anomalies(const struct gw_report *r, struct gw_buf *b)
+{
+	gw_buf_printf(b, "<h2>Anomalies (%zu)</h2>\n<p class=\"muted\">window %.0f s, sensitivity %.1f</p>\n",
+		      r->nanom, r->anom_params.window_s, r->anom_params.sensitivity);
+	if (!r->nanom)
+		gw_buf_puts(b,
+			    "<p class=\"muted\">None: every metric kept to its own recent behaviour.</p>\n");
+	for (size_t i = 0; i < r->nanom; i++) {
+		const struct gw_report_anomaly *a = &r->anom[i];
+		char ev[256];
+		gw_anom_evidence(r, a, ev, sizeof(ev));
+		gw_buf_printf(b, "<div class=\"tile anomaly\"><span class=\"kind\">%s %s</span> on GPU ",
+			      gw_report_stat_info[a->metric].words, gw_anom_kind_name(a->f.kind));
+		esc(b, r->gpu[a->gpu].index);
+		gw_buf_puts(b, " <small class=\"muted\">");
+		time_span(b, (int64_t)(a->f.t_start * 1000), (int64_t)(a->f.t_end * 1000));
+		gw_buf_printf(b, "</small> score %.1f<br>", a->f.score);
+		esc(b, ev);
+		gw_buf_puts(b, "</div>\n");
+	}
+}
+
 int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 {
 	gw_buf_puts(
@@ -243,6 +268,7 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 		esc(b, f->advice);
 		gw_buf_puts(b, "</div>\n");
 	}
+	anomalies(r, b);
 	gw_buf_puts(b, "<h2>Charts</h2>\n<p class=\"legend\">");
 	for (size_t i = 0; i < r->ngpus; i++) {
 		gw_buf_printf(b, "<span><i style=\"background:%s\"></i>GPU ",

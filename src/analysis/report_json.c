@@ -5,6 +5,8 @@
  */
 #include "analysis/report_int.h"
 
+#include "analysis/anomaly_report.h"
+
 #include "model/number.h"
 
 #include <math.h>
@@ -180,6 +182,39 @@ static void finding(struct gw_buf *b, const struct gw_report *r, const struct gw
 	gw_buf_putc(b, '}');
 }
 
+/* An anomaly: the `gpuwatch anomalies --format json` fields, times in RFC 3339, and its evidence. */
+static void anomaly(struct gw_buf *b, const struct gw_report *r, const struct gw_report_anomaly *a)
+{
+	bool first = true;
+	const struct gw_anom_finding *f = &a->f;
+	gw_buf_putc(b, '{');
+	key(b, &first, "gpu");
+	index_value(b, r->gpu[a->gpu].index);
+	key(b, &first, "uuid");
+	str(b, r->gpu[a->gpu].uuid);
+	key(b, &first, "metric");
+	str(b, gw_report_stat_info[a->metric].key);
+	key(b, &first, "kind");
+	str(b, gw_anom_kind_name(f->kind));
+	ktime(b, &first, "from", (int64_t)(f->t_start * 1000));
+	ktime(b, &first, "to", (int64_t)(f->t_end * 1000));
+	ktime(b, &first, "peak", (int64_t)(f->t_peak * 1000));
+	if (f->kind == GW_ANOM_MISMATCH) {
+		key(b, &first, "against");
+		str(b, gw_report_stat_info[a->other].key);
+		knum(b, &first, "against_value", f->other);
+	}
+	knum(b, &first, "value", f->value);
+	knum(b, &first, "baseline", f->baseline);
+	knum(b, &first, "scale", f->scale);
+	knum(b, &first, "score", f->score);
+	char ev[256];
+	gw_anom_evidence(r, a, ev, sizeof(ev));
+	key(b, &first, "evidence");
+	str(b, ev);
+	gw_buf_putc(b, '}');
+}
+
 void gw_report_render_gpus_json(const struct gw_report *r, struct gw_buf *b)
 {
 	gw_buf_putc(b, '[');
@@ -347,6 +382,19 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 		finding(b, r, &r->find[i]);
 	}
 	gw_buf_putc(b, ']');
+	key(b, &first, "anomalies");
+	gw_buf_putc(b, '{');
+	bool fa = true;
+	knum(b, &fa, "window_seconds", r->anom_params.window_s);
+	knum(b, &fa, "sensitivity", r->anom_params.sensitivity);
+	key(b, &fa, "found");
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->nanom; i++) {
+		if (i)
+			gw_buf_putc(b, ',');
+		anomaly(b, r, &r->anom[i]);
+	}
+	gw_buf_puts(b, "]}");
 	if (r->png_dir) {
 		key(b, &first, "charts");
 		int rc = charts(b, r);

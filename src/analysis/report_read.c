@@ -6,6 +6,7 @@
  */
 #include "analysis/report_int.h"
 
+#include "analysis/anomaly_report.h"
 #include "core/sort.h"
 #include "model/labels.h"
 #include "model/match.h"
@@ -683,6 +684,8 @@ int gw_report_build(const struct gw_querier *q, const struct gw_report_opts *o, 
 		rc = gw_rpt_read_scrapes(r, q, err ? err : &local);
 	if (!rc)
 		rc = gw_rpt_find(r);
+	if (!rc)
+		rc = gw_anom_find(r, 0);
 	if (rc) {
 		if (err && !err->msg[0])
 			gw_err_set(err, rc, "%s", gw_strerror(rc));

@@ -5,6 +5,8 @@
  */
 #include "analysis/report_int.h"
 
+#include "analysis/anomaly_report.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +139,26 @@ void gw_rpt_train_text(const struct gw_report *r, struct gw_buf *b, bool md)
 	gw_buf_putc(b, '\n');
 }
 
+/* The anomalies section: each with its GPU, metric and kind, time range and evidence (score included). */
+static void anomalies(const struct gw_report *r, struct gw_buf *b, bool md)
+{
+	gw_buf_printf(b, "%sAnomalies (%zu; window %.0f s, sensitivity %.1f)\n%s", md ? "## " : "", r->nanom,
+		      r->anom_params.window_s, r->anom_params.sensitivity, md ? "\n" : "");
+	if (!r->nanom)
+		gw_buf_puts(b, md ? "None: every metric kept to its own recent behaviour.\n" : "  none\n");
+	for (size_t i = 0; i < r->nanom; i++) {
+		const struct gw_report_anomaly *a = &r->anom[i];
+		char ev[256];
+		gw_anom_evidence(r, a, ev, sizeof(ev));
+		gw_buf_printf(b, md ? "%zu. **%s %s** on GPU %s, " : "  %zu. %s %s  GPU %s  ", i + 1,
+			      gw_report_stat_info[a->metric].words, gw_anom_kind_name(a->f.kind),
+			      r->gpu[a->gpu].index);
+		span(b, (int64_t)(a->f.t_start * 1000), (int64_t)(a->f.t_end * 1000));
+		gw_buf_printf(b, md ? ", score %.1f  \n   %s\n" : "  score %.1f\n     %s\n", a->f.score, ev);
+	}
+	gw_buf_putc(b, '\n');
+}
+
 /* One row of the jobs table: a job's totals (id set) or its part on one node. */
 static void job_row(struct gw_buf *b, bool md, const struct gw_report *r, const char *id, const char *node,
 		    const struct gw_report_job_node *n)
@@ -261,6 +283,7 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 			      f->evidence, f->advice);
 	}
 	gw_buf_putc(b, '\n');
+	anomalies(r, b, md);
 	gw_rpt_train_text(r, b, md);
 	if (r->njobs)
 		jobs_table(b, md, r);

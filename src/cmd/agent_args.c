@@ -35,6 +35,8 @@ static void usage(FILE *out)
 		"                              DCGM_HPC_JOB_MAPPING_DIR; the option wins)\n"
 		"      --memory.forecast-window D   the OOM forecast's trend window (default 10m):\n"
 		"                              gpuwatch_memory_time_to_full_seconds while memory grows\n"
+		"      --anomaly.window D      the live anomaly scores' baseline (default 1h; 0: off):\n"
+		"                              gpuwatch_anomaly_score by GPU and metric, docs/ANOMALIES.md\n"
 		"  -k, --kubernetes            pod, namespace and container labels from the kubelet's\n"
 		"                              pod-resources API on the GPUs (and processes) each pod\n"
 		"                              container was given, as dcgm-exporter's -k (env\n"
@@ -413,6 +415,7 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 			     strcmp(name, "--rules.alert.resend-delay") == 0 || strcmp(name, "--alertmanager.url") == 0 ||
 			     strcmp(name, "--alert.webhook") == 0 || strcmp(name, "--external-label") == 0 ||
 			     strcmp(name, "--web.external-url") == 0 || strcmp(name, "--memory.forecast-window") == 0 ||
+			     strcmp(name, "--anomaly.window") == 0 ||
 			     strcmp(name, "--policy") == 0 || rw_takes(name) || strcmp(name, "--scrape") == 0 ||
 			     strcmp(name, "--kubernetes.pod-resources-socket") == 0 ||
 			     strcmp(name, "--pod-resources-kubelet-socket") == 0 ||
@@ -492,6 +495,16 @@ int agent_parse_args(int argc, char **argv, struct agent_args *o)
 				return 2;
 			}
 			o->ao.forecast_window_ms = ms;
+		} else if (strcmp(name, "--anomaly.window") == 0) {
+			int64_t ms = 0;
+			if (strcmp(val, "0") != 0 &&
+			    (gw_promql_duration(val, strlen(val), &ms) != 0 || ms < 2000 || ms > 7 * 86400000LL)) {
+				fprintf(stderr, "gpuwatch agent: --anomaly.window wants 0 (off) or a duration from 2s to 7d, "
+						"got \"%s\"\n",
+					val);
+				return 2;
+			}
+			o->ao.anomaly_window_ms = ms ? ms : -1;
 		} else if (strcmp(name, "--instance") == 0) {
 			o->ao.instance = val;
 		} else if (strcmp(name, "--no-history") == 0) {

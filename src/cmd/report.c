@@ -462,10 +462,12 @@ static int run(const struct args *a, enum gw_report_format fmt, double price)
 		struct gw_buf b;
 		gw_buf_init(&b, (size_t)1 << 30);
 		if (a->anomalies) {
-			size_t count = 0;
-			if (gw_anom_report(r, a->sens, fmt == GW_REPORT_JSON, &b, &count) != 0) {
+			/* the report found them with the default sensitivity */
+			if (a->sens > 0 && gw_anom_find(r, a->sens) != 0) {
 				fprintf(stderr, "gpuwatch anomalies: out of memory\n");
 				rc = 1;
+			} else {
+				gw_anom_report(r, fmt == GW_REPORT_JSON, &b);
 			}
 		} else if (a->png && gw_report_png_write(r, &err) != 0) {
 			fprintf(stderr, "gpuwatch report: %s\n", err.msg);
@@ -551,7 +553,8 @@ static void usage_anomalies(FILE *out)
 	fprintf(out, "usage: gpuwatch anomalies [options] [LOG...]\n\n"
 		     "Find anomalies in a time range of GPU history: per GPU, utilisation, memory,\n"
 		     "temperature and power against a trailing baseline of the same series (median and\n"
-		     "MAD, quantile range): spikes, shifts that held for minutes, slow drifts. Each\n"
+		     "MAD, quantile range): spikes, shifts that held for minutes, slow drifts; and\n"
+		     "power against utilisation (mismatch: full power at 0 %% utilisation). Each\n"
 		     "with its time, GPU, metric, value, baseline and score. See docs/ANOMALIES.md.\n\n"
 		     "Reads what gpuwatch report reads: the store (--storage.path), an agent (--url),\n"
 		     "or nvidia-smi logs given as LOG.\n\n"

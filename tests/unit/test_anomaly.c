@@ -189,6 +189,77 @@ static void test_bad_input(void)
 	CHECK_STR_EQ(gw_anom_kind_name(GW_ANOM_DRIFT), "drift");
 }
 
+/* Eight hours of 60 s grid means: utilisation 0.95, every tenth point a stall at 0.3; power 100 W + 600 W x.
+ */
+#define NJ 480
+static void joint_series(double *t, double *x, double *y, unsigned seed)
+{
+	for (size_t i = 0; i < NJ; i++) {
+		t[i] = 1e9 + 60.0 * (double)i;
+		x[i] = i % 10 == 5 ? 0.3 : 0.95 + 0.01 * noise(&seed);
+		y[i] = 100 + 600 * x[i] + 5 * noise(&seed);
+	}
+}
+
+static struct gw_anom_params joint_params(void)
+{
+	struct gw_anom_params p;
+	gw_anom_params_default(&p);
+	p.floor = 21;
+	return p;
+}
+
+static void test_joint_mismatch(void)
+{
+	double t[NJ], x[NJ], y[NJ];
+	struct gw_anom_params p = joint_params();
+	struct gw_anom_finding f[8];
+	size_t n;
+	joint_series(t, x, y, 3);
+	CHECK_INT_EQ(gw_anom_detect_joint(t, x, y, NJ, 0.1, &p, f, 8, &n), 0);
+	CHECK_INT_EQ((int)n, 0); /* the stalls are on the line */
+	/* utilisation reads 0 for five points while power stays at work's level */
+	for (size_t i = 300; i < 305; i++) {
+		x[i] = 0;
+		y[i] = 670;
+	}
+	/* one grid mean off the line alone: a bucket that mixes states */
+	x[400] = 0.3;
+	y[400] = 660;
+	CHECK_INT_EQ(gw_anom_detect_joint(t, x, y, NJ, 0.1, &p, f, 8, &n), 0);
+	CHECK_INT_EQ((int)n, 1);
+	CHECK_INT_EQ(f[0].kind, GW_ANOM_MISMATCH);
+	CHECK_DBL_NEAR(f[0].t_start, t[300], 0);
+	/* where it began: from the next bucket on, its first point is in the baseline (seen before) */
+	CHECK_DBL_NEAR(f[0].t_end, t[300], 0);
+	CHECK_DBL_NEAR(f[0].value, 670, 0);
+	CHECK_DBL_NEAR(f[0].other, 0, 0);
+	CHECK_DBL_NEAR(f[0].baseline, 100, 15);
+	CHECK(f[0].score > 20);
+}
+
+static void test_joint_needs_spread(void)
+{
+	double t[NJ], x[NJ], y[NJ];
+	struct gw_anom_params p = joint_params();
+	struct gw_anom_finding f[8];
+	size_t n;
+	unsigned seed = 5;
+	/* constant full load: the baseline says nothing of power against utilisation */
+	for (size_t i = 0; i < NJ; i++) {
+		t[i] = 1e9 + 60.0 * (double)i;
+		x[i] = 1;
+		y[i] = 680 + 10 * noise(&seed);
+	}
+	for (size_t i = 300; i < 305; i++)
+		x[i] = 0;
+	CHECK_INT_EQ(gw_anom_detect_joint(t, x, y, NJ, 0.1, &p, f, 8, &n), 0);
+	CHECK_INT_EQ((int)n, 0);
+	CHECK_INT_EQ(gw_anom_detect_joint(t, x, y, NJ, 0, &p, f, 8, &n), GW_EINVAL);
+	t[10] = t[9] - 1;
+	CHECK_INT_EQ(gw_anom_detect_joint(t, x, y, NJ, 0.1, &p, f, 8, &n), GW_EINVAL);
+}
+
 int main(void)
 {
 	RUN(test_clean_noise);
@@ -198,5 +269,7 @@ int main(void)
 	RUN(test_slow_drift);
 	RUN(test_training_rhythm_quiet);
 	RUN(test_bad_input);
+	RUN(test_joint_mismatch);
+	RUN(test_joint_needs_spread);
 	return harness_done();
 }

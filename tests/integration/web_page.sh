@@ -16,33 +16,8 @@ for c in chromium curl python3; do
 done
 . "$(dirname "$0")/../lib/common.sh"
 
-# Every request Chromium sends elsewhere than loopback lands here and is recorded.
-proxy=$(free_port)
-python3 - "$proxy" "$tmp/proxy.log" >/dev/null 2>&1 <<'PY' &
-import socketserver, sys
-port, log = int(sys.argv[1]), sys.argv[2]
-class H(socketserver.StreamRequestHandler):
-    def handle(self):
-        line = self.rfile.readline().decode("latin-1").strip()
-        if not line:  # a connection opened ahead of need and closed unused: no request
-            return
-        with open(log, "a") as f:
-            f.write(line + "\n")
-        self.wfile.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
-socketserver.ThreadingTCPServer(("127.0.0.1", port), H).serve_forever()
-PY
-pids+=($!)
-: >"$tmp/proxy.log"
-
-browse() { # URL OUT [extra chromium args]: the DOM after the page's scripts ran, console on stderr
-	local url=$1 out=$2
-	shift 2
-	timeout 90 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync --disable-default-apps --user-data-dir="$tmp/profile" \
-		--disable-features=NetworkTimeServiceQuerying \
-		--proxy-server="http://127.0.0.1:$proxy" --enable-logging=stderr --v=0 \
-		--virtual-time-budget=10000 "$@" "$url" >"$out" 2>"$out.console"
-}
+# shellcheck source=../lib/chromium.sh
+. "$(dirname "$0")/../lib/chromium.sh"
 
 cat >"$tmp/fleet.scn" <<'SCN'
 [sim]
@@ -89,7 +64,7 @@ grep -q 'id="simulated"' "$tmp/dom.html" || fail "no simulated banner"
 grep -q '<div id="error" role="alert" hidden=""></div>' "$tmp/dom.html" || fail "an error is shown: $(grep -o '<div id="error"[^<]*<' "$tmp/dom.html")"
 grep -Eq 'Uncaught|ERROR:CONSOLE' "$tmp/dom.html.console" && fail "console errors: $(grep -E 'Uncaught|CONSOLE' "$tmp/dom.html.console" | head -3)"
 # Chromium's own calls (network time, component updates, accounts) are the browser's, not the page's.
-grep -Ev '(clients[0-9]*|accounts)\.google\.com|[a-z0-9.-]*\.googleapis\.com|\.gvt1\.com' "$tmp/proxy.log" >"$tmp/page-requests"
+other_requests >"$tmp/page-requests"
 [ -s "$tmp/page-requests" ] && fail "requests to other hosts: $(head -3 "$tmp/page-requests")"
 # Every file the page loads is built in and served by the agent.
 # A browser that takes gzip gets each compressed at build time, the same bytes once decompressed; the

@@ -15,7 +15,7 @@
 #
 # Needs prometheus, promtool and curl (scripts/deps.sh test installs them).
 # Usage: bench/query_http.sh [build-dir]
-# Env: DAYS, INTERVAL, RUNS, SIM; RANGES ("3600:15 86400:60 ..." range:step
+# Env: DAYS, INTERVAL, RUNS, SIM, QUERIES (one a line); RANGES ("3600:15 86400:60 ..." range:step
 # pairs in seconds, default 1 h, 24 h and DAYS); GW_DATA and PROM_DATA: a
 # gpuwatch store and Prometheus blocks of the same samples made before
 # (copied, not changed; skips the recording and the backfill, which for a
@@ -106,6 +106,8 @@ queries=(
 	'sum(rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[5m])) / 1000'
 	'sum by (gpu) (DCGM_FI_DEV_FB_USED) / sum by (gpu) (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)'
 )
+# QUERIES: one query a line, in place of the dashboard's
+[ -n "${QUERIES:-}" ] && mapfile -t queries <<<"$QUERIES"
 # range:step pairs, as Grafana picks them for a ~1000 px panel
 read -r -a ranges <<<"${RANGES:-3600:15 86400:60 $((days * 86400)):600}"
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }

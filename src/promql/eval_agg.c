@@ -10,6 +10,8 @@
 #include "model/number.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,20 +35,83 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The order Go's sort gives float64s, as Prometheus' quantile sorts: NaN before every number. */
+static inline bool before(double x, double y)
+{
+	return isnan(x) ? !isnan(y) : x < y;
+}
+
+static inline void swap_d(double *v, ptrdiff_t i, ptrdiff_t j)
+{
+	double t = v[i];
+	v[i] = v[j];
+	v[j] = t;
+}
+
+/*
+ * Rearrange v[0..n) so that v[k] holds what sorting would put there, with
+ * nothing after it ordered before it (Hoare's selection, median-of-three
+ * pivots). Linear on average where a sort is n log n: a quantile over a
+ * window is a selection, not a sort. Past a depth budget the rest is
+ * sorted, so adversarial input stays n log n.
+ */
+static void select_kth(double *v, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, want = (ptrdiff_t)k;
+	int budget = 64;
+	while (hi > lo) {
+		if (budget-- == 0) {
+			gw_qsort(v + lo, (size_t)(hi - lo + 1), sizeof(*v), cmp_double);
+			return;
+		}
+		ptrdiff_t mid = lo + (hi - lo) / 2;
+		if (before(v[mid], v[lo]))
+			swap_d(v, mid, lo);
+		if (before(v[hi], v[lo]))
+			swap_d(v, hi, lo);
+		if (before(v[hi], v[mid]))
+			swap_d(v, hi, mid);
+		double p = v[mid];
+		ptrdiff_t i = lo, j = hi;
+		while (i <= j) {
+			while (before(v[i], p))
+				i++;
+			while (before(p, v[j]))
+				j--;
+			if (i <= j)
+				swap_d(v, i++, j--);
+		}
+		/* [lo, j] not after p, [i, hi] not before it, between them equal to it */
+		if (want <= j)
+			hi = j;
+		else if (want >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
 double pq_quantile(double q, double *v, size_t n)
 {
-	if (n == 0)
+	if (n == 0 || isnan(q))
 		return NAN;
 	if (q < 0)
 		return -INFINITY;
 	if (q > 1)
 		return INFINITY;
-	gw_qsort(v, n, sizeof(*v), cmp_double);
 	double rank = q * (double)(n - 1);
-	double lower = fmax(0, floor(rank));
-	double upper = fmin((double)(n - 1), lower + 1);
+	size_t lower = (size_t)fmax(0, floor(rank));
+	size_t upper = (size_t)fmin((double)(n - 1), (double)lower + 1);
 	double weight = rank - floor(rank);
-	return v[(size_t)lower] * (1 - weight) + v[(size_t)upper] * weight;
+	select_kth(v, n, lower);
+	double hi = v[lower];
+	if (upper > lower) { /* the next in order: the first of what follows lower */
+		hi = v[upper];
+		for (size_t i = upper + 1; i < n; i++)
+			if (before(v[i], hi))
+				hi = v[i];
+	}
+	return v[lower] * (1 - weight) + hi * weight;
 }
 
 /* Group labels: by -> only those labels; without -> all but those and the name. */

@@ -10,12 +10,12 @@
 
 /*
  * Statistics of v[0..n) (NaN and staleness markers left out); scratch
- * holds n doubles and is overwritten (sorted).
+ * holds n doubles and is overwritten (the finite values, in no order).
  */
 void gw_rpt_stat(const double *v, size_t n, double *scratch, struct gw_report_stat *out);
 
-/* Quantile q of s[0..n) sorted ascending, interpolated as PromQL's quantile does. */
-double gw_rpt_quantile(const double *s, size_t n, double q);
+/* Quantile q of s[0..n), interpolated as PromQL's quantile does; reorders s. */
+double gw_rpt_quantile(double *s, size_t n, double q);
 
 /*
  * Seconds each sample stands for: up to the next sample, at most gap_ms

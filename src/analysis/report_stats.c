@@ -5,53 +5,40 @@
  */
 #include "analysis/report_int.h"
 
+#include "core/select.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-static int cmp_double(const void *a, const void *b)
+double gw_rpt_quantile(double *s, size_t n, double q)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-double gw_rpt_quantile(const double *s, size_t n, double q)
-{
-	if (!n)
-		return NAN;
-	/* PromQL's quantile: rank q (n - 1), linear between the neighbours */
-	double rank = q * (double)(n - 1);
-	if (rank <= 0)
-		return s[0];
-	if (rank >= (double)(n - 1))
-		return s[n - 1];
-	size_t lo = (size_t)rank;
-	double w = rank - (double)lo;
-	return s[lo] * (1 - w) + s[lo + 1] * w;
+	return n ? gw_quantile_select(q, s, n) : NAN;
 }
 
 void gw_rpt_stat(const double *v, size_t n, double *scratch, struct gw_report_stat *out)
 {
 	size_t k = 0;
-	double sum = 0;
+	double sum = 0, lo = INFINITY, hi = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
 		if (isnan(v[i]))
 			continue;
 		scratch[k++] = v[i];
 		sum += v[i];
+		lo = fmin(lo, v[i]);
+		hi = fmax(hi, v[i]);
 	}
 	out->n = k;
 	if (!k) {
 		out->mean = out->p50 = out->p95 = out->min = out->max = NAN;
 		return;
 	}
-	qsort(scratch, k, sizeof(*scratch), cmp_double);
 	out->mean = sum / (double)k;
-	out->p50 = gw_rpt_quantile(scratch, k, 0.5);
-	out->p95 = gw_rpt_quantile(scratch, k, 0.95);
-	out->min = scratch[0];
-	out->max = scratch[k - 1];
+	out->p50 = gw_quantile_select(0.5, scratch, k); /* selections, not a sort */
+	out->p95 = gw_quantile_select(0.95, scratch, k);
+	out->min = lo;
+	out->max = hi;
 }
 
 static int cmp_i64(const void *a, const void *b)

@@ -4,58 +4,12 @@
 #include "analysis/trend.h"
 
 #include "core/err.h"
-
-static void swap(double *v, size_t i, size_t j)
-{
-	double t = v[i];
-	v[i] = v[j];
-	v[j] = t;
-}
-
-/*
- * Reorder v[0..n) so that v[k] is the k-th smallest, none after it smaller
- * and none before it larger (Hoare's selection, median-of-three pivots):
- * linear on average where a sort of the 7,140 slopes of 120 points is not.
- */
-static void select_kth(double *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < v[lo])
-			swap(v, mid, lo);
-		if (v[hi] < v[lo])
-			swap(v, hi, lo);
-		if (v[hi] < v[mid])
-			swap(v, hi, mid);
-		double pivot = v[mid];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				swap(v, i, j);
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return;
-	}
-}
+#include "core/select.h"
 
 /* The median of v[0..n), n > 0; reorders v. */
 static double median(double *v, size_t n)
 {
-	select_kth(v, n, n / 2);
+	gw_select_kth(v, n, n / 2);
 	double upper = v[n / 2];
 	if (n % 2)
 		return upper;

@@ -4,14 +4,13 @@
  * Prometheus 2.42 computes them (incremental mean, Welford variance, NaN
  * handling of min/max, quantile interpolation).
  */
+#include "core/select.h"
 #include "core/sort.h"
 #include "promql/eval_int.h"
 
 #include "model/number.h"
 
 #include <math.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,95 +22,9 @@ struct group {
 	struct vbuild members; /* topk / bottomk / quantile */
 };
 
-double pq_quantile(double q, double *v, size_t n);
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	if (isnan(x))
-		return isnan(y) ? 0 : -1;
-	if (isnan(y))
-		return 1;
-	return x < y ? -1 : x > y;
-}
-
-/* The order Go's sort gives float64s, as Prometheus' quantile sorts: NaN before every number. */
-static inline bool before(double x, double y)
-{
-	return isnan(x) ? !isnan(y) : x < y;
-}
-
-static inline void swap_d(double *v, ptrdiff_t i, ptrdiff_t j)
-{
-	double t = v[i];
-	v[i] = v[j];
-	v[j] = t;
-}
-
-/*
- * Rearrange v[0..n) so that v[k] holds what sorting would put there, with
- * nothing after it ordered before it (Hoare's selection, median-of-three
- * pivots). Linear on average where a sort is n log n: a quantile over a
- * window is a selection, not a sort. Past a depth budget the rest is
- * sorted, so adversarial input stays n log n.
- */
-static void select_kth(double *v, size_t n, size_t k)
-{
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, want = (ptrdiff_t)k;
-	int budget = 64;
-	while (hi > lo) {
-		if (budget-- == 0) {
-			gw_qsort(v + lo, (size_t)(hi - lo + 1), sizeof(*v), cmp_double);
-			return;
-		}
-		ptrdiff_t mid = lo + (hi - lo) / 2;
-		if (before(v[mid], v[lo]))
-			swap_d(v, mid, lo);
-		if (before(v[hi], v[lo]))
-			swap_d(v, hi, lo);
-		if (before(v[hi], v[mid]))
-			swap_d(v, hi, mid);
-		double p = v[mid];
-		ptrdiff_t i = lo, j = hi;
-		while (i <= j) {
-			while (before(v[i], p))
-				i++;
-			while (before(p, v[j]))
-				j--;
-			if (i <= j)
-				swap_d(v, i++, j--);
-		}
-		/* [lo, j] not after p, [i, hi] not before it, between them equal to it */
-		if (want <= j)
-			hi = j;
-		else if (want >= i)
-			lo = i;
-		else
-			return;
-	}
-}
-
 double pq_quantile(double q, double *v, size_t n)
 {
-	if (n == 0 || isnan(q))
-		return NAN;
-	if (q < 0)
-		return -INFINITY;
-	if (q > 1)
-		return INFINITY;
-	double rank = q * (double)(n - 1);
-	size_t lower = (size_t)fmax(0, floor(rank));
-	size_t upper = (size_t)fmin((double)(n - 1), (double)lower + 1);
-	double weight = rank - floor(rank);
-	select_kth(v, n, lower);
-	double hi = v[lower];
-	if (upper > lower) { /* the next in order: the first of what follows lower */
-		hi = v[upper];
-		for (size_t i = upper + 1; i < n; i++)
-			if (before(v[i], hi))
-				hi = v[i];
-	}
-	return v[lower] * (1 - weight) + hi * weight;
+	return gw_quantile_select(q, v, n);
 }
 
 /* Group labels: by -> only those labels; without -> all but those and the name. */

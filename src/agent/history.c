@@ -441,6 +441,9 @@ void agent_history_close(struct agent_history *h)
 	if (h->api.pool) /* the HTTP server has stopped: no query holds a block */
 		gw_arena_pool_release(h->api.pool);
 	h->api.pool = NULL;
+	free(h->proc_refs);
+	h->proc_refs = NULL;
+	h->nproc_refs = 0;
 	for (unsigned int g = 0; h->jobs && g < h->ngpus; g++)
 		free(h->jobs[g].refs);
 	free(h->jobs);
@@ -652,4 +655,5 @@ void agent_history_feed(struct agent_history *h, const struct gw_frame *f)
 	struct gw_lpair up[] = {{GW_METRIC_NAME, "up"}, {"instance", h->instance}, {"job", h->job}};
 	if ((!h->up_ref && gw_tsdb_series(h->db, up, 3, &h->up_ref) != 0) || gw_tsdb_append(h->db, h->up_ref, f->t_ms, 1) != 0)
 		h->append_errors++;
+	agent_history_procs(h, f);
 }

@@ -78,6 +78,10 @@ struct agent_history {
 	 * sampling thread, read by /metrics renders */
 	_Atomic uint64_t append_errors;
 	uint64_t frames_stored;
+	/* the process series the last frame stored (history_procs.c), sorted: a
+	 * process gone by the next frame gets a staleness marker */
+	uint64_t *proc_refs;
+	size_t nproc_refs;
 	struct gw_sampler *sampler; /* feeding us; NULL: fed by hand (sim record, tests) */
 	/* the store's flushes, seen from its flushing thread (which alone writes these) */
 	void (*log)(const char *level, const char *fmt, ...);
@@ -143,6 +147,8 @@ int agent_history_import(struct agent_history *h, const char *text, size_t len, 
 
 /* Store one frame (one thread at a time: the store's single appender). */
 void agent_history_feed(struct agent_history *h, const struct gw_frame *f);
+/* The frame's process series, as /metrics shows them (called by feed; history_procs.c). */
+void agent_history_procs(struct agent_history *h, const struct gw_frame *f);
 
 /*
  * Store the sampler's latest frame and every frame it publishes from now

@@ -199,6 +199,18 @@ struct gw_report_job {
 	size_t nnodes;
 };
 
+/* Who used the GPUs (report_owners.c): one owner of one kind, from the stored process series. */
+struct gw_report_owner {
+	const char *kind; /* "user", "slurm_job", "pod", "container" */
+	const char *name; /* a pod as "namespace/pod" where its names are known, else its uid */
+	size_t *gpus;	  /* indexes into gw_report.gpu */
+	size_t ngpus;
+	double gpu_seconds; /* time its processes were on its GPUs, summed over them */
+	double energy_j;    /* those GPUs' energy then, shared with the same kind's other owners there */
+	double mem_max;	    /* the most memory one of its processes held, bytes; NaN: unknown */
+	double sm_mean;	    /* its processes' mean SM use, 0..1; NaN: unknown */
+};
+
 /* A training job's work under one power limit (report_train.c). */
 struct gw_report_plimit {
 	double watts, seconds, tokens, energy_j;
@@ -260,6 +272,8 @@ struct gw_report {
 	size_t njobs;
 	struct gw_report_train *train;
 	size_t ntrain;
+	struct gw_report_owner *owner; /* by kind (user, slurm_job, pod, container), then GPU time */
+	size_t nowners;
 	struct gw_report_scrape *scrape; /* scraped inference servers; none: nscrapes 0 */
 	size_t nscrapes;
 	struct gw_report_anomaly *anom; /* GPU order, then metric, then time */

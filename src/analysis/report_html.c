@@ -234,6 +234,30 @@ static void anomalies(const struct gw_report *r, struct gw_buf *b)
 	}
 }
 
+void gw_rpt_owners_html(const struct gw_report *r, struct gw_buf *b)
+{
+	if (!r->nowners)
+		return;
+	gw_buf_printf(b, "<h2>Owners (%zu)</h2>\n<table><tr><th>kind</th><th>owner</th><th>GPUs</th><th>GPU hours</th>"
+			 "<th>SM %%</th><th>memory max GiB</th><th>energy kWh</th></tr>\n", r->nowners);
+	for (size_t i = 0; i < r->nowners; i++) {
+		const struct gw_report_owner *o = &r->owner[i];
+		gw_buf_puts(b, "<tr><td>");
+		esc(b, o->kind);
+		gw_buf_puts(b, "</td><td>");
+		esc(b, o->name);
+		gw_buf_puts(b, "</td><td>");
+		for (size_t k = 0; k < o->ngpus; k++) {
+			gw_buf_puts(b, k ? ", " : "");
+			esc(b, r->gpu[o->gpus[k]].index);
+		}
+		gw_buf_printf(b, "</td><td class=\"num\">%.2f</td><td class=\"num\">%.1f</td><td class=\"num\">%.1f</td>"
+				 "<td class=\"num\">%.3f</td></tr>\n",
+			      o->gpu_seconds / 3600, o->sm_mean * 100, o->mem_max / 1073741824.0, o->energy_j / 3.6e6);
+	}
+	gw_buf_puts(b, "</table>\n");
+}
+
 int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 {
 	gw_buf_puts(
@@ -337,6 +361,7 @@ int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b)
 		}
 		gw_buf_puts(b, "</table>\n");
 	}
+	gw_rpt_owners_html(r, b);
 	gw_rpt_train_html(r, b);
 	inference(b, r);
 	gw_buf_puts(b, "<h2>Node</h2>\n");

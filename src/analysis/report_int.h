@@ -55,6 +55,12 @@ int gw_rpt_read_scrapes(struct gw_report *r, const struct gw_querier *q, struct 
 /* Bucket values of a series on r's grid into *grid (allocated when NULL): means, or the OR of bit masks. */
 int gw_rpt_fill_grid(struct gw_report *r, const struct gw_series *s, double **grid, bool or_bits);
 
+/* Who used the GPUs, from the process series (after the GPUs are read): fills r->owner. */
+int gw_rpt_read_owners(struct gw_report *r, const struct gw_querier *q, struct gw_err *err);
+void gw_rpt_owners_text(const struct gw_report *r, struct gw_buf *b, bool md);
+void gw_rpt_owners_json(const struct gw_report *r, struct gw_buf *b);
+void gw_rpt_owners_html(const struct gw_report *r, struct gw_buf *b);
+
 /* The training jobs of the range (after the GPUs are read): fills r->train. */
 int gw_rpt_read_train(struct gw_report *r, const struct gw_querier *q, struct gw_err *err);
 

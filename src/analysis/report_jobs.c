@@ -37,7 +37,7 @@ static long job_index(struct gw_report *r, const char *id, size_t *cap)
 		if (strcmp(r->job[i].id, id) == 0)
 			return (long)i;
 	if (r->njobs == JOBS_MAX)
-		return -1;
+		return GW_ERANGE; /* the rest are left out (-1 would read as GW_ENOMEM) */
 	if (r->njobs == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
 		struct gw_report_job *j = gw_arena_alloc(&r->arena, *cap * sizeof(*j));

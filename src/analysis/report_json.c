@@ -354,6 +354,37 @@ static void inference(struct gw_buf *b, const struct gw_report *r)
 	gw_buf_putc(b, ']');
 }
 
+void gw_rpt_owners_json(const struct gw_report *r, struct gw_buf *b)
+{
+	gw_buf_putc(b, '[');
+	for (size_t i = 0; i < r->nowners; i++) {
+		const struct gw_report_owner *o = &r->owner[i];
+		bool f = true;
+		gw_buf_puts(b, i ? ",{" : "{");
+		key(b, &f, "kind");
+		str(b, o->kind);
+		key(b, &f, "owner");
+		str(b, o->name);
+		key(b, &f, "gpus");
+		gw_buf_putc(b, '[');
+		for (size_t k = 0; k < o->ngpus; k++) {
+			if (k)
+				gw_buf_putc(b, ',');
+			index_value(b, r->gpu[o->gpus[k]].index);
+		}
+		gw_buf_putc(b, ']');
+		knum(b, &f, "gpu_seconds", o->gpu_seconds);
+		knum(b, &f, "sm_active_ratio_mean", o->sm_mean);
+		knum(b, &f, "memory_used_bytes_max", o->mem_max);
+		knum(b, &f, "energy_joules", o->energy_j);
+		knum(b, &f, "energy_kwh", o->energy_j / 3.6e6);
+		if (r->price_per_kwh > 0)
+			knum(b, &f, "cost", o->energy_j / 3.6e6 * r->price_per_kwh);
+		gw_buf_putc(b, '}');
+	}
+	gw_buf_putc(b, ']');
+}
+
 int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 {
 	bool first = true;
@@ -431,6 +462,8 @@ int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b)
 		gw_buf_puts(b, "]}");
 	}
 	gw_buf_putc(b, ']');
+	key(b, &first, "owners");
+	gw_rpt_owners_json(r, b);
 	key(b, &first, "training");
 	gw_rpt_train_json(r, b);
 	key(b, &first, "inference");

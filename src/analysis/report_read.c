@@ -681,6 +681,8 @@ int gw_report_build(const struct gw_querier *q, const struct gw_report_opts *o, 
 	if (!rc)
 		rc = gw_rpt_read_train(r, q, err ? err : &local);
 	if (!rc)
+		rc = gw_rpt_read_owners(r, q, err ? err : &local);
+	if (!rc)
 		rc = gw_rpt_read_scrapes(r, q, err ? err : &local);
 	if (!rc)
 		rc = gw_rpt_find(r);

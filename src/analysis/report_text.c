@@ -256,6 +256,40 @@ static void inference(struct gw_buf *b, const struct gw_report *r, bool md)
 	}
 }
 
+void gw_rpt_owners_text(const struct gw_report *r, struct gw_buf *b, bool md)
+{
+	if (!r->nowners)
+		return;
+	gw_buf_printf(b, "%sOwners (%zu, from the processes' user, Slurm job, pod and container)\n", md ? "## " : "",
+		      r->nowners);
+	if (md)
+		gw_buf_puts(b, "\n| kind | owner | GPUs | GPU hours | SM % | memory max GiB | energy kWh |\n"
+			       "|---|---|---|--:|--:|--:|--:|\n");
+	else
+		gw_buf_printf(b, "  %-10s %-30s %-12s %9s %9s %9s %9s\n", "kind", "owner", "GPUs", "GPU h", "SM %",
+			      "mem GiB", "kWh");
+	for (size_t i = 0; i < r->nowners; i++) {
+		const struct gw_report_owner *o = &r->owner[i];
+		char gpus[96] = "";
+		size_t len = 0;
+		for (size_t k = 0; k < o->ngpus && len < sizeof(gpus); k++)
+			len += (size_t)snprintf(gpus + len, sizeof(gpus) - len, "%s%s", k ? "," : "",
+						r->gpu[o->gpus[k]].index);
+		/* a container by its short id, as docker and crictl show it */
+		int nlen = strcmp(o->kind, "container") == 0 && strlen(o->name) == 64 ? 12 : (int)strlen(o->name);
+		gw_buf_printf(b, md ? "| %s | %.*s | %s" : "  %-10s %-30.*s %-12s", o->kind, nlen, o->name, gpus);
+		const double v[] = {o->gpu_seconds / 3600, o->sm_mean * 100, o->mem_max / 1073741824.0, o->energy_j / 3.6e6};
+		const int prec[] = {2, 1, 1, 3};
+		for (size_t k = 0; k < 4; k++)
+			if (isnan(v[k]))
+				gw_buf_printf(b, md ? " | -" : " %9s", "-");
+			else
+				gw_buf_printf(b, md ? " | %.*f" : " %9.*f", prec[k], v[k]);
+		gw_buf_puts(b, md ? " |\n" : "\n");
+	}
+	gw_buf_putc(b, '\n');
+}
+
 static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 {
 	gw_buf_printf(b, "%sgpuwatch report%s%s\n\n", md ? "# " : "", r->source[0] ? ": " : "", r->source);
@@ -287,6 +321,7 @@ static int render_text(const struct gw_report *r, struct gw_buf *b, bool md)
 	gw_rpt_train_text(r, b, md);
 	if (r->njobs)
 		jobs_table(b, md, r);
+	gw_rpt_owners_text(r, b, md);
 	if (r->png_dir) {
 		int rc = png_files(b, r, md);
 		if (rc)

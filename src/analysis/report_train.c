@@ -49,7 +49,7 @@ static long train_index(struct gw_report *r, struct job_acc *acc, const char *jo
 		if (strcmp(r->train[i].job, job) == 0)
 			return (long)i;
 	if (r->ntrain == TRAIN_MAX)
-		return -1;
+		return GW_ERANGE; /* the rest are left out */
 	struct gw_report_train *t = &r->train[r->ntrain];
 	memset(t, 0, sizeof(*t));
 	struct job_acc *a = &acc[r->ntrain];
@@ -212,7 +212,7 @@ int gw_rpt_read_train(struct gw_report *r, const struct gw_querier *q, struct gw
 	int rc = !acc || !r->train ? GW_ENOMEM : select_name(q, r, "gpuwatch_training_tokens_total", &tmp, &set, err);
 	for (size_t i = 0; !rc && i < set.n; i++) {
 		const char *job = gw_labels_get(&set.s[i].labels, "job");
-		long ti = set.s[i].n >= 2 ? train_index(r, acc, job ? job : "") : -1;
+		long ti = set.s[i].n >= 2 ? train_index(r, acc, job ? job : "") : GW_ERANGE;
 		if (ti == GW_ENOMEM)
 			rc = GW_ENOMEM;
 		else if (ti >= 0)

@@ -612,6 +612,10 @@ static int record(struct rec *r, struct gw_nvml *nv, struct gw_gpu *gpus, const 
 	struct gw_sampler_opts so = o->so;
 	so.interval_ms = (unsigned int)o->interval_ms;
 	so.no_events = true; /* events are not stored; faults still show in the fields */
+	/* the processes' owners as the simulator's cgroups give them (container, pod, Slurm job), as an agent has them */
+	struct gw_cgroup_src attr = {.root = "/", .read_proc = false};
+	*(void **)&attr.sim_cgroup = dlsym(nv->lib, "gwsim_process_cgroup");
+	so.attr = &attr;
 	if (gw_sampler_new(&r->sampler, nv, gpus, r->ngpus, &so, &err) != 0) {
 		fprintf(stderr, ME ": %s\n", err.msg);
 		return 1;

@@ -549,21 +549,22 @@ static void proc_labels(const struct gw_frame_gpu *fg, const struct gw_proc *p, 
 	gl->n += k8s_labels(d, gl->l + gl->n);
 }
 
-enum proc_family { PF_MEMORY, PF_SM, PF_MEMUTIL };
+enum proc_family { PF_MEMORY, PF_SM, PF_MEMUTIL, PF_N };
 
-static void render_proc_family(const struct gw_frame *f, const struct gw_pod_uids *uids, struct gw_expfmt *w,
-			       enum proc_family which)
+static const struct {
+	const char *name, *help;
+} proc_fam[PF_N] = {
+	[PF_MEMORY] = {"gpuwatch_process_memory_used_bytes", "Device memory held by each process on the GPU."},
+	[PF_SM] = {"gpuwatch_process_sm_utilization_ratio",
+		   "Fraction of time a kernel of this process ran on the GPU, over the last samples."},
+	[PF_MEMUTIL] = {"gpuwatch_process_memory_utilization_ratio",
+			"Fraction of time this process read or wrote device memory, over the last samples."},
+};
+
+/* Each sample of one process family, with its labels, to fn. */
+static void each_proc_sample(const struct gw_frame *f, const struct gw_pod_uids *uids, enum proc_family which,
+			     gw_proc_sample_fn fn, void *arg)
 {
-	static const struct {
-		const char *name, *help;
-	} fam[] = {
-		[PF_MEMORY] = {"gpuwatch_process_memory_used_bytes", "Device memory held by each process on the GPU."},
-		[PF_SM] = {"gpuwatch_process_sm_utilization_ratio",
-			   "Fraction of time a kernel of this process ran on the GPU, over the last samples."},
-		[PF_MEMUTIL] = {"gpuwatch_process_memory_utilization_ratio",
-				"Fraction of time this process read or wrote device memory, over the last samples."},
-	};
-	bool opened = false;
 	for (unsigned int g = 0; g < f->ngpus; g++) {
 		const struct gw_frame_gpu *fg = &f->gpus[g];
 		for (size_t i = 0; i < fg->procs.n; i++) {
@@ -577,24 +578,42 @@ static void render_proc_family(const struct gw_frame *f, const struct gw_pod_uid
 				v = p->mem_pct / 100.0;
 			else
 				continue;
-			if (!opened) {
-				gw_expfmt_family(w, fam[which].name, fam[which].help, GW_METRIC_GAUGE);
-				opened = true;
-			}
 			struct glabels gl;
 			proc_labels(fg, p, uids, &gl);
-			gw_expfmt_sample(w, gl.l, gl.n, v);
+			fn(arg, proc_fam[which].name, gl.l, gl.n, v);
 		}
 	}
 }
 
-static void render_procs(const struct gw_frame *f, struct gw_expfmt *w)
+void gw_metrics_each_proc(const struct gw_frame *f, gw_proc_sample_fn fn, void *arg)
 {
 	struct gw_pod_uids uids; /* which pod each pod uid is (collect/podres.h) */
 	gw_pod_uids_learn(&uids, f);
-	render_proc_family(f, &uids, w, PF_MEMORY);
-	render_proc_family(f, &uids, w, PF_SM);
-	render_proc_family(f, &uids, w, PF_MEMUTIL);
+	for (int k = 0; k < PF_N; k++)
+		each_proc_sample(f, &uids, (enum proc_family)k, fn, arg);
+}
+
+struct proc_render {
+	struct gw_expfmt *w;
+	const char *open; /* the family whose lines are being written */
+};
+
+static void render_proc_sample(void *arg, const char *family, const struct gw_label *l, size_t n, double v)
+{
+	struct proc_render *pr = arg;
+	if (pr->open != family) {
+		for (int k = 0; k < PF_N; k++)
+			if (proc_fam[k].name == family)
+				gw_expfmt_family(pr->w, family, proc_fam[k].help, GW_METRIC_GAUGE);
+		pr->open = family;
+	}
+	gw_expfmt_sample(pr->w, l, n, v);
+}
+
+static void render_procs(const struct gw_frame *f, struct gw_expfmt *w)
+{
+	struct proc_render pr = {w, NULL};
+	gw_metrics_each_proc(f, render_proc_sample, &pr);
 }
 
 /* Failed NVML calls by function, per GPU and then on no GPU; only functions that failed. */

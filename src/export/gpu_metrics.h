@@ -59,4 +59,14 @@ void gw_metrics_release(struct gw_metrics *m);
 int gw_metrics_render(const struct gw_metrics *m, const struct gw_frame *f, enum gw_expfmt_kind kind,
 		      struct gw_buf *out);
 
+/*
+ * Each process sample /metrics shows (gpuwatch_process_memory_used_bytes,
+ * _sm_utilization_ratio, _memory_utilization_ratio), family by family, with
+ * the labels it shows it under (the GPU's, pid, process, type, and the
+ * owner's: container, pod_uid or the pod's names, slurm_job, user): what the
+ * agent's history stores of them. The strings live for the call only.
+ */
+typedef void (*gw_proc_sample_fn)(void *arg, const char *family, const struct gw_label *l, size_t n, double v);
+void gw_metrics_each_proc(const struct gw_frame *f, gw_proc_sample_fn fn, void *arg);
+
 #endif

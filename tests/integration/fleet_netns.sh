@@ -29,7 +29,7 @@ apids=() # the agents
 br=gwf${id}br
 # shellcheck disable=SC2317 # run by the trap
 net_cleanup() {
-	[ -S "$tmp/tmux.sock" ] && tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null
+	for t in "$tmp"/tmux-*.sock; do [ -S "$t" ] && tmux -S "$t" kill-server 2>/dev/null; done
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	for n in "${ns[@]}"; do ip netns del "$n" 2>/dev/null; done # takes its veth and the peer with it
@@ -294,10 +294,10 @@ PY
 # --- top over the fleet: through the central Prometheus, and straight from the three agents ---
 # top_fleet TITLE ARGS...: top's title shows TITLE and every node's GPUs, each row under its node
 top_fleet() {
-	local title=$1 sock=$tmp/tmux.sock s=""
+	local title=$1 sock=$tmp/tmux-$2.sock s="" # a server of its own: the last one may still be exiting
 	shift
 	tmux -S "$sock" new-session -d -s f -x 120 -y 60 "env LANG=C.UTF-8 TERM=tmux-256color $BIN top -w 1 $* 2>$tmp/top.err; sleep 60"
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		s=$(tmux -S "$sock" capture-pane -p -t f:)
 		grep -q " 3 nodes  14 GPUs " <<<"$s" && [ "$(grep -cE "^(gwf$id-[abc]|$sub\.[123]:9400) +[0-9]+ (H100|L40S|H200) " <<<"$s")" = 14 ] && break
 		sleep 0.1

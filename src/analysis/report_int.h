@@ -46,6 +46,12 @@ void gw_rpt_time(int64_t ms, char *out, size_t len);
 int gw_rpt_render_json(const struct gw_report *r, struct gw_buf *b);
 int gw_rpt_render_html(const struct gw_report *r, struct gw_buf *b);
 
+/* The report's GPU a series is of (its gpu and instance labels), -1: none. */
+long gw_rpt_gpu_index(const struct gw_report *r, const struct gw_series *s);
+/* Every series named name over the report's range. */
+int gw_rpt_select_name(const struct gw_querier *q, const struct gw_report *r, const char *name,
+		       struct gw_arena *a, struct gw_series_set *set, struct gw_err *err);
+
 /* The jobs of the range (after the GPUs are read): appends to r->job. */
 int gw_rpt_read_jobs(struct gw_report *r, const struct gw_querier *q, struct gw_err *err);
 

@@ -22,7 +22,7 @@ struct presence {
 	double *grid; /* non-NaN where present */
 };
 
-static long gpu_index(const struct gw_report *r, const struct gw_series *s)
+long gw_rpt_gpu_index(const struct gw_report *r, const struct gw_series *s)
 {
 	const char *idx = gw_labels_get(&s->labels, "gpu"), *inst = gw_labels_get(&s->labels, "instance");
 	for (size_t i = 0; idx && i < r->ngpus; i++)
@@ -151,6 +151,18 @@ static int job_totals(struct gw_report *r, struct gw_report_job *j, size_t ji, c
 	return 0;
 }
 
+int gw_rpt_select_name(const struct gw_querier *q, const struct gw_report *r, const char *name,
+		       struct gw_arena *a, struct gw_series_set *set, struct gw_err *err)
+{
+	struct gw_matcher m;
+	int rc = gw_matcher_init(&m, GW_METRIC_NAME, name, GW_MATCH_EQ, err);
+	if (rc)
+		return rc;
+	rc = q->select(q->ctx, &m, 1, r->from, r->to, a, set, err);
+	gw_matcher_release(&m);
+	return rc;
+}
+
 int gw_rpt_read_jobs(struct gw_report *r, const struct gw_querier *q, struct gw_err *err)
 {
 	struct gw_matcher m;
@@ -167,7 +179,7 @@ int gw_rpt_read_jobs(struct gw_report *r, const struct gw_querier *q, struct gw_
 		rc = GW_ENOMEM;
 	for (size_t i = 0; !rc && i < set.n; i++) {
 		const char *id = gw_labels_get(&set.s[i].labels, "hpc_job");
-		long g = gpu_index(r, &set.s[i]);
+		long g = gw_rpt_gpu_index(r, &set.s[i]);
 		if (!id || g < 0 || !set.s[i].n)
 			continue;
 		long ji = job_index(r, id, &cap);

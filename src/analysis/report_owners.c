@@ -36,15 +36,6 @@ struct presence {
 	double *grid;
 };
 
-static long gpu_index(const struct gw_report *r, const struct gw_series *s)
-{
-	const char *idx = gw_labels_get(&s->labels, "gpu"), *inst = gw_labels_get(&s->labels, "instance");
-	for (size_t i = 0; idx && i < r->ngpus; i++)
-		if (strcmp(r->gpu[i].index, idx) == 0 && strcmp(r->gpu[i].instance, inst ? inst : "") == 0)
-			return (long)i;
-	return -1;
-}
-
 /* The owner's name from a series: "namespace/pod" where the pod's names are known. */
 static const char *owner_name(const struct gw_series *s, size_t k, char *buf, size_t len)
 {
@@ -89,18 +80,6 @@ static long owner_index(struct gw_report *r, size_t kind, const char *name, size
 	return (long)r->nowners++;
 }
 
-static int select_name(const struct gw_querier *q, const struct gw_report *r, const char *name,
-		       struct gw_arena *a, struct gw_series_set *set, struct gw_err *err)
-{
-	struct gw_matcher m;
-	int rc = gw_matcher_init(&m, GW_METRIC_NAME, name, GW_MATCH_EQ, err);
-	if (rc)
-		return rc;
-	rc = q->select(q->ctx, &m, 1, r->from, r->to, a, set, err);
-	gw_matcher_release(&m);
-	return rc;
-}
-
 /* Presences from the memory series (a process holding memory is there), and the owners' largest memory. */
 static int presences(struct gw_report *r, const struct gw_series_set *set, struct presence **out, size_t *np,
 		     struct gw_arena *tmp)
@@ -112,7 +91,7 @@ static int presences(struct gw_report *r, const struct gw_series_set *set, struc
 	*np = 0;
 	for (size_t i = 0; i < set->n; i++) {
 		const struct gw_series *s = &set->s[i];
-		long g = gpu_index(r, s);
+		long g = gw_rpt_gpu_index(r, s);
 		if (g < 0 || !s->n)
 			continue;
 		double peak = NAN;
@@ -159,7 +138,7 @@ static void sm_means(struct gw_report *r, const struct gw_series_set *set)
 			for (size_t k = 0; k < NKINDS && !name; k++)
 				if (kinds[k].kind == o->kind)
 					name = owner_name(&set->s[i], k, buf, sizeof(buf));
-			if (!name || strcmp(name, o->name) != 0 || gpu_index(r, &set->s[i]) < 0)
+			if (!name || strcmp(name, o->name) != 0 || gw_rpt_gpu_index(r, &set->s[i]) < 0)
 				continue;
 			for (size_t j = 0; j < set->s[i].n; j++)
 				if (!isnan(set->s[i].v[j])) {
@@ -229,9 +208,9 @@ int gw_rpt_read_owners(struct gw_report *r, const struct gw_querier *q, struct g
 	struct gw_series_set mem = {0}, sm = {0};
 	struct presence *p = NULL;
 	size_t np = 0;
-	int rc = select_name(q, r, "gpuwatch_process_memory_used_bytes", &tmp, &mem, err);
+	int rc = gw_rpt_select_name(q, r, "gpuwatch_process_memory_used_bytes", &tmp, &mem, err);
 	if (!rc)
-		rc = select_name(q, r, "gpuwatch_process_sm_utilization_ratio", &tmp, &sm, err);
+		rc = gw_rpt_select_name(q, r, "gpuwatch_process_sm_utilization_ratio", &tmp, &sm, err);
 	if (!rc)
 		rc = presences(r, &mem, &p, &np, &tmp);
 	if (!rc)

@@ -110,18 +110,6 @@ static void mark_gpus(const struct gw_report *r, const char *instance, const cha
 	}
 }
 
-static int select_name(const struct gw_querier *q, const struct gw_report *r, const char *name, struct gw_arena *a,
-		       struct gw_series_set *set, struct gw_err *err)
-{
-	struct gw_matcher m;
-	int rc = gw_matcher_init(&m, GW_METRIC_NAME, name, GW_MATCH_EQ, err);
-	if (rc)
-		return rc;
-	rc = q->select(q->ctx, &m, 1, r->from, r->to, a, set, err);
-	gw_matcher_release(&m);
-	return rc;
-}
-
 /* The latest limit the job's GPUs agree on at grid point k (whole watts), or NaN. */
 static double limit_at(const struct gw_report *r, const struct gw_report_train *t, size_t k)
 {
@@ -189,7 +177,7 @@ static int read_info(struct gw_report *r, const struct gw_querier *q, struct job
 		     struct gw_err *err)
 {
 	struct gw_series_set set = {0};
-	int rc = select_name(q, r, "gpuwatch_training_model_info", tmp, &set, err);
+	int rc = gw_rpt_select_name(q, r, "gpuwatch_training_model_info", tmp, &set, err);
 	for (size_t i = 0; !rc && i < set.n; i++) {
 		const char *job = gw_labels_get(&set.s[i].labels, "job");
 		const char *gpus = gw_labels_get(&set.s[i].labels, "gpus");
@@ -209,7 +197,7 @@ int gw_rpt_read_train(struct gw_report *r, const struct gw_querier *q, struct gw
 	struct gw_series_set set = {0};
 	struct job_acc *acc = gw_arena_alloc(&tmp, TRAIN_MAX * sizeof(*acc));
 	r->train = gw_arena_alloc(&r->arena, TRAIN_MAX * sizeof(*r->train));
-	int rc = !acc || !r->train ? GW_ENOMEM : select_name(q, r, "gpuwatch_training_tokens_total", &tmp, &set, err);
+	int rc = !acc || !r->train ? GW_ENOMEM : gw_rpt_select_name(q, r, "gpuwatch_training_tokens_total", &tmp, &set, err);
 	for (size_t i = 0; !rc && i < set.n; i++) {
 		const char *job = gw_labels_get(&set.s[i].labels, "job");
 		long ti = set.s[i].n >= 2 ? train_index(r, acc, job ? job : "") : GW_ERANGE;
